@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Minimal host test harness for the ip_vs_l7 pure-C core.
+ *
+ * Each CHECK counts once; a test function prints one "ok"/"FAIL" line.
+ * l7_test_summary() prints the closing "N passed, N failed" line that CI
+ * reads and returns the process exit status.
+ */
+#ifndef L7_TEST_H
+#define L7_TEST_H
+
+#include <stdio.h>
+
+static int l7_checks_failed;
+static int l7_tests_passed;
+static int l7_tests_failed;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			l7_checks_failed++;				\
+			fprintf(stderr, "  %s:%d: CHECK(%s) failed: ",	\
+				__FILE__, __LINE__, #cond);		\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+		}							\
+	} while (0)
+
+#define RUN(fn)								\
+	do {								\
+		int before = l7_checks_failed;				\
+		fn();							\
+		if (l7_checks_failed == before) {			\
+			l7_tests_passed++;				\
+			printf("ok   %s\n", #fn);			\
+		} else {						\
+			l7_tests_failed++;				\
+			printf("FAIL %s\n", #fn);			\
+		}							\
+	} while (0)
+
+static inline int l7_test_summary(const char *suite)
+{
+	printf("%s: %d passed, %d failed\n", suite, l7_tests_passed,
+	       l7_tests_failed);
+	return l7_tests_failed ? 1 : 0;
+}
+
+#endif /* L7_TEST_H */
