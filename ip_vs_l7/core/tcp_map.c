@@ -27,13 +27,14 @@ void l7_range_close(struct l7_seq_range *r, uint32_t end)
 
 bool l7_range_clip(const struct l7_seq_range *r, uint32_t *s, uint32_t *e)
 {
-	/* an empty or inverted block says nothing we could translate */
-	if (!l7_seq_after(*e, *s))
-		return false;
 	if (l7_seq_before(*s, r->start))
 		*s = r->start;
 	if (r->closed && l7_seq_after(*e, r->end))
 		*e = r->end;
+	/*
+	 * Clipping only moves s up and e down, so a block that was empty or
+	 * inverted (which says nothing we could translate) stays so.
+	 */
 	return l7_seq_after(*e, *s);
 }
 

@@ -9,6 +9,7 @@
  * formula.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "tcp_map.h"
 #include "l7_test.h"
@@ -572,6 +573,49 @@ static void test_prev_binding_keeps_offsets(void)
 	CHECK(c.ts_c2b == 0 && c.ts_b2c == 0, "none");
 }
 
+/*
+ * The whole option path of one client ACK, with tcp_opt: parse the bytes,
+ * map TS and SACK through the binding, rewrite in place, compare bytes.
+ */
+static void test_client_ack_options_end_to_end(void)
+{
+	uint8_t a[40] = {
+		0x01, 0x01, 0x08, 0x0a, 0x00, 0x00, 0x03, 0xed, /* 1005 */
+		0x00, 0x00, 0x00, 0x18,
+		0x01, 0x01, 0x05, 0x1a,
+		0xff, 0xff, 0xff, 0x00, 0xff, 0xff, 0xff, 0x80, /* old */
+		0xff, 0xff, 0xff, 0xf8, 0x00, 0x00, 0x00, 0x10,
+		0x00, 0x00, 0x00, 0xf0, 0x00, 0x00, 0x02, 0x00,
+	};
+	static const uint8_t want[40] = {
+		/* 1005 + 4001 = 5006; 0x18 - 0x20 wraps to 0xfffffff8 */
+		0x01, 0x01, 0x08, 0x0a, 0x00, 0x00, 0x13, 0x8e,
+		0xff, 0xff, 0xff, 0xf8,
+		0x01, 0x01, 0x05, 0x12,
+		0x40, 0x00, 0x00, 0x08, 0x40, 0x00, 0x00, 0x20,
+		0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x10,
+		0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,
+	};
+	struct l7_binding_map m;
+	struct l7_tcp_opts o;
+	struct l7_tcp_seg s = { .seq = 0x500, .ack = 0x10, .ts = true };
+	unsigned int n;
+
+	sack_binding(&m);
+	CHECK(l7_tcp_opts_parse(a, 40, &o) == 0 && o.sack_count == 3,
+	      "parse");
+	s.tsval = o.tsval;
+	s.tsecr = o.tsecr;
+	CHECK(l7_map_c2b(&m, &s) == 0 && s.ack == 0x40000020, "seg");
+	CHECK(l7_tcp_opts_set_ts(a, 40, &o, s.tsval, s.tsecr) == 0, "ts");
+	n = l7_sack_c2b(&m, o.sack, o.sack_count);
+	CHECK(n == 2, "blocks %u", n);
+	CHECK(l7_tcp_opts_set_sack(a, 40, &o, o.sack, n) == 0, "sack");
+	CHECK(!memcmp(a, want, 40), "bytes");
+	CHECK(l7_tcp_opts_parse(a, 40, &o) == 0 && o.sack_count == 2 &&
+	      o.tsval == 5006, "reparse");
+}
+
 int main(void)
 {
 	RUN(test_seq_compare);
@@ -590,5 +634,6 @@ int main(void)
 	RUN(test_sack_b2c);
 	RUN(test_earlier_binding_ack);
 	RUN(test_prev_binding_keeps_offsets);
+	RUN(test_client_ack_options_end_to_end);
 	return l7_test_summary("tcp_map");
 }
