@@ -160,7 +160,10 @@ struct l7_binding_map {
 /*
  * Set up a binding.  @prev is the binding just before it if that one
  * joined the same C and B and nothing else used B in between; otherwise
- * NULL.  Both ranges start open.
+ * NULL.  Both ranges start open; the caller closes each with
+ * l7_range_close() once the request or response is known to end, so that
+ * later bindings can tell this one's stragglers from their own.  TS
+ * offsets are only set when both connections negotiated timestamps.
  */
 void l7_binding_init(struct l7_binding_map *m,
 		     const struct l7_binding_params *p,
