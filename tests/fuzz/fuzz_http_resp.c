@@ -129,6 +129,146 @@ static void check_event(const struct event *e, const uint8_t *d,
 	}
 }
 
+/*
+ * An independent, whole-buffer reading of a chunked body (RFC 9112 7.1,
+ * with BWS allowed wherever the framer allows it) to compare the framer
+ * against.  Returns 1 with *at just past the body, 0 if @n bytes end
+ * before it does, -1 with *at on the first byte that cannot continue it.
+ */
+static bool ref_token(const uint8_t *p, size_t n, size_t *i)
+{
+	size_t from = *i;
+
+	while (*i < n && l7_is_tchar(p[*i]))
+		(*i)++;
+	return *i > from;
+}
+
+static void ref_ows(const uint8_t *p, size_t n, size_t *i)
+{
+	while (*i < n && l7_is_ows(p[*i]))
+		(*i)++;
+}
+
+#define REF_NEED(cond)							\
+	do {								\
+		if (i == n)						\
+			return 0;					\
+		if (!(cond)) {						\
+			*at = i;					\
+			return -1;					\
+		}							\
+	} while (0)
+
+static int ref_chunked(const uint8_t *p, size_t n, size_t *at)
+{
+	size_t i = 0;
+
+	for (;;) {
+		uint64_t size = 0;
+		size_t digits = 0;
+
+		while (i < n && l7_hex_val(p[i]) >= 0) {
+			if (size >> 60) {
+				*at = i;
+				return -1;
+			}
+			size = size << 4 | (uint64_t)l7_hex_val(p[i++]);
+			digits++;
+		}
+		REF_NEED(digits > 0);
+		for (;;) {
+			ref_ows(p, n, &i);
+			REF_NEED(p[i] == '\r' || p[i] == ';');
+			if (p[i] == '\r')
+				break;
+			i++;
+			ref_ows(p, n, &i);
+			REF_NEED(l7_is_tchar(p[i]));
+			ref_token(p, n, &i);
+			ref_ows(p, n, &i);
+			REF_NEED(1);
+			if (p[i] != '=')
+				continue;
+			i++;
+			ref_ows(p, n, &i);
+			REF_NEED(p[i] == '"' || l7_is_tchar(p[i]));
+			if (p[i] != '"') {
+				ref_token(p, n, &i);
+				continue;
+			}
+			for (i++;; i++) {
+				REF_NEED(p[i] == '\t' ||
+					 (p[i] >= 0x20 && p[i] != 0x7f));
+				if (p[i] == '"')
+					break;
+				if (p[i] == '\\') {
+					i++;
+					REF_NEED(p[i] == '\t' ||
+						 (p[i] >= 0x20 && p[i] != 0x7f));
+				}
+			}
+			i++;
+		}
+		i++;
+		REF_NEED(p[i] == '\n');
+		i++;
+		if (!size)
+			break;
+		if (n - i <= size)
+			return 0;
+		i += size;
+		REF_NEED(p[i] == '\r');
+		i++;
+		REF_NEED(p[i] == '\n');
+		i++;
+	}
+	/* trailer fields, then the empty line */
+	for (;;) {
+		REF_NEED(p[i] == '\r' || l7_is_tchar(p[i]));
+		if (p[i] == '\r')
+			break;
+		ref_token(p, n, &i);
+		REF_NEED(p[i] == ':');
+		for (i++; i < n && p[i] != '\r' && !l7_is_value_ctl(p[i]); i++)
+			;
+		REF_NEED(p[i] == '\r');
+		i++;
+		REF_NEED(p[i] == '\n');
+		i++;
+	}
+	i++;
+	REF_NEED(p[i] == '\n');
+	*at = i + 1;
+	return 1;
+}
+
+/*
+ * Where the framer ended or failed in a chunked body, the reference must
+ * agree; where the stream ran out inside one, so must the reference.
+ * Only with the default limits, which no input here can exceed except
+ * by the number of trailer fields.
+ */
+static void check_chunked(const struct l7_http_resp *r, enum l7_resp_status st,
+			  const uint8_t *d, size_t len, size_t start,
+			  size_t at)
+{
+	const uint8_t *body = d + start + r->head_len;
+	size_t n = len - start - r->head_len, end = 0;
+	int ref;
+
+	if (r->body != L7_RESP_BODY_CHUNKED || !r->head_len ||
+	    r->err == L7_RESP_E_TOO_MANY_HEADERS || budget_err(r->err))
+		return;
+	ref = ref_chunked(body, n, &end);
+	if (st == L7_RESP_DONE)
+		FUZZ_ASSERT(ref == 1 && start + r->head_len + end == at);
+	else if (r->err == L7_RESP_E_TRUNCATED)
+		FUZZ_ASSERT(ref == 0);
+	else if (st == L7_RESP_ERROR)
+		FUZZ_ASSERT(ref == -1 && r->head_len + end == r->err_off);
+}
+
 static void record(struct trace *t, const struct l7_http_resp *r,
 		   enum l7_resp_status st, size_t at, size_t start)
 {
@@ -185,6 +325,8 @@ static void run(const uint8_t *d, size_t len, const struct fuzz_split *s,
 			record(t, &r, st, from, start);
 			check_event(&t->ev[t->n - 1], d, lim,
 				    method_of(ctl, nresp));
+			if (!(ctl & 0x80))
+				check_chunked(&r, st, d, len, start, from);
 			if (t->n == MAX_EVENTS)
 				return;
 			if (st == L7_RESP_INTERIM) {
@@ -210,6 +352,8 @@ static void run(const uint8_t *d, size_t len, const struct fuzz_split *s,
 	st = l7_http_resp_eof(&r);
 	record(t, &r, st, from, start);
 	check_event(&t->ev[t->n - 1], d, lim, method_of(ctl, nresp));
+	if (!(ctl & 0x80))
+		check_chunked(&r, st, d, len, start, from);
 	FUZZ_ASSERT(st == L7_RESP_DONE || st == L7_RESP_ERROR);
 }
 
