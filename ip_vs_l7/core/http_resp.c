@@ -281,7 +281,9 @@ static enum l7_resp_status cl_byte(struct l7_http_resp *r, uint8_t c)
 	if (l7_is_digit(c)) {
 		uint64_t d = c - '0';
 
-		if (r->val_gap || r->cl_cur > (~(uint64_t)0 - d) / 10)
+		/* U64_MAX is 1844674407370955161 * 10 + 5: no division */
+		if (r->val_gap || r->cl_cur > 1844674407370955161ull ||
+		    (r->cl_cur == 1844674407370955161ull && d > 5))
 			return fail(r, L7_RESP_E_CONTENT_LENGTH);
 		r->cl_cur = r->cl_cur * 10 + d;
 		r->cl_digits = true;
