@@ -317,15 +317,15 @@ static void list_words(const struct l7_http_resp *r,
 	}
 }
 
-/* A whole token of a list field was read; @params: it carries ";..." */
-static enum l7_resp_status list_token(struct l7_http_resp *r, bool params)
+/* A whole token of a list field was read. */
+static enum l7_resp_status list_token(struct l7_http_resp *r)
 {
 	const char *const *words;
 	size_t n;
 	int w;
 
 	list_words(r, &words, &n);
-	w = params ? -1 : l7_tok_match(&r->tok, words, n);
+	w = l7_tok_match(&r->tok, words, n);
 
 	if (r->field == F_TRANSFER_ENCODING) {
 		/* chunked may be applied once only (RFC 9112 6.1) */
@@ -376,7 +376,7 @@ static enum l7_resp_status list_byte(struct l7_http_resp *r, uint8_t c)
 	if (l7_is_ows(c)) {
 		if (r->sub == L_TOKEN) {
 			r->sub = L_AFTER;
-			return list_token(r, false);
+			return list_token(r);
 		}
 		return L7_RESP_MORE;
 	}
@@ -384,15 +384,14 @@ static enum l7_resp_status list_byte(struct l7_http_resp *r, uint8_t c)
 		enum l7_resp_status st = L7_RESP_MORE;
 
 		if (r->sub == L_TOKEN)
-			st = list_token(r, false);
+			st = list_token(r);
 		r->sub = L_ELEM;
 		return st;
 	}
 	if (c == ';' && r->field == F_TRANSFER_ENCODING &&
 	    (r->sub == L_TOKEN || r->sub == L_AFTER)) {
 		/* a coding with parameters is never the plain "chunked" */
-		if (r->sub == L_TOKEN && list_token(r, true) == L7_RESP_ERROR)
-			return L7_RESP_ERROR;
+		r->te_coding = true;
 		r->te_chunked_last = false;
 		r->sub = L_PARAMS;
 		return L7_RESP_MORE;
@@ -420,7 +419,7 @@ static enum l7_resp_status value_end(struct l7_http_resp *r)
 	case F_TRANSFER_ENCODING:
 	case F_CONNECTION:
 		if (r->sub == L_TOKEN)
-			return list_token(r, false);
+			return list_token(r);
 		break;
 	}
 	return L7_RESP_MORE;
