@@ -135,7 +135,10 @@ void l7_http_resp_init(struct l7_http_resp *r,
  * number of bytes that belong to the response: all of them on MORE; up to
  * the end of the head on HEAD, INTERIM and UPGRADE; up to the last byte of
  * the response on DONE; up to and including the offending byte on ERROR.
- * After HEAD or INTERIM, feed the bytes after *used to go on.
+ * After HEAD or INTERIM, feed the bytes after *used to go on.  A response
+ * without a body (HEAD, 204, 304, Content-Length: 0) goes straight from
+ * MORE to DONE.  UPGRADE does not check that the request asked for one:
+ * that is the caller's to do.
  */
 enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 				      const uint8_t *buf, size_t len,
