@@ -6,6 +6,7 @@
 #   make check        unit tests, module builds (6.1 and 6.12), sparse, VM suite on 6.1
 #   make demo         boot the testbed and show how keep-alive requests spread
 #   make unit         host unit tests only (ASan/UBSan)
+#   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
@@ -57,6 +58,23 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRC) $(CORE_HDR) tests/unit/l7_test.h
 unit: $(UNIT_TESTS)
 	@rc=0; for t in $(UNIT_TESTS); do $$t || rc=1; done; exit $$rc
 
+# ---- fuzzers of the pure-C core: libFuzzer with ASan and UBSan (clang) ----
+
+.PHONY: fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
+	-Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Iip_vs_l7/core
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC)
+
+fuzz: $(FUZZERS)
+	@scripts/fuzz $(FUZZ_SECONDS) $(FUZZERS)
+
 # ---- what the guest serves ----
 
 $(BUILD)/cgi/%: testbed/cgi/%.c
@@ -84,4 +102,4 @@ demo: setup
 	scripts/vm -k $(KVER) testbed/demo.sh
 
 clean:
-	rm -rf $(BUILD)/unit $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]*
+	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]*

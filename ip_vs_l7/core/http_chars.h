@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: HTTP character classes (RFC 9110 5.6) and the shrinking
+ * candidate mask that recognises a known word one byte at a time, so that
+ * a framer never has to buffer a name or token to compare it.
+ */
+#ifndef _IP_VS_L7_CORE_HTTP_CHARS_H
+#define _IP_VS_L7_CORE_HTTP_CHARS_H
+
+#include "l7_types.h"
+
+#ifndef L7_ARRAY_SIZE
+#define L7_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+static inline bool l7_is_digit(uint8_t c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool l7_is_alpha(uint8_t c)
+{
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+/* Value of a hex digit, or -1. */
+static inline int l7_hex_val(uint8_t c)
+{
+	if (l7_is_digit(c))
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
+
+/* RFC 9110 tchar */
+static inline bool l7_is_tchar(uint8_t c)
+{
+	if (l7_is_alpha(c) || l7_is_digit(c))
+		return true;
+	switch (c) {
+	case '!': case '#': case '$': case '%': case '&': case '\'':
+	case '*': case '+': case '-': case '.': case '^': case '_':
+	case '`': case '|': case '~':
+		return true;
+	}
+	return false;
+}
+
+static inline bool l7_is_ows(uint8_t c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A byte a field value may not carry: CTL other than HTAB, and DEL. */
+static inline bool l7_is_value_ctl(uint8_t c)
+{
+	return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+static inline uint8_t l7_to_lower(uint8_t c)
+{
+	return (c >= 'A' && c <= 'Z') ? c | 0x20 : c;
+}
+
+/* A token being matched against up to 32 known words. */
+struct l7_tok {
+	uint32_t mask;	/* words the bytes so far still match */
+	uint8_t len;	/* bytes so far, saturating */
+};
+
+static inline void l7_tok_begin(struct l7_tok *t, size_t nwords)
+{
+	t->len = 0;
+	t->mask = (1u << nwords) - 1;
+}
+
+/*
+ * Narrow the candidates by one more byte.  A word that ended is dropped
+ * by comparing against its NUL, so no word is ever read past its end.
+ */
+static inline void l7_tok_byte(struct l7_tok *t, const char *const *words,
+			       size_t nwords, uint8_t c)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i++) {
+		if ((t->mask & (1u << i)) && (uint8_t)words[i][t->len] != c)
+			t->mask &= ~(1u << i);
+	}
+	if (t->len == (uint8_t)~0)
+		t->mask = 0;	/* longer than any word we know */
+	else
+		t->len++;
+}
+
+/* Index of the word the token equals, or -1. */
+static inline int l7_tok_match(const struct l7_tok *t,
+			       const char *const *words, size_t nwords)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i++) {
+		if ((t->mask & (1u << i)) && words[i][t->len] == '\0')
+			return (int)i;
+	}
+	return -1;
+}
+
+#endif /* _IP_VS_L7_CORE_HTTP_CHARS_H */

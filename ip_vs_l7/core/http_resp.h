@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: incremental HTTP/1.1 response framer.
+ *
+ * To rebind a client at every request, the director must know exactly
+ * where each response on a backend connection ends.  The framer follows a
+ * response fed in any segmentation: it walks the head and the chunk-size
+ * lines byte by byte, but skips Content-Length bodies and chunk data by
+ * count, so large bodies cost one step per segment, not per byte.  Like
+ * the request framer it keeps no copy of the bytes, and it is strict: a
+ * response the director frames differently from the client is a response
+ * splitting vector, so every ambiguity is an error.
+ *
+ * One framer follows one response.  A 1xx interim response is reported on
+ * its own (L7_RESP_INTERIM) and the framer then follows the final response
+ * that comes after it; 101 Switching Protocols ends HTTP on the connection
+ * (L7_RESP_UPGRADE).
+ */
+#ifndef _IP_VS_L7_CORE_HTTP_RESP_H
+#define _IP_VS_L7_CORE_HTTP_RESP_H
+
+#include "l7_types.h"
+#include "http_chars.h"
+#include "http_req.h"
+
+#define L7_RESP_DEFAULT_MAX_HEAD	16384
+#define L7_RESP_DEFAULT_MAX_HEADERS	100
+#define L7_RESP_DEFAULT_MAX_TRAILER	4096
+#define L7_RESP_DEFAULT_MAX_CHUNK_LINE	4096
+
+/* How the body after a final response head is delimited (RFC 9112 6.3). */
+enum l7_resp_body {
+	L7_RESP_BODY_NONE = 0,	/* HEAD request, 204, 304 (and 1xx) */
+	L7_RESP_BODY_LENGTH,	/* content_length bytes follow the head */
+	L7_RESP_BODY_CHUNKED,
+	L7_RESP_BODY_CLOSE,	/* runs to connection close: retire it */
+};
+
+enum l7_resp_status {
+	L7_RESP_MORE = 0,	/* every byte consumed, response not complete */
+	L7_RESP_HEAD,		/* final head complete, a body follows */
+	L7_RESP_INTERIM,	/* a 1xx other than 101 complete */
+	L7_RESP_UPGRADE,	/* 101 head complete: no more HTTP here */
+	L7_RESP_DONE,		/* response complete; *used says where it ended */
+	L7_RESP_ERROR,		/* see ->err; the framer stays in error */
+};
+
+enum l7_resp_err {
+	L7_RESP_E_NONE = 0,
+	L7_RESP_E_VERSION,		/* not "HTTP/" DIGIT "." DIGIT SP */
+	L7_RESP_E_VERSION_UNSUPPORTED,	/* major version other than 1 */
+	L7_RESP_E_STATUS,		/* not three digits from 100 to 599 */
+	L7_RESP_E_REASON,		/* control character in reason phrase */
+	L7_RESP_E_LINE_END,		/* bare CR or bare LF */
+	L7_RESP_E_HEADER_NAME,		/* empty/non-token name, space before ':' */
+	L7_RESP_E_OBS_FOLD,		/* line folding or whitespace-led line */
+	L7_RESP_E_HEADER_VALUE,		/* control character in a field value */
+	L7_RESP_E_CONTENT_LENGTH,	/* not digits, overflow, or conflicting */
+	L7_RESP_E_TE_AND_CL,		/* both framings: splitting risk */
+	L7_RESP_E_TRANSFER_ENCODING,	/* empty, chunked twice, quoted, in 1.0 */
+	L7_RESP_E_HEAD_TOO_LARGE,	/* head longer than max_head */
+	L7_RESP_E_TOO_MANY_HEADERS,	/* more header or trailer fields than allowed */
+	L7_RESP_E_CHUNK_SIZE,		/* no hex digit, bad byte, or overflow */
+	L7_RESP_E_CHUNK_EXT,		/* malformed chunk extension */
+	L7_RESP_E_CHUNK_LINE_TOO_LARGE,	/* chunk-size line over max_chunk_line */
+	L7_RESP_E_CHUNK_DATA_END,	/* chunk data not followed by CRLF */
+	L7_RESP_E_TRAILER_TOO_LARGE,	/* trailer section over max_trailer */
+	L7_RESP_E_TRUNCATED,		/* connection closed inside a response */
+	L7_RESP_E_CLOSED,		/* connection closed before any byte */
+	L7_RESP_E_COUNT
+};
+
+struct l7_http_resp_limits {
+	uint32_t max_head;	/* bytes, including the final CRLF CRLF */
+	uint32_t max_headers;	/* header fields; trailer fields likewise */
+	uint32_t max_trailer;	/* bytes from last-chunk to the final CRLF */
+	uint32_t max_chunk_line; /* chunk-size line with its extensions */
+};
+
+struct l7_http_resp {
+	/*
+	 * Results, valid once feed() returned HEAD, INTERIM, UPGRADE or
+	 * DONE (for INTERIM, until the next feed()).
+	 */
+	enum l7_resp_body body;
+	enum l7_resp_err err;
+	struct l7_http_span reason;	/* reason phrase, may be empty */
+	uint64_t content_length;	/* as sent, even when body is NONE */
+	uint64_t err_off;		/* offset of the offending byte */
+	uint32_t head_len;		/* bytes of the head */
+	uint16_t status_code;
+	uint32_t header_count;
+	uint8_t version_major;
+	uint8_t version_minor;
+	bool has_body;			/* at least one byte follows the head */
+	bool keep_alive;		/* the connection may carry another */
+
+	/* Framer state: private to http_resp.c. */
+	struct l7_http_resp_limits lim;
+	enum l7_http_method req_method;
+	uint64_t pos;		/* bytes of this response consumed so far */
+	uint64_t remaining;	/* body or chunk bytes to skip; chunk size */
+	uint64_t cl_cur;
+	uint32_t budget;	/* bytes the current head/line/trailer may add */
+	uint32_t trailer_count;
+	uint8_t state;
+	uint8_t sub;		/* position inside a literal or sub-state */
+	uint8_t field;		/* which known header is being read */
+	uint8_t region;		/* what budget bounds: head, chunk line, trailer */
+	struct l7_tok tok;	/* known name or token being matched */
+	bool val_gap;		/* OWS seen after value bytes */
+	bool conn_close;
+	bool conn_keep_alive;
+	bool te_seen;
+	bool te_coding;		/* at least one transfer-coding named */
+	bool te_chunked_seen;
+	bool te_chunked_last;
+	bool cl_seen;
+	bool cl_digits;
+	bool in_trailer;
+	bool after_interim;	/* a 1xx came first: a close truncates */
+};
+
+/*
+ * @lim may be NULL for the defaults.  @req_method is the method of the
+ * request this response answers: a response to HEAD has no body, whatever
+ * its head says.
+ */
+void l7_http_resp_init(struct l7_http_resp *r,
+		       const struct l7_http_resp_limits *lim,
+		       enum l7_http_method req_method);
+
+/*
+ * Feed the next @len bytes of the backend stream.  *used is set to the
+ * number of bytes that belong to the response: all of them on MORE; up to
+ * the end of the head on HEAD, INTERIM and UPGRADE; up to the last byte of
+ * the response on DONE; up to and including the offending byte on ERROR.
+ * After HEAD or INTERIM, feed the bytes after *used to go on.  A response
+ * without a body (HEAD, 204, 304, Content-Length: 0) goes straight from
+ * MORE to DONE.  UPGRADE does not check that the request asked for one:
+ * that is the caller's to do.
+ */
+enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
+				      const uint8_t *buf, size_t len,
+				      size_t *used);
+
+/*
+ * The backend closed the connection (FIN).  DONE if that ends a
+ * close-delimited body (or a response already done); otherwise ERROR
+ * with L7_RESP_E_TRUNCATED, or L7_RESP_E_CLOSED if no byte of the
+ * response had arrived.
+ */
+enum l7_resp_status l7_http_resp_eof(struct l7_http_resp *r);
+
+const char *l7_resp_err_name(enum l7_resp_err err);
+
+#endif /* _IP_VS_L7_CORE_HTTP_RESP_H */
