@@ -25,6 +25,7 @@ MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HD
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
+VM_SUITES ?= foundation pool datapath splice
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
@@ -56,7 +57,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRC) $(CORE_HDR) tests/unit/l7_test.h
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(CORE_SRC)
 
 unit: $(UNIT_TESTS)
-	@rc=0; for t in $(UNIT_TESTS); do $$t || rc=1; done; exit $$rc
+	@scripts/run-suites unit $(UNIT_TESTS)
 
 # ---- fuzzers of the pure-C core: libFuzzer with ASan and UBSan (clang) ----
 
@@ -89,7 +90,7 @@ testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 # ---- VM runs ----
 
 vm-test: module testbed
-	scripts/vm -k $(KVER) testbed/tests/foundation.sh
+	scripts/vm -k $(KVER) testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
 	scripts/vm-selftest -k $(KVER)

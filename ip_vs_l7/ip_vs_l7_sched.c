@@ -7,7 +7,8 @@
  * services and real servers; the per-request decision is made later, in
  * the data path.  Until a service is served by that data path, each new
  * connection is scheduled by weighted least-connection, so that "-s l7"
- * always balances honestly.
+ * always balances honestly.  Service and real-server life cycle callbacks
+ * live in ip_vs_l7_svc.c.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -16,7 +17,7 @@
 #include <linux/module.h>
 #include <linux/kernel.h>
 
-#include <net/ip_vs.h>
+#include "ip_vs_l7.h"
 
 /*
  * Weighted least-connection: the destination with the smallest
@@ -55,22 +56,22 @@ static struct ip_vs_scheduler ip_vs_l7_scheduler = {
 	.refcnt =		ATOMIC_INIT(0),
 	.module =		THIS_MODULE,
 	.n_list =		LIST_HEAD_INIT(ip_vs_l7_scheduler.n_list),
+	.init_service =		l7_service_init,
+	.done_service =		l7_service_done,
+	.add_dest =		l7_service_add_dest,
+	.del_dest =		l7_service_del_dest,
+	.upd_dest =		l7_service_upd_dest,
 	.schedule =		ip_vs_l7_schedule,
 };
 
-static int __init ip_vs_l7_init(void)
+int l7_sched_init(void)
 {
 	return register_ip_vs_scheduler(&ip_vs_l7_scheduler);
 }
 
-static void __exit ip_vs_l7_exit(void)
+void l7_sched_exit(void)
 {
 	unregister_ip_vs_scheduler(&ip_vs_l7_scheduler);
 	/* packets may still be inside ->schedule() */
 	synchronize_rcu();
 }
-
-module_init(ip_vs_l7_init);
-module_exit(ip_vs_l7_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("IPVS l7 scheduler: per-request HTTP/1.1 content switch");

@@ -56,6 +56,17 @@ fetch() {
 		tr -d '\r' | awk 'tolower($1) == "x-backend:" { print $2 }'
 }
 
+# wait_eq VALUE CMD...: retry for up to 20 s until CMD prints VALUE.
+wait_eq() {
+	local want=$1 i
+	shift
+	for i in $(seq 1 100); do
+		[ "$("$@" 2>/dev/null)" = "$want" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # wait_for CMD...: retry for up to 20 s.
 wait_for() {
 	local i
@@ -64,4 +75,33 @@ wait_for() {
 		sleep 0.2
 	done
 	"$@"
+}
+
+# ---- suite set-up and tear-down ----
+
+# testbed_up [apache options]: network, backends, no virtual services
+testbed_up() {
+	"$L7TB_DIR/topology" up
+	"$L7TB_DIR/apache" start "$@"
+}
+
+# testbed_down: leave the guest as a suite found it
+testbed_down() {
+	in_dir ipvsadm -C 2>/dev/null
+	"$L7TB_DIR/apache" stop
+	"$L7TB_DIR/topology" down
+	rm -rf "$L7TB_RUN"/s[0-9]*
+	grep -q '^ip_vs_l7 ' /proc/modules && rmmod ip_vs_l7
+	return 0
+}
+
+# add_service ADDR:PORT SCHED W1 W2 W3: NAT service to s1..s3 port 80
+add_service() {
+	local vs=$1 sched=$2 b i=3
+	in_dir ipvsadm -A -t "$vs" -s "$sched" || return 1
+	for b in $L7TB_BACKENDS; do
+		in_dir ipvsadm -a -t "$vs" -r "$(backend_ip "$b"):80" -m -w "${!i}" ||
+			return 1
+		i=$((i + 1))
+	done
 }

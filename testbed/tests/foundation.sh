@@ -9,18 +9,7 @@ VS=$L7TB_VIP:80
 SUMS=$L7TB_DIR/www/SHA256SUMS
 TMP=$(mktemp -d)
 
-"$L7TB_DIR/topology" up
-"$L7TB_DIR/apache" start
-
-# add_service ADDR:PORT SCHED W1 W2 W3: NAT service to s1..s3 port 80
-add_service() {
-	local vs=$1 sched=$2 b i=3
-	in_dir ipvsadm -A -t "$vs" -s "$sched"
-	for b in $L7TB_BACKENDS; do
-		in_dir ipvsadm -a -t "$vs" -r "$(backend_ip "$b"):80" -m -w "${!i}"
-		i=$((i + 1))
-	done
-}
+testbed_up
 
 # Fetch every static file ROUNDS times over new connections; compare each
 # body with the published digest; print the backends that served them.
@@ -175,6 +164,6 @@ t_check "l7: weighted least-connection spreads 2:1:1 as 4:2:2" wlc_spreads_by_we
 t_check "l7: rmmod refused while a service uses it" rmmod_refused_in_use
 t_check "l7: rmmod while httperf runs through the VIP, zero errors" rmmod_under_load
 
-"$L7TB_DIR/apache" stop
+testbed_down
 rm -rf "$TMP"
 t_summary

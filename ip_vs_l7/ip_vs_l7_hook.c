@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: the packet hook of the data path.
+ *
+ * It sits at PRE_ROUTING before conntrack (NF_IP_PRI_RAW - 1), after
+ * defragmentation: the director answers these flows itself and rewrites
+ * them, so conntrack must never see them - it would only ever see one
+ * side of each and call the other INVALID, which an "ct state invalid
+ * drop" ruleset would then drop.  Everything addressed to the VIP:port
+ * of an l7 service is consumed here, so IPVS (LOCAL_IN) never makes L4
+ * connections for it.  Other traffic passes untouched after two hash
+ * lookups.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/ip.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/netns/generic.h>
+
+#include "ip_vs_l7.h"
+
+/* Header sanity and checksum; pulls the TCP header with its options. */
+static bool l7_tcp_valid(struct sk_buff *skb, const struct nf_hook_state *state)
+{
+	unsigned int thoff = ip_hdrlen(skb);
+	const struct tcphdr *th;
+
+	if (!pskb_may_pull(skb, thoff + sizeof(*th)))
+		return false;
+	th = (const struct tcphdr *)(skb->data + thoff);
+	if (th->doff < sizeof(*th) / 4 ||
+	    !pskb_may_pull(skb, thoff + th->doff * 4))
+		return false;
+	skb_set_transport_header(skb, thoff);
+	return !nf_ip_checksum(skb, state->hook, thoff, IPPROTO_TCP);
+}
+
+static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	const struct tcphdr *th;
+	struct l7_service *ls;
+	struct l7_conn *c;
+	struct tcphdr _th;
+
+	if (!READ_ONCE(l7_datapath) || iph->protocol != IPPROTO_TCP ||
+	    ip_is_fragment(iph))
+		return NF_ACCEPT;
+	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
+	if (!th)
+		return NF_ACCEPT;
+
+	/* netfilter hooks run under rcu_read_lock() */
+	c = l7_conn_lookup(state->net, iph->saddr, th->source, iph->daddr,
+			   th->dest);
+	if (c) {
+		if (!l7_tcp_valid(skb, state))
+			return NF_DROP;
+		return l7_client_packet(c, skb);
+	}
+	c = l7_conn_lookup_backend(state->net, iph->saddr, th->source,
+				   iph->daddr, th->dest);
+	if (c) {
+		if (!l7_tcp_valid(skb, state))
+			return NF_DROP;
+		return l7_backend_packet(c, skb);
+	}
+	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
+	if (!ls)
+		return NF_ACCEPT;
+	if (!l7_tcp_valid(skb, state))
+		return NF_DROP;
+	return l7_client_new(ls, skb);
+}
+
+static const struct nf_hook_ops l7_hook_ops = {
+	.hook		= l7_hook_fn,
+	.pf		= NFPROTO_IPV4,
+	.hooknum	= NF_INET_PRE_ROUTING,
+	.priority	= NF_IP_PRI_RAW - 1,
+};
+
+static int __net_init l7_hook_net_init(struct net *net)
+{
+	return nf_register_net_hook(net, &l7_hook_ops);
+}
+
+static void __net_exit l7_hook_net_exit(struct net *net)
+{
+	nf_unregister_net_hook(net, &l7_hook_ops);
+}
+
+static struct pernet_operations l7_hook_net_ops = {
+	.init = l7_hook_net_init,
+	.exit = l7_hook_net_exit,
+};
+
+int l7_hook_init(void)
+{
+	return register_pernet_subsys(&l7_hook_net_ops);
+}
+
+void l7_hook_exit(void)
+{
+	unregister_pernet_subsys(&l7_hook_net_ops);
+}

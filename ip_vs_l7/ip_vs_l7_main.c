@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: module entry points and parameters.
+ *
+ * Load order matters on the way in and out: the pool workqueue and the
+ * /proc files exist before the scheduler is registered (a service may be
+ * bound to it the moment it is), and the scheduler is gone - so IPVS
+ * holds no service of ours any more - before they are torn down.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "ip_vs_l7.h"
+
+unsigned int l7_pool_min_idle = 8;
+module_param_named(pool_min_idle, l7_pool_min_idle, uint, 0644);
+MODULE_PARM_DESC(pool_min_idle,
+		 "idle pre-established connections kept per real server (default 8)");
+
+unsigned int l7_pool_max = 256;
+module_param_named(pool_max, l7_pool_max, uint, 0644);
+MODULE_PARM_DESC(pool_max,
+		 "pooled connections per real server at most (default 256)");
+
+bool l7_datapath;
+module_param_named(datapath, l7_datapath, bool, 0644);
+MODULE_PARM_DESC(datapath,
+		 "answer clients of l7 services on the director (work in progress: framed requests get 503 until the splice lands; default off: per-connection WLC)");
+
+unsigned int l7_max_head = L7_HTTP_DEFAULT_MAX_HEAD;
+module_param_named(max_head, l7_max_head, uint, 0444);
+MODULE_PARM_DESC(max_head, "request head limit in bytes, else 431 (default 8192)");
+
+unsigned int l7_head_timeout = 30;
+module_param_named(head_timeout, l7_head_timeout, uint, 0644);
+MODULE_PARM_DESC(head_timeout,
+		 "seconds a client may take to send a request head, else 408 (default 30)");
+
+static int __init ip_vs_l7_init(void)
+{
+	int err;
+
+	if (l7_max_head < 64)
+		return -EINVAL;
+	err = l7_pool_module_init();
+	if (err)
+		return err;
+	err = l7_proc_init();
+	if (err)
+		goto pool;
+	err = l7_hook_init();
+	if (err)
+		goto proc;
+	err = l7_sched_init();
+	if (err)
+		goto hook;
+	return 0;
+
+hook:
+	l7_hook_exit();
+proc:
+	l7_proc_exit();
+pool:
+	l7_pool_module_exit();
+	return err;
+}
+
+static void __exit ip_vs_l7_exit(void)
+{
+	l7_sched_exit();
+	l7_hook_exit();
+	l7_proc_exit();
+	l7_pool_module_exit();
+	/* connections are freed by RCU callbacks */
+	rcu_barrier();
+}
+
+module_init(ip_vs_l7_init);
+module_exit(ip_vs_l7_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("IPVS l7 scheduler: per-request HTTP/1.1 content switch");

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: pools of pre-established connections to each real server
+ * (FPS step 0), so that no request waits for a backend handshake.
+ *
+ * Sockets are created, connected and released only from process context:
+ * a per-pool delayed work refills the pool up to l7_pool_min_idle idle
+ * connections (never past l7_pool_max in all) and reaps the ones the
+ * server closed.  A server that refuses connections is marked down and
+ * retried with exponential backoff, so dispatch can skip it until it
+ * accepts again.  While pooled, a socket's state changes are watched
+ * through sk_state_change: a FIN or RST from the server (KeepAliveTimeout,
+ * restart) moves it to the dead list from softirq context, and the work
+ * replaces it.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "ip_vs_l7.h"
+
+#define L7_CONNECT_TIMEOUT	(2 * HZ)
+#define L7_BACKOFF_MIN_MS	100
+#define L7_BACKOFF_MAX_MS	5000
+
+static struct workqueue_struct *l7_pool_wq;
+
+static void l7_pool_kick(struct l7_pool *pool, unsigned long delay)
+{
+	if (!pool->dying)
+		mod_delayed_work(l7_pool_wq, &pool->refill, delay);
+}
+
+/* Called with pool->lock held. */
+static void l7_pconn_unlink(struct l7_pconn *pc)
+{
+	struct l7_pool *pool = pc->pool;
+
+	if (pc->state == L7_PC_IDLE)
+		pool->n_idle--;
+	else if (pc->state == L7_PC_BUSY)
+		pool->n_busy--;
+	list_del(&pc->list);
+}
+
+static void l7_pconn_mark_dead(struct l7_pconn *pc)
+{
+	struct l7_pool *pool = pc->pool;
+
+	spin_lock_bh(&pool->lock);
+	if (pc->state != L7_PC_DEAD) {
+		l7_pconn_unlink(pc);
+		pc->state = L7_PC_DEAD;
+		list_add_tail(&pc->list, &pool->dead);
+		pool->stats.closed++;
+		l7_pool_kick(pool, 0);
+	}
+	spin_unlock_bh(&pool->lock);
+}
+
+/*
+ * Softirq, under the socket's lock: anything but ESTABLISHED means the
+ * server sent FIN or RST (we never close a pooled socket while it is
+ * watched).  The original callback still wakes any waiter.
+ */
+static void l7_pconn_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk) = NULL;
+	struct l7_pconn *pc;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	pc = sk->sk_user_data;
+	if (pc) {
+		orig = pc->saved_state_change;
+		if (sk->sk_state != TCP_ESTABLISHED)
+			l7_pconn_mark_dead(pc);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (orig)
+		orig(sk);
+}
+
+/*
+ * Process context; @pc is on no list.  A connection that was spliced has
+ * moved on without its socket: the socket's sequence numbers are stale,
+ * so it must leave without a word (no FIN, no RST), which TCP_REPAIR
+ * gives; the connection itself was ended by the data path.
+ */
+static void l7_pconn_close(struct l7_pconn *pc)
+{
+	struct sock *sk = pc->sock->sk;
+	int one = 1;
+
+	/* after this no state_change callback can still see @pc */
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_state_change = pc->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	if (pc->spliced)
+		pc->sock->ops->setsockopt(pc->sock, SOL_TCP, TCP_REPAIR,
+					  KERNEL_SOCKPTR(&one), sizeof(one));
+	else
+		kernel_sock_shutdown(pc->sock, SHUT_RDWR);
+	sock_release(pc->sock);
+	kfree(pc);
+}
+
+/* Read what splicing needs from a freshly established socket. */
+static void l7_pconn_snapshot(struct l7_pconn *pc)
+{
+	struct sock *sk = pc->sock->sk;
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct l7_pconn_tcp *t = &pc->tcp;
+
+	lock_sock(sk);
+	t->laddr = inet_sk(sk)->inet_saddr;
+	t->lport = inet_sk(sk)->inet_sport;
+	t->snd_nxt = tp->snd_nxt;
+	t->rcv_nxt = tp->rcv_nxt;
+	t->ts = tp->rx_opt.tstamp_ok;
+	t->sack = tp->rx_opt.sack_ok;
+	t->ts_recent = tp->rx_opt.ts_recent;
+	/* at or above anything the socket has sent: the clock only grows */
+	t->ts_last = (u32)div_u64(tcp_clock_ns(), NSEC_PER_MSEC) +
+		     tp->tsoffset;
+	t->snd_wscale = tp->rx_opt.wscale_ok ? tp->rx_opt.snd_wscale : -1;
+	t->rcv_wscale = tp->rx_opt.wscale_ok ? tp->rx_opt.rcv_wscale : -1;
+	t->mss = tp->mss_cache;
+	release_sock(sk);
+}
+
+static void l7_pconn_close_list(struct list_head *head)
+{
+	struct l7_pconn *pc, *next;
+
+	list_for_each_entry_safe(pc, next, head, list) {
+		list_del(&pc->list);
+		l7_pconn_close(pc);
+	}
+}
+
+/* Connect one more socket to the pool's server and make it idle. */
+static int l7_pconn_open(struct l7_pool *pool)
+{
+	struct l7_pconn *pc;
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+	if (!pc)
+		return -ENOMEM;
+	err = sock_create_kern(pool->net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err)
+		goto free;
+	sk = sock->sk;
+	sk->sk_sndtimeo = L7_CONNECT_TIMEOUT;	/* bounds the connect */
+	tcp_sock_set_nodelay(sk);
+	err = kernel_connect(sock, (struct sockaddr *)&pool->addr,
+			     sizeof(pool->addr), 0);
+	if (err)
+		goto release;
+
+	pc->sock = sock;
+	pc->pool = pool;
+	l7_pconn_snapshot(pc);
+	write_lock_bh(&sk->sk_callback_lock);
+	pc->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = pc;
+	sk->sk_state_change = l7_pconn_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock_bh(&pool->lock);
+	pc->state = L7_PC_IDLE;
+	list_add_tail(&pc->list, &pool->idle);
+	pool->n_idle++;
+	pool->stats.opened++;
+	spin_unlock_bh(&pool->lock);
+
+	/* closed before the callback was in place? */
+	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
+		l7_pconn_mark_dead(pc);
+	return 0;
+
+release:
+	sock_release(sock);
+free:
+	kfree(pc);
+	return err;
+}
+
+static bool l7_pool_needs_more(struct l7_pool *pool)
+{
+	bool more;
+
+	spin_lock_bh(&pool->lock);
+	more = !pool->dying && pool->weight > 0 &&
+	       pool->n_idle < l7_pool_min_idle &&
+	       pool->n_idle + pool->n_busy < l7_pool_max;
+	spin_unlock_bh(&pool->lock);
+	return more;
+}
+
+static void l7_pool_refill_work(struct work_struct *work)
+{
+	struct l7_pool *pool = container_of(to_delayed_work(work),
+					    struct l7_pool, refill);
+	LIST_HEAD(dead);
+	int err;
+
+	spin_lock_bh(&pool->lock);
+	list_splice_init(&pool->dead, &dead);
+	spin_unlock_bh(&pool->lock);
+	if (!list_empty(&dead))
+		synchronize_rcu();	/* the packet hook may still see them */
+	l7_pconn_close_list(&dead);
+
+	while (l7_pool_needs_more(pool)) {
+		err = l7_pconn_open(pool);
+		spin_lock_bh(&pool->lock);
+		if (err) {
+			pool->stats.failed++;
+			if (!pool->down)
+				pr_info("l7: real server %pI4:%u refuses connections (%d)\n",
+					&pool->addr.sin_addr,
+					ntohs(pool->addr.sin_port), err);
+			pool->down = true;
+			pool->backoff_ms = clamp(pool->backoff_ms * 2,
+						 L7_BACKOFF_MIN_MS,
+						 L7_BACKOFF_MAX_MS);
+			l7_pool_kick(pool, msecs_to_jiffies(pool->backoff_ms));
+		} else if (pool->down) {
+			pr_info("l7: real server %pI4:%u accepts connections again\n",
+				&pool->addr.sin_addr,
+				ntohs(pool->addr.sin_port));
+			pool->down = false;
+			pool->backoff_ms = 0;
+		}
+		spin_unlock_bh(&pool->lock);
+		if (err)
+			break;
+	}
+}
+
+void l7_pool_init(struct l7_pool *pool, struct net *net,
+		  const struct ip_vs_dest *dest)
+{
+	spin_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->idle);
+	INIT_LIST_HEAD(&pool->busy);
+	INIT_LIST_HEAD(&pool->dead);
+	INIT_DELAYED_WORK(&pool->refill, l7_pool_refill_work);
+	pool->net = net;
+	pool->addr.sin_family = AF_INET;
+	pool->addr.sin_addr.s_addr = dest->addr.ip;
+	pool->addr.sin_port = dest->port;
+}
+
+/*
+ * Weight 0 drains the server: no new bindings, idle connections closed
+ * now, busy ones left to finish.  A positive weight (re)fills the pool.
+ */
+void l7_pool_set_weight(struct l7_pool *pool, int weight)
+{
+	LIST_HEAD(idle);
+
+	spin_lock_bh(&pool->lock);
+	pool->weight = weight;
+	if (weight <= 0) {
+		list_splice_init(&pool->idle, &idle);
+		pool->n_idle = 0;
+	} else {
+		l7_pool_kick(pool, 0);
+	}
+	spin_unlock_bh(&pool->lock);
+	l7_pconn_close_list(&idle);
+}
+
+void l7_pool_destroy(struct l7_pool *pool)
+{
+	LIST_HEAD(all);
+
+	spin_lock_bh(&pool->lock);
+	pool->dying = true;
+	spin_unlock_bh(&pool->lock);
+	/* waits for a running refill; dying stops it and any callback
+	 * from queueing it again
+	 */
+	cancel_delayed_work_sync(&pool->refill);
+
+	spin_lock_bh(&pool->lock);
+	list_splice_init(&pool->idle, &all);
+	list_splice_init(&pool->busy, &all);
+	list_splice_init(&pool->dead, &all);
+	pool->n_idle = 0;
+	pool->n_busy = 0;
+	spin_unlock_bh(&pool->lock);
+	synchronize_rcu();	/* the packet hook may still see them */
+	l7_pconn_close_list(&all);
+}
+
+/*
+ * Softirq: hand out an idle connection for binding, or NULL.  From now
+ * on the data path owns its packets; the socket is left behind.
+ */
+struct l7_pconn *l7_pool_take(struct l7_pool *pool)
+{
+	struct l7_pconn *pc = NULL;
+
+	spin_lock_bh(&pool->lock);
+	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle)) {
+		pc = list_first_entry(&pool->idle, struct l7_pconn, list);
+		list_move_tail(&pc->list, &pool->busy);
+		pool->n_idle--;
+		pool->n_busy++;
+		pc->state = L7_PC_BUSY;
+		pc->spliced = true;
+		l7_pool_kick(pool, 0);	/* keep min_idle ready */
+	}
+	spin_unlock_bh(&pool->lock);
+	if (pc) {
+		struct sock *sk = pc->sock->sk;
+
+		/* its state changes mean nothing now */
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_user_data = NULL;
+		sk->sk_state_change = pc->saved_state_change;
+		write_unlock_bh(&sk->sk_callback_lock);
+	}
+	return pc;
+}
+
+/* Any context: a bound connection is finished; close it in the work. */
+void l7_pool_retire(struct l7_pconn *pc)
+{
+	struct l7_pool *pool = pc->pool;
+
+	spin_lock_bh(&pool->lock);
+	if (pc->state == L7_PC_BUSY) {
+		l7_pconn_unlink(pc);
+		pc->state = L7_PC_DEAD;
+		list_add_tail(&pc->list, &pool->dead);
+		l7_pool_kick(pool, 0);
+	}
+	spin_unlock_bh(&pool->lock);
+	wake_up_var(&pool->n_busy);	/* l7_conn_flush() may wait */
+}
+
+int l7_pool_module_init(void)
+{
+	/* unbound: a connect to a slow server must not hold up a CPU's
+	 * other work items
+	 */
+	l7_pool_wq = alloc_workqueue("ip_vs_l7_pool", WQ_UNBOUND, 0);
+	return l7_pool_wq ? 0 : -ENOMEM;
+}
+
+void l7_pool_module_exit(void)
+{
+	destroy_workqueue(l7_pool_wq);
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: /proc/net/ip_vs_l7, per network namespace, in the layout of
+ * /proc/net/ip_vs: one line per l7 virtual service, then one per real
+ * server with its connection pool.
+ */
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+
+#include "ip_vs_l7.h"
+
+static void l7_proc_show_service(struct seq_file *seq,
+				 struct l7_service *ls)
+{
+	const struct ip_vs_service *svc = ls->svc;
+	const char *proto = svc->protocol == IPPROTO_TCP ? "TCP" :
+			    svc->protocol == IPPROTO_UDP ? "UDP" : "SCTP";
+
+	if (svc->fwmark)
+		seq_printf(seq, "FWM  %u", svc->fwmark);
+	else if (svc->af == AF_INET)
+		seq_printf(seq, "%-4s %pI4:%u", proto, &svc->addr.ip,
+			   ntohs(svc->port));
+	else
+		seq_printf(seq, "%-4s [%pI6c]:%u", proto, &svc->addr.in6,
+			   ntohs(svc->port));
+	seq_printf(seq, "  conns %lld active %d answered %lld\n",
+		   atomic64_read(&ls->stats.conns), atomic_read(&ls->nr_conns),
+		   atomic64_read(&ls->stats.bad_requests));
+}
+
+static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
+{
+	struct l7_pool *pool = &ld->pool;
+	struct l7_pool_stats st;
+	unsigned int idle, busy;
+	int weight;
+	bool down;
+
+	spin_lock_bh(&pool->lock);
+	st = pool->stats;
+	idle = pool->n_idle;
+	busy = pool->n_busy;
+	weight = pool->weight;
+	down = pool->down;
+	spin_unlock_bh(&pool->lock);
+
+	seq_printf(seq, "  -> %pI4:%-5u %6d %6u %6u %8llu %8llu %8llu  %s\n",
+		   &pool->addr.sin_addr, ntohs(pool->addr.sin_port), weight,
+		   idle, busy, st.opened, st.failed, st.closed,
+		   down ? "down" : "up");
+}
+
+static int l7_proc_show(struct seq_file *seq, void *v)
+{
+	struct net *net = seq_file_single_net(seq);
+	struct l7_service *ls;
+	struct l7_dest *ld;
+
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Connections answered ByDirector\n");
+	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State\n");
+	mutex_lock(&l7_services_mutex);
+	list_for_each_entry(ls, &l7_services, list) {
+		if (!net_eq(ls->net, net))
+			continue;
+		l7_proc_show_service(seq, ls);
+		list_for_each_entry(ld, &ls->dests, list)
+			l7_proc_show_dest(seq, ld);
+	}
+	mutex_unlock(&l7_services_mutex);
+	return 0;
+}
+
+static int __net_init l7_proc_net_init(struct net *net)
+{
+	if (!proc_create_net_single("ip_vs_l7", 0444, net->proc_net,
+				    l7_proc_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __net_exit l7_proc_net_exit(struct net *net)
+{
+	remove_proc_entry("ip_vs_l7", net->proc_net);
+}
+
+static struct pernet_operations l7_proc_net_ops = {
+	.init = l7_proc_net_init,
+	.exit = l7_proc_net_exit,
+};
+
+int l7_proc_init(void)
+{
+	return register_pernet_subsys(&l7_proc_net_ops);
+}
+
+void l7_proc_exit(void)
+{
+	unregister_pernet_subsys(&l7_proc_net_ops);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: services and real servers, as IPVS tells us about them.
+ *
+ * IPVS calls the scheduler's init_service/done_service when a service is
+ * bound to or unbound from "l7" (ipvsadm -A/-E/-D) and add/del/upd_dest
+ * when its real servers change (ipvsadm -a/-d/-e).  All of these run in
+ * process context under __ip_vs_mutex, so they may sleep, and they are
+ * serialised against each other.  l7_services_mutex only orders them
+ * against readers of our own lists (/proc).
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "ip_vs_l7.h"
+
+/* every l7 service, for /proc and for setup; under l7_services_mutex */
+LIST_HEAD(l7_services);
+DEFINE_MUTEX(l7_services_mutex);
+
+/* IPv4 TCP services by VIP:port, for the packet hook; readers use RCU */
+#define L7_SVC_HASH_BITS	6
+static struct hlist_head l7_svc_hash[1 << L7_SVC_HASH_BITS];
+
+static u32 l7_svc_hashfn(const struct net *net, __be32 vaddr, __be16 vport)
+{
+	return hash_32(jhash_2words((__force u32)vaddr, (__force u32)vport,
+				    (u32)(unsigned long)net),
+		       L7_SVC_HASH_BITS);
+}
+
+struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
+				     __be16 vport)
+{
+	struct l7_service *ls;
+
+	hlist_for_each_entry_rcu(ls, &l7_svc_hash[l7_svc_hashfn(net, vaddr,
+								 vport)],
+				 hnode)
+		if (ls->vaddr == vaddr && ls->vport == vport &&
+		    net_eq(ls->net, net))
+			return ls;
+	return NULL;
+}
+
+static bool l7_dest_pooled(const struct ip_vs_service *svc,
+			   const struct ip_vs_dest *dest)
+{
+	/* the splice data path is IPv4 TCP; others only get scheduled */
+	return svc->protocol == IPPROTO_TCP && dest->af == AF_INET;
+}
+
+static struct l7_dest *l7_dest_find(struct l7_service *ls,
+				    const struct ip_vs_dest *dest)
+{
+	struct l7_dest *ld;
+
+	list_for_each_entry(ld, &ls->dests, list)
+		if (ld->dest == dest)
+			return ld;
+	return NULL;
+}
+
+static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
+{
+	struct l7_dest *ld;
+
+	if (!l7_dest_pooled(ls->svc, dest))
+		return 0;
+	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+	if (!ld)
+		return -ENOMEM;
+	ld->dest = dest;
+	l7_pool_init(&ld->pool, ls->net, dest);
+
+	mutex_lock(&l7_services_mutex);
+	list_add_tail_rcu(&ld->list, &ls->dests);	/* dispatch reads it */
+	mutex_unlock(&l7_services_mutex);
+
+	l7_pool_set_weight(&ld->pool, atomic_read(&dest->weight));
+	return 0;
+}
+
+static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
+{
+	/* connections bound to this server's pool end with it */
+	l7_conn_flush(ls, &ld->pool);
+	mutex_lock(&l7_services_mutex);
+	list_del_rcu(&ld->list);
+	mutex_unlock(&l7_services_mutex);
+	/* l7_pool_destroy() waits for an RCU grace period before freeing */
+
+	l7_pool_destroy(&ld->pool);
+	kfree(ld);
+}
+
+int l7_service_init(struct ip_vs_service *svc)
+{
+	struct l7_service *ls;
+	struct ip_vs_dest *dest;
+	int err;
+
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return -ENOMEM;
+	ls->svc = svc;
+	ls->net = svc->ipvs->net;
+	INIT_LIST_HEAD(&ls->dests);
+
+	mutex_lock(&l7_services_mutex);
+	list_add_tail(&ls->list, &l7_services);
+	/* the data path serves IPv4 TCP services; others are scheduled */
+	if (svc->af == AF_INET && svc->protocol == IPPROTO_TCP &&
+	    !svc->fwmark) {
+		ls->vaddr = svc->addr.ip;
+		ls->vport = svc->port;
+		ls->hashed = true;
+		hlist_add_head_rcu(&ls->hnode,
+				   &l7_svc_hash[l7_svc_hashfn(ls->net,
+							      ls->vaddr,
+							      ls->vport)]);
+	}
+	mutex_unlock(&l7_services_mutex);
+	svc->sched_data = ls;
+
+	/* "ipvsadm -E -s l7" binds a service that already has servers */
+	list_for_each_entry(dest, &svc->destinations, n_list) {
+		err = l7_dest_new(ls, dest);
+		if (err) {
+			l7_service_done(svc);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void l7_service_done(struct ip_vs_service *svc)
+{
+	struct l7_service *ls = svc->sched_data;
+	struct l7_dest *ld, *next;
+
+	if (ls->hashed) {
+		mutex_lock(&l7_services_mutex);
+		hlist_del_rcu(&ls->hnode);
+		mutex_unlock(&l7_services_mutex);
+		/* no packet can find the service, or make a connection, now */
+		synchronize_rcu();
+		l7_conn_flush(ls, NULL);
+		/* and no packet still looks at a connection of it */
+		synchronize_rcu();
+	}
+
+	list_for_each_entry_safe(ld, next, &ls->dests, list)
+		l7_dest_free(ls, ld);
+
+	mutex_lock(&l7_services_mutex);
+	list_del(&ls->list);
+	mutex_unlock(&l7_services_mutex);
+	svc->sched_data = NULL;
+	kfree(ls);
+}
+
+int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
+{
+	return l7_dest_new(svc->sched_data, dest);
+}
+
+int l7_service_del_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
+{
+	struct l7_service *ls = svc->sched_data;
+	struct l7_dest *ld = l7_dest_find(ls, dest);
+
+	if (ld)
+		l7_dest_free(ls, ld);
+	return 0;
+}
+
+int l7_service_upd_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
+{
+	struct l7_dest *ld = l7_dest_find(svc->sched_data, dest);
+
+	if (ld)
+		l7_pool_set_weight(&ld->pool, atomic_read(&dest->weight));
+	return 0;
+}

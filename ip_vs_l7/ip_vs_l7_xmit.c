@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: segments the director writes itself - the SYN-ACK of the
+ * cookie handshake, ACKs, resets and its own short replies - built like
+ * nf_synproxy_core's and sent with ip_local_out().  They are marked
+ * untracked, so conntrack keeps no state for flows it never sees whole,
+ * and ipvs_property, so IPVS's LOCAL_OUT hooks leave them alone.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <linux/timekeeping.h>
+#include <net/ip.h>
+#include <net/route.h>
+#include <net/tcp.h>
+#include <net/netfilter/nf_conntrack.h>
+
+#include "ip_vs_l7.h"
+#include "core/tcp_cookie.h"
+#include "core/tcp_opt.h"
+
+
+/* Millisecond timestamp clock, monotonic, as Linux's default TS clock. */
+u32 l7_now_ts(void)
+{
+	return (u32)div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
+}
+
+struct l7_seg {
+	__be32	saddr;
+	__be32	daddr;
+	__be16	sport;
+	__be16	dport;
+	u32	seq;
+	u32	ack;
+	u8	flags;		/* TCPHDR_* */
+	u16	win;
+	const u8 *opt;
+	unsigned int optlen;
+	const void *data;
+	unsigned int len;
+};
+
+static void l7_xmit(struct net *net, const struct l7_seg *s)
+{
+	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
+	struct flowi4 fl4 = {
+		.daddr = s->daddr,
+		.saddr = s->saddr,
+		.flowi4_proto = IPPROTO_TCP,
+	};
+	struct sk_buff *skb;
+	struct iphdr *iph;
+	struct tcphdr *th;
+	struct rtable *rt;
+
+	skb = alloc_skb(MAX_TCP_HEADER + sizeof(*iph) + tcplen, GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_reserve(skb, MAX_TCP_HEADER + sizeof(*iph));
+
+	th = skb_put_zero(skb, tcplen);
+	skb_reset_transport_header(skb);
+	th->source = s->sport;
+	th->dest = s->dport;
+	th->seq = htonl(s->seq);
+	th->ack_seq = htonl(s->ack);
+	th->doff = (sizeof(*th) + s->optlen) / 4;
+	tcp_flag_byte(th) = s->flags;
+	th->window = htons(s->win);
+	memcpy(th + 1, s->opt, s->optlen);
+	memcpy((u8 *)(th + 1) + s->optlen, s->data, s->len);
+	th->check = tcp_v4_check(tcplen, s->saddr, s->daddr,
+				 csum_partial(th, tcplen, 0));
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
+	iph->protocol = IPPROTO_TCP;
+	iph->saddr = s->saddr;
+	iph->daddr = s->daddr;
+	ip_send_check(iph);
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return;
+	}
+	skb_dst_set(skb, &rt->dst);
+	skb->protocol = htons(ETH_P_IP);
+	skb->ipvs_property = 1;
+	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
+	ip_local_out(net, NULL, skb);
+}
+
+/* Our receive window as the client reads it: 64 KB at its scale. */
+static u16 l7_client_win(const struct l7_conn *c)
+{
+	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
+}
+
+/*
+ * A segment to the client from VIP:port, acknowledging everything taken
+ * so far: flags plus @len bytes of @data at @seq.
+ */
+void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
+		    u32 len)
+{
+	struct l7_tcp_opts want = { 0 };
+	u8 opt[MAX_TCP_OPTION_SPACE];
+	struct l7_seg s = {
+		.saddr = c->vaddr,
+		.daddr = c->caddr,
+		.sport = c->vport,
+		.dport = c->cport,
+		.seq = seq,
+		.ack = c->c_rcv_nxt,
+		.flags = flags | TCPHDR_ACK,
+		.win = l7_client_win(c),
+		.opt = opt,
+		.data = data,
+		.len = len,
+	};
+
+	if (c->c_ts) {
+		u32 now = l7_now_ts();
+
+		/* never behind what the client saw, for its PAWS check */
+		if (before(now, c->d_ts_last))
+			now = c->d_ts_last;
+		c->d_ts_last = now;
+		want.present = L7_TCPO_TS;
+		want.tsval = now;
+		want.tsecr = c->c_tsval;
+	}
+	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	l7_xmit(c->net, &s);
+}
+
+/*
+ * A segment the director writes on the pooled connection of a bound
+ * client: its copy of the request head, or a RST.  Its timestamp is the
+ * client's newest TSval through the binding's offset, so the backend
+ * sees one monotonic clock whether a segment came from the client or
+ * from us.
+ */
+void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
+		     u16 win, const void *data, u32 len)
+{
+	const struct l7_pconn *pc = c->pc;
+	struct l7_tcp_opts want = { 0 };
+	u8 opt[MAX_TCP_OPTION_SPACE];
+	struct l7_seg s = {
+		.saddr = pc->tcp.laddr,
+		.daddr = pc->pool->addr.sin_addr.s_addr,
+		.sport = pc->tcp.lport,
+		.dport = pc->pool->addr.sin_port,
+		.seq = seq,
+		.ack = ack,
+		.flags = flags | (flags & TCPHDR_RST ? 0 : TCPHDR_ACK),
+		.win = win,
+		.opt = opt,
+		.data = data,
+		.len = len,
+	};
+
+	if (pc->tcp.ts) {
+		want.present = L7_TCPO_TS;
+		want.tsval = c->c_tsval + c->map.ts_c2b;
+		want.tsecr = c->b_tsval;
+	}
+	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	l7_xmit(c->net, &s);
+}
+
+void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
+		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr)
+{
+	const struct iphdr *iph = ip_hdr(syn);
+	const struct tcphdr *th = tcp_hdr(syn);
+	struct l7_tcp_opts want = { 0 };
+	u8 opt[MAX_TCP_OPTION_SPACE];
+	struct l7_seg s = {
+		.saddr = iph->daddr,
+		.daddr = iph->saddr,
+		.sport = th->dest,
+		.dport = th->source,
+		.seq = cookie,
+		.ack = ntohl(th->seq) + 1,
+		.flags = TCPHDR_SYN | TCPHDR_ACK,
+		.win = 65535,	/* never scaled in a SYN */
+		.opt = opt,
+	};
+
+	want.present = L7_TCPO_MSS;
+	want.mss = mss;
+	if (wscale >= 0) {
+		want.present |= L7_TCPO_WSCALE;
+		want.wscale = L7_OUR_WSCALE;
+	}
+	/* without timestamps the cookie cannot carry SACK or scaling */
+	if (ts) {
+		want.present |= L7_TCPO_TS;
+		want.tsval = l7_cookie_ts_encode(l7_now_ts(), wscale, sack);
+		want.tsecr = tsecr;
+		if (sack)
+			want.present |= L7_TCPO_SACK_PERM;
+	} else {
+		want.present &= ~L7_TCPO_WSCALE;
+	}
+	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	l7_xmit(net, &s);
+}
+
+/* RST for a segment that belongs to no connection (RFC 9293 3.10.7.1). */
+void l7_send_rst(struct net *net, const struct sk_buff *in)
+{
+	const struct iphdr *iph = ip_hdr(in);
+	const struct tcphdr *th = tcp_hdr(in);
+	struct l7_seg s = {
+		.saddr = iph->daddr,
+		.daddr = iph->saddr,
+		.sport = th->dest,
+		.dport = th->source,
+	};
+
+	if (th->rst)
+		return;
+	if (th->ack) {
+		s.seq = ntohl(th->ack_seq);
+		s.flags = TCPHDR_RST;
+	} else {
+		s.ack = ntohl(th->seq) + th->syn + th->fin +
+			in->len - ip_hdrlen(in) - th->doff * 4;
+		s.flags = TCPHDR_RST | TCPHDR_ACK;
+	}
+	l7_xmit(net, &s);
+}

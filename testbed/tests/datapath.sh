@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The director's side of the data path (ip_vs_l7 datapath=1): it answers
+# the client's handshake with SYN cookies, frames the request head in the
+# kernel, and answers bad heads itself; nothing of them reaches a backend
+# and IPVS makes no L4 connection.  Runs inside the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+HEAD_TIMEOUT=3
+
+modprobe ip_vs_l7 datapath=1 head_timeout=$HEAD_TIMEOUT
+testbed_up
+add_service "$VS" l7 1 1 1
+# from here on, any line in an access log is a request that got through
+for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
+
+# exchange BYTES: send BYTES (printf %b escapes) on a new connection to
+# the VIP, print what comes back until the director closes (10 s max)
+exchange() {
+	in_cli timeout 10 bash -c 'exec 3<>/dev/tcp/'"$L7TB_VIP"'/80 &&
+		printf "%b" "$1" >&3 && cat <&3' _ "$1"
+}
+
+# expect_status CODE BYTES: the director answers CODE and closes
+expect_status() {
+	local out rc
+	out=$(exchange "$2")
+	rc=$?
+	[ $rc = 0 ] || { echo "exit $rc (124: not closed), got: $out"; return 1; }
+	printf '%s\n' "$out" | head -n 1 | grep -q "^HTTP/1.1 $1 " ||
+		{ echo "want $1, got: $(printf '%s' "$out" | head -n 3)"; return 1; }
+	printf '%s' "$out" | tr -d '\r' | grep -qx 'Connection: close' ||
+		{ echo "no Connection: close"; return 1; }
+}
+
+svc_col() {
+	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" -v n="$1" \
+		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+backend_requests() {
+	cat "$L7TB_RUN"/s[123]/access.log | wc -l
+}
+
+bad_heads_answered() {
+	expect_status 400 'GET / HTTP/1.1\r\nHost: h\r\nHost: h2\r\n\r\n' &&
+	expect_status 400 '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' &&
+	expect_status 400 'GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n' &&
+	expect_status 400 'POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n' &&
+	expect_status 417 'GET / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\n\r\n' &&
+	expect_status 501 'CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n' &&
+	expect_status 505 'GET / HTTP/2.0\r\nHost: h\r\n\r\n'
+}
+
+oversized_head_431() {
+	local pad
+	pad=$(head -c 9000 /dev/zero | tr '\0' a)
+	expect_status 431 "GET / HTTP/1.1\r\nHost: h\r\nX-Pad: $pad\r\n\r\n"
+}
+
+slow_client_408() {
+	local start=$SECONDS
+	expect_status 408 'GET /static/1k.bin HTTP/1.1\r\nHost: h\r\n' || return 1
+	[ $((SECONDS - start)) -ge $((HEAD_TIMEOUT - 1)) ] ||
+		{ echo "answered after $((SECONDS - start)) s"; return 1; }
+}
+
+nothing_reached_backends() {
+	[ "$(backend_requests)" = 0 ] ||
+		{ echo "backends logged:"; cat "$L7TB_RUN"/s[123]/access.log; return 1; }
+	[ -z "$(in_dir ipvsadm -Lnc | tail -n +3)" ] ||
+		{ echo "IPVS made connections:"; in_dir ipvsadm -Lnc; return 1; }
+}
+
+# A client that closes without a request is closed too, and forgotten.
+fin_before_head() {
+	in_cli timeout 10 bash -c 'exec 3<>/dev/tcp/'"$L7TB_VIP"'/80; exec 3>&-' ||
+		return 1
+	wait_eq 0 svc_col active ||
+		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+# 10,000 SYNs that never complete: no connection state, and a real
+# client is still answered meanwhile.
+syn_flood_no_state() {
+	local before fl
+	before=$(svc_col conns)
+	in_cli "$L7TB_DIR/synflood" "$L7TB_CLIENT" "$L7TB_VIP" 80 10000 &
+	fl=$!
+	expect_status 400 'BAD\r\n\r\n' || { kill $fl; return 1; }
+	wait $fl || return 1
+	wait_eq 0 svc_col active && [ "$(svc_col conns)" = $((before + 1)) ] ||
+		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+# conntrack loaded and INVALID dropped on input: the hook runs before
+# conntrack, so the director's own answers still get through.
+conntrack_invalid_drop() {
+	in_dir nft -f - <<'NFT' || return 1
+table inet l7test {
+	chain input {
+		type filter hook input priority 0; policy accept;
+		ct state invalid drop
+	}
+}
+NFT
+	expect_status 400 'GET / HTTP/1.1\r\n\r\n' &&
+		oversized_head_431
+	local rc=$?
+	in_dir nft delete table inet l7test
+	return $rc
+}
+
+no_connection_leaks() {
+	wait_eq 0 svc_col active ||
+		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+t_check "datapath: bad heads get 400/417/501/505 from the director" bad_heads_answered
+t_check "datapath: a head over 8 KB gets 431" oversized_head_431
+t_check "datapath: a client too slow with its head gets 408" slow_client_408
+t_check "datapath: a FIN before any request closes and frees" fin_before_head
+t_check "datapath: 10,000 unanswered SYNs leave no state" syn_flood_no_state
+t_check "datapath: works with conntrack dropping ct state invalid" conntrack_invalid_drop
+t_check "datapath: no byte reached a backend, no IPVS connection" nothing_reached_backends
+t_check "datapath: every connection freed" no_connection_leaks
+
+testbed_down
+t_summary

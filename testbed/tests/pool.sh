@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Backend connection pools (FPS step 0): pre-established connections from
+# the director to every real server of an l7 service, refilled in the
+# background, drained by weight 0, released with their server or service,
+# and replaced when the server closes them.  Runs inside the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+MIN_IDLE=8
+
+testbed_up
+
+# pool_col BACKEND N: column N of the backend's line in /proc/net/ip_vs_l7
+# (3 weight, 4 idle, 5 busy, 6 opened, 7 failed, 8 closed, 9 state)
+pool_col() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v rs="$(backend_ip "$1"):80" -v n="$2" \
+			'$1 == "->" && $2 == rs { print $n }'
+}
+
+# director_conns BACKEND: established connections the backend has from
+# the director, as the backend's own kernel sees them
+director_conns() {
+	in_backend "$1" ss -Htn state established '( sport = :80 )' |
+		awk -v gw="$L7TB_GW" '$4 ~ "^" gw ":" { n++ } END { print n + 0 }'
+}
+
+# expect_pool BACKEND IDLE CONNS: wait until /proc and the backend agree
+expect_pool() {
+	local b=$1 idle=$2 conns=$3
+	[ "$(pool_col "$b" 4)" = "$idle" ] &&
+		[ "$(director_conns "$b")" = "$conns" ]
+}
+
+pool_report() {
+	in_dir cat /proc/net/ip_vs_l7
+	for b in $L7TB_BACKENDS; do echo "$b has $(director_conns "$b") from the director"; done
+}
+
+pools_fill() {
+	local b
+	add_service "$VS" l7 1 1 1 || return 1
+	for b in $L7TB_BACKENDS; do
+		wait_for expect_pool "$b" $MIN_IDLE $MIN_IDLE ||
+			{ pool_report; return 1; }
+		[ "$(pool_col "$b" 6)" = $MIN_IDLE ] && [ "$(pool_col "$b" 7)" = 0 ] ||
+			{ pool_report; return 1; }
+	done
+}
+
+weight0_closes_idle() {
+	in_dir ipvsadm -e -t "$VS" -r "$(backend_ip s2):80" -m -w 0 || return 1
+	wait_for expect_pool s2 0 0 || { pool_report; return 1; }
+	sleep 1
+	expect_pool s2 0 0 || { echo "s2 pool refilled at weight 0"; pool_report; return 1; }
+	in_dir ipvsadm -e -t "$VS" -r "$(backend_ip s2):80" -m -w 1 || return 1
+	wait_for expect_pool s2 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+}
+
+stopped_server_down_then_back() {
+	"$L7TB_DIR/apache" stop s3
+	wait_eq down pool_col s3 9 || { pool_report; return 1; }
+	[ "$(pool_col s3 4)" = 0 ] && [ "$(pool_col s3 7)" -gt 0 ] &&
+		[ "$(pool_col s3 8)" -ge $MIN_IDLE ] || { pool_report; return 1; }
+	"$L7TB_DIR/apache" start s3
+	wait_eq up pool_col s3 9 || { pool_report; return 1; }
+	wait_for expect_pool s3 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+}
+
+# Apache closes a connection that idles before its first request once
+# Timeout expires: the pool must notice and replace every one of them.
+server_closed_idle_replaced() {
+	local opened
+	"$L7TB_DIR/apache" stop s1
+	"$L7TB_DIR/apache" start --timeout 2 s1
+	wait_for expect_pool s1 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+	opened=$(pool_col s1 6)
+	sleep 7
+	wait_for expect_pool s1 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+	[ "$(pool_col s1 6)" -ge $((opened + 2 * MIN_IDLE)) ] ||
+		{ echo "opened $opened -> $(pool_col s1 6)"; pool_report; return 1; }
+	"$L7TB_DIR/apache" stop s1
+	"$L7TB_DIR/apache" start s1
+	wait_for expect_pool s1 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+}
+
+removed_server_releases_pool() {
+	in_dir ipvsadm -d -t "$VS" -r "$(backend_ip s1):80" || return 1
+	[ -z "$(pool_col s1 4)" ] || { pool_report; return 1; }
+	wait_eq 0 director_conns s1 || { pool_report; return 1; }
+}
+
+removed_service_releases_pools() {
+	local b
+	in_dir ipvsadm -D -t "$VS" || return 1
+	! in_dir grep -q '^  -> [0-9]' /proc/net/ip_vs_l7 || { pool_report; return 1; }
+	for b in $L7TB_BACKENDS; do
+		wait_eq 0 director_conns "$b" || { pool_report; return 1; }
+	done
+}
+
+# ipvsadm -E moves an existing service with servers onto l7 and back.
+edit_scheduler_creates_and_releases() {
+	local b
+	add_service "$VS" rr 1 1 1 || return 1
+	in_dir ipvsadm -E -t "$VS" -s l7 || return 1
+	for b in $L7TB_BACKENDS; do
+		wait_for expect_pool "$b" $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+	done
+	in_dir ipvsadm -E -t "$VS" -s rr || return 1
+	for b in $L7TB_BACKENDS; do
+		wait_eq 0 director_conns "$b" || { pool_report; return 1; }
+	done
+	rmmod ip_vs_l7 || { echo "rmmod failed after -E -s rr"; return 1; }
+	in_dir ipvsadm -D -t "$VS"
+}
+
+t_check "pool: $MIN_IDLE idle connections to every real server" pools_fill
+t_check "pool: weight 0 closes idle connections, weight 1 refills" weight0_closes_idle
+t_check "pool: stopped server marked down, refilled once it is back" stopped_server_down_then_back
+t_check "pool: connections the server closes while idle are replaced" server_closed_idle_replaced
+t_check "pool: removed real server releases its connections" removed_server_releases_pool
+t_check "pool: removed service releases every connection" removed_service_releases_pools
+t_check "pool: ipvsadm -E to l7 and back creates and releases pools" edit_scheduler_creates_and_releases
+
+testbed_down
+t_summary

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# run-suites.sh SUITE...: run testbed/tests/SUITE.sh one after the other
+# in one boot, each from a clean guest, and total their closing lines.
+dir=$(cd "$(dirname "$0")" && pwd)
+suites=()
+for s in "$@"; do
+	suites+=("echo '---- $s'; bash $dir/$s.sh")
+done
+exec "$dir/../../scripts/run-suites" vm "${suites[@]}"
