@@ -25,11 +25,11 @@ MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HD
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
-VM_SUITES ?= foundation pool datapath splice
+VM_SUITES ?= foundation pool datapath splice splice_loss
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed vm-test vm-selftest sparse check demo clean
+.PHONY: all module setup unit testbed vm-test vm-selftest sparse checkpatch check demo clean
 
 all: module
 
@@ -49,6 +49,13 @@ $(BUILD)/%/ip_vs_l7.ko: $(MODULE_SRC)
 
 sparse: module
 	$(MAKE) -C $(KDIR) M=$(BUILD)/$(KVER)/src C=2 CHECK="sparse -Wsparse-error" modules
+
+# kernel coding style of everything built into the module; core/ uses
+# <stdint.h> names on purpose (it is built on the host too)
+checkpatch:
+	@perl $(BUILD)/tools/checkpatch.pl --no-tree --terse --quiet -f \
+		ip_vs_l7/*.[ch] $(CORE_SRC) $(CORE_HDR) && \
+		echo "checkpatch: $(words $(wildcard ip_vs_l7/*.[ch]) $(CORE_SRC) $(CORE_HDR)) files clean"
 
 # ---- host unit tests of the pure-C core ----
 

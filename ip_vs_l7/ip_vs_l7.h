@@ -65,15 +65,18 @@ struct l7_pconn {
 	struct socket		*sock;
 	enum l7_pconn_state	state;
 	bool			spliced;	/* socket state is stale */
+	unsigned long		born;		/* jiffies when established */
 	struct l7_pconn_tcp	tcp;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
 };
 
 struct l7_pool_stats {
+	u64	bindings;	/* client connections bound to one */
 	u64	opened;		/* connections established */
 	u64	failed;		/* connect attempts that failed */
 	u64	closed;		/* closed by the server while pooled */
+	u64	aged;		/* closed by us after pool_idle_ttl */
 };
 
 struct l7_pool {
@@ -90,6 +93,7 @@ struct l7_pool {
 	struct delayed_work	refill;
 	/* what to connect to, fixed for the pool's life */
 	struct net		*net;
+	struct l7_service	*ls;		/* whose waiting requests to serve */
 	struct sockaddr_in	addr;
 	int			weight;		/* mirror of the dest's weight */
 };
@@ -100,9 +104,23 @@ struct l7_dest {
 	struct l7_pool		pool;
 };
 
+/* How a spliced connection ended, for /proc. */
+enum l7_end {
+	L7_END_CLOSED,		/* both sides sent FIN */
+	L7_END_CLIENT_RST,
+	L7_END_SERVER_RST,
+	L7_END_HEAD_LOST,	/* the backend never took our copy of the head */
+	L7_END_IDLE,		/* idle_timeout */
+	L7_END_FLUSHED,		/* service, server or module went away */
+	L7_END_COUNT
+};
+
 struct l7_service_stats {
 	atomic64_t	conns;		/* client handshakes completed */
 	atomic64_t	bad_requests;	/* heads answered 4xx/5xx by us */
+	atomic64_t	queued;		/* requests that waited for a conn */
+	atomic64_t	retried;	/* sent again: server closed first */
+	atomic64_t	ended[L7_END_COUNT];
 };
 
 struct l7_service {
@@ -116,6 +134,9 @@ struct l7_service {
 	struct list_head	dests;		/* l7_dest */
 	atomic_t		nr_conns;	/* l7_conn objects alive */
 	atomic_t		pick_cursor;	/* round-robin among equals */
+	spinlock_t		waitq_lock;	/* after a conn's lock */
+	struct list_head	waitq;		/* L7C_QUEUED, oldest first */
+	unsigned int		waitq_len;
 	struct l7_service_stats	stats;
 };
 
@@ -129,16 +150,19 @@ struct l7_service {
 
 enum l7_conn_state {
 	L7C_HEAD,	/* collecting the first request head */
+	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
 	L7C_SPLICED,	/* bound to a pooled connection, packets rewritten */
 	L7C_CLOSING,	/* our reply and FIN sent; waiting for the client */
 };
 
 struct l7_conn {
 	struct hlist_node	c_node;
+	struct list_head	wait_node;	/* in ls->waitq while queued */
 	struct rcu_head		rcu;
 	spinlock_t		lock;
 	bool			dead;
 	const char		*dead_reason;	/* set: die at the next tick */
+	enum l7_end		end;		/* why a spliced one ended */
 	enum l7_conn_state	state;
 	struct l7_service	*ls;
 	struct net		*net;
@@ -181,6 +205,8 @@ struct l7_conn {
 	u32			b_tsval;	/* newest backend TSval */
 	u16			c_win;		/* client's last window field */
 	bool			head_acked;	/* backend has our copy */
+	bool			rsp_seen;	/* a response byte went out */
+	bool			retried;	/* already rebound once */
 	bool			b_fin;		/* backend sent FIN */
 	bool			reset;		/* a RST went through */
 };
@@ -188,9 +214,13 @@ struct l7_conn {
 /* ip_vs_l7_main.c: module parameters */
 extern unsigned int l7_pool_min_idle;
 extern unsigned int l7_pool_max;
+extern unsigned int l7_pool_idle_ttl;
 extern bool l7_datapath;
 extern unsigned int l7_max_head;
 extern unsigned int l7_head_timeout;
+extern unsigned int l7_idle_timeout;
+extern unsigned int l7_queue_max;
+extern unsigned int l7_queue_timeout;
 
 /* ip_vs_l7_svc.c */
 extern struct list_head l7_services;
@@ -215,6 +245,7 @@ struct l7_conn *l7_conn_lookup_backend(const struct net *net, __be32 baddr,
 				       __be16 bport, __be32 laddr,
 				       __be16 lport);
 void l7_conn_hash_backend(struct l7_conn *c);
+void l7_conn_unhash_backend(struct l7_conn *c);
 
 /* ip_vs_l7_splice.c */
 int l7_bind(struct l7_conn *c);
@@ -222,6 +253,9 @@ void l7_bind_timer(struct l7_conn *c);
 unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb);
 unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb);
 void l7_unbind(struct l7_conn *c);
+int l7_queue_add(struct l7_conn *c);
+void l7_queue_del(struct l7_conn *c);
+void l7_queue_kick(struct l7_service *ls);
 
 /* ip_vs_l7_xmit.c */
 u32 l7_now_ts(void);
@@ -237,6 +271,7 @@ void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
 unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
 unsigned int l7_backend_packet(struct l7_conn *c, struct sk_buff *skb);
+void l7_reply_503(struct l7_conn *c);
 void l7_client_timer(struct l7_conn *c);
 
 /* ip_vs_l7_hook.c */
@@ -246,7 +281,7 @@ void l7_hook_exit(void);
 /* ip_vs_l7_pool.c */
 int l7_pool_module_init(void);
 void l7_pool_module_exit(void);
-void l7_pool_init(struct l7_pool *pool, struct net *net,
+void l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 		  const struct ip_vs_dest *dest);
 void l7_pool_set_weight(struct l7_pool *pool, int weight);
 void l7_pool_destroy(struct l7_pool *pool);

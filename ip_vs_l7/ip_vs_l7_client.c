@@ -78,6 +78,12 @@ static void l7_reply(struct l7_conn *c, int status)
 	l7_conn_expire_in(c, L7_RTO);
 }
 
+/* No server can take the request (now, or within queue_timeout). */
+void l7_reply_503(struct l7_conn *c)
+{
+	l7_reply(c, 503);
+}
+
 /* Take in-order head bytes; answer what the framer decides. */
 static void l7_take_head(struct l7_conn *c, const u8 *data, u32 len)
 {
@@ -103,8 +109,9 @@ static void l7_take_head(struct l7_conn *c, const u8 *data, u32 len)
 		l7_reply(c, l7_http_err_status(c->req.err));
 		break;
 	case L7_HTTP_DONE:
-		if (l7_bind(c))
-			l7_reply(c, 503);	/* no server has a connection */
+		l7_send_ack(c);
+		if (l7_bind(c) && l7_queue_add(c))
+			l7_reply_503(c);	/* no server, or queue full */
 		break;
 	default:
 		if (c->head_len == l7_max_head)
@@ -131,6 +138,8 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	u32 seq = ntohl(th->seq);
 	struct l7_tcp_opts o;
 
+	if (c->state == L7C_SPLICED)
+		return l7_splice_c2b(c, skb);
 	if (th->rst) {
 		/* RFC 5961: only an exact RST kills, others are ignored */
 		if (seq == c->c_rcv_nxt) {
@@ -139,10 +148,9 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		}
 		return NF_DROP;
 	}
-	if (th->syn)
+	/* waiting for a pooled connection: what comes now is resent later */
+	if (th->syn || c->state == L7C_QUEUED)
 		return NF_DROP;
-	if (c->state == L7C_SPLICED)
-		return l7_splice_c2b(c, skb);
 	if (c->c_ts && l7_parse_opts(th, &o) == 0 &&
 	    (o.present & L7_TCPO_TS) && !after(seq, c->c_rcv_nxt))
 		c->c_tsval = o.tsval;
@@ -297,6 +305,11 @@ void l7_client_timer(struct l7_conn *c)
 		return;
 	case L7C_SPLICED:
 		l7_bind_timer(c);
+		return;
+	case L7C_QUEUED:
+		/* no pooled connection came free in time */
+		l7_queue_del(c);
+		l7_reply_503(c);
 		return;
 	case L7C_CLOSING:
 		if (c->d_snd_una == c->d_snd_nxt) {

@@ -86,6 +86,14 @@ void l7_conn_hash_backend(struct l7_conn *c)
 	spin_unlock_bh(&l7_conn_hash_lock);
 }
 
+/* c->lock held: the current pooled connection is being let go. */
+void l7_conn_unhash_backend(struct l7_conn *c)
+{
+	spin_lock_bh(&l7_conn_hash_lock);
+	hlist_del_init_rcu(&c->pc->b_node);
+	spin_unlock_bh(&l7_conn_hash_lock);
+}
+
 static void l7_conn_free_rcu(struct rcu_head *head)
 {
 	struct l7_conn *c = container_of(head, struct l7_conn, rcu);
@@ -106,6 +114,7 @@ static void l7_conn_destroy(struct l7_conn *c)
 	spin_unlock_bh(&l7_conn_hash_lock);
 	if (c->pc)
 		l7_unbind(c);
+	l7_queue_del(c);
 	call_rcu(&c->rcu, l7_conn_free_rcu);
 
 	if (atomic_dec_and_test(&ls->nr_conns))
@@ -141,6 +150,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 	if (!c)
 		return NULL;
 	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->wait_node);
 	timer_setup(&c->timer, l7_conn_timer_fn, 0);
 	c->ls = ls;
 	c->net = ls->net;
@@ -199,8 +209,10 @@ restart:
 				continue;
 			spin_lock_bh(&c->lock);
 			mine = !c->dead && (!pool || (c->pc && c->pc->pool == pool));
-			if (mine)
+			if (mine) {
 				c->dead = true;
+				c->end = L7_END_FLUSHED;
+			}
 			spin_unlock_bh(&c->lock);
 			if (!mine)
 				continue;

@@ -26,6 +26,11 @@ module_param_named(pool_max, l7_pool_max, uint, 0644);
 MODULE_PARM_DESC(pool_max,
 		 "pooled connections per real server at most (default 256)");
 
+unsigned int l7_pool_idle_ttl = 20;
+module_param_named(pool_idle_ttl, l7_pool_idle_ttl, uint, 0644);
+MODULE_PARM_DESC(pool_idle_ttl,
+		 "seconds an idle pooled connection is kept before it is replaced, 0: forever (default 20)");
+
 bool l7_datapath;
 module_param_named(datapath, l7_datapath, bool, 0644);
 MODULE_PARM_DESC(datapath,
@@ -39,6 +44,21 @@ unsigned int l7_head_timeout = 30;
 module_param_named(head_timeout, l7_head_timeout, uint, 0644);
 MODULE_PARM_DESC(head_timeout,
 		 "seconds a client may take to send a request head, else 408 (default 30)");
+
+unsigned int l7_idle_timeout = 900;
+module_param_named(idle_timeout, l7_idle_timeout, uint, 0644);
+MODULE_PARM_DESC(idle_timeout,
+		 "seconds a spliced connection may stay silent before both ends are reset (default 900)");
+
+unsigned int l7_queue_max = 1024;
+module_param_named(queue_max, l7_queue_max, uint, 0644);
+MODULE_PARM_DESC(queue_max,
+		 "requests per service waiting for a pooled connection, else 503 (default 1024)");
+
+unsigned int l7_queue_timeout = 5000;
+module_param_named(queue_timeout, l7_queue_timeout, uint, 0644);
+MODULE_PARM_DESC(queue_timeout,
+		 "milliseconds a request may wait for a pooled connection, else 503 (default 5000)");
 
 static int __init ip_vs_l7_init(void)
 {

@@ -171,6 +171,7 @@ static int l7_pconn_open(struct l7_pool *pool)
 
 	pc->sock = sock;
 	pc->pool = pool;
+	pc->born = jiffies;
 	l7_pconn_snapshot(pc);
 	write_lock_bh(&sk->sk_callback_lock);
 	pc->saved_state_change = sk->sk_state_change;
@@ -209,22 +210,50 @@ static bool l7_pool_needs_more(struct l7_pool *pool)
 	return more;
 }
 
+/*
+ * Servers close a connection that idles too long before its first request
+ * (Apache's Timeout, nginx's client_header_timeout), and connections
+ * opened together expire together: one bound just then is answered with
+ * FIN.  Replacing idle connections well before such limits keeps that
+ * race out of the way.  Called with pool->lock held.
+ */
+static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
+{
+	unsigned long ttl = l7_pool_idle_ttl * HZ;
+	struct l7_pconn *pc, *next;
+
+	if (!ttl)
+		return;
+	list_for_each_entry_safe(pc, next, &pool->idle, list) {
+		if (time_before(jiffies, pc->born + ttl))
+			break;	/* oldest first */
+		list_move_tail(&pc->list, old);
+		pool->n_idle--;
+		pool->stats.aged++;
+	}
+}
+
 static void l7_pool_refill_work(struct work_struct *work)
 {
 	struct l7_pool *pool = container_of(to_delayed_work(work),
 					    struct l7_pool, refill);
 	LIST_HEAD(dead);
+	LIST_HEAD(old);
 	int err;
 
 	spin_lock_bh(&pool->lock);
 	list_splice_init(&pool->dead, &dead);
+	l7_pool_age(pool, &old);
 	spin_unlock_bh(&pool->lock);
+	l7_pconn_close_list(&old);
 	if (!list_empty(&dead))
 		synchronize_rcu();	/* the packet hook may still see them */
 	l7_pconn_close_list(&dead);
 
 	while (l7_pool_needs_more(pool)) {
 		err = l7_pconn_open(pool);
+		if (!err)
+			l7_queue_kick(pool->ls);	/* one more can bind */
 		spin_lock_bh(&pool->lock);
 		if (err) {
 			pool->stats.failed++;
@@ -248,9 +277,13 @@ static void l7_pool_refill_work(struct work_struct *work)
 		if (err)
 			break;
 	}
+	/* come back to age the idle ones; a pending kick stays as it is */
+	if (l7_pool_idle_ttl && !pool->dying)
+		queue_delayed_work(l7_pool_wq, &pool->refill,
+				   l7_pool_idle_ttl * HZ / 4);
 }
 
-void l7_pool_init(struct l7_pool *pool, struct net *net,
+void l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 		  const struct ip_vs_dest *dest)
 {
 	spin_lock_init(&pool->lock);
@@ -258,7 +291,8 @@ void l7_pool_init(struct l7_pool *pool, struct net *net,
 	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->dead);
 	INIT_DELAYED_WORK(&pool->refill, l7_pool_refill_work);
-	pool->net = net;
+	pool->net = ls->net;
+	pool->ls = ls;
 	pool->addr.sin_family = AF_INET;
 	pool->addr.sin_addr.s_addr = dest->addr.ip;
 	pool->addr.sin_port = dest->port;
@@ -317,12 +351,14 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 
 	spin_lock_bh(&pool->lock);
 	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle)) {
-		pc = list_first_entry(&pool->idle, struct l7_pconn, list);
+		/* the newest: least likely to be closed by the server now */
+		pc = list_last_entry(&pool->idle, struct l7_pconn, list);
 		list_move_tail(&pc->list, &pool->busy);
 		pool->n_idle--;
 		pool->n_busy++;
 		pc->state = L7_PC_BUSY;
 		pc->spliced = true;
+		pool->stats.bindings++;
 		l7_pool_kick(pool, 0);	/* keep min_idle ready */
 	}
 	spin_unlock_bh(&pool->lock);

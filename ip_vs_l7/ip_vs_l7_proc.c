@@ -26,9 +26,18 @@ static void l7_proc_show_service(struct seq_file *seq,
 	else
 		seq_printf(seq, "%-4s [%pI6c]:%u", proto, &svc->addr.in6,
 			   ntohs(svc->port));
-	seq_printf(seq, "  conns %lld active %d answered %lld\n",
+	seq_printf(seq, "  conns %lld active %d answered %lld queued %lld retried %lld",
 		   atomic64_read(&ls->stats.conns), atomic_read(&ls->nr_conns),
-		   atomic64_read(&ls->stats.bad_requests));
+		   atomic64_read(&ls->stats.bad_requests),
+		   atomic64_read(&ls->stats.queued),
+		   atomic64_read(&ls->stats.retried));
+	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld idle %lld flushed %lld\n",
+		   atomic64_read(&ls->stats.ended[L7_END_CLOSED]),
+		   atomic64_read(&ls->stats.ended[L7_END_CLIENT_RST]),
+		   atomic64_read(&ls->stats.ended[L7_END_SERVER_RST]),
+		   atomic64_read(&ls->stats.ended[L7_END_HEAD_LOST]),
+		   atomic64_read(&ls->stats.ended[L7_END_IDLE]),
+		   atomic64_read(&ls->stats.ended[L7_END_FLUSHED]));
 }
 
 static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
@@ -47,10 +56,10 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 	down = pool->down;
 	spin_unlock_bh(&pool->lock);
 
-	seq_printf(seq, "  -> %pI4:%-5u %6d %6u %6u %8llu %8llu %8llu  %s\n",
+	seq_printf(seq, "  -> %pI4:%-5u %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu\n",
 		   &pool->addr.sin_addr, ntohs(pool->addr.sin_port), weight,
 		   idle, busy, st.opened, st.failed, st.closed,
-		   down ? "down" : "up");
+		   down ? "down" : "up", st.bindings, st.aged);
 }
 
 static int l7_proc_show(struct seq_file *seq, void *v)
@@ -59,8 +68,8 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Connections answered ByDirector\n");
-	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State\n");
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited, then how spliced ones ended\n");
+	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Bindings     Aged\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {
 		if (!net_eq(ls->net, net))

@@ -35,7 +35,6 @@
 #define L7_RTO			(HZ / 5)
 #define L7_HEAD_TRIES		8
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
-#define L7_SPLICE_IDLE		(900 * HZ)
 #define L7_TS_OPT_LEN		12		/* NOP NOP TS */
 
 /*
@@ -134,6 +133,78 @@ int l7_bind(struct l7_conn *c)
 	return 0;
 }
 
+/*
+ * Requests framed while no pooled connection was idle wait here, in
+ * order, for the pool to grow (a bounded queue and a bounded wait: 503
+ * past either).  Called with c->lock held.
+ */
+int l7_queue_add(struct l7_conn *c)
+{
+	struct l7_service *ls = c->ls;
+	int err = -ENOSPC;
+
+	spin_lock_bh(&ls->waitq_lock);
+	if (ls->waitq_len < l7_queue_max) {
+		list_add_tail(&c->wait_node, &ls->waitq);
+		ls->waitq_len++;
+		err = 0;
+	}
+	spin_unlock_bh(&ls->waitq_lock);
+	if (!err) {
+		atomic64_inc(&ls->stats.queued);
+		c->state = L7C_QUEUED;
+		l7_conn_expire_in(c, msecs_to_jiffies(l7_queue_timeout));
+	}
+	return err;
+}
+
+/* Any context; a no-op unless @c waits. */
+void l7_queue_del(struct l7_conn *c)
+{
+	struct l7_service *ls = c->ls;
+
+	spin_lock_bh(&ls->waitq_lock);
+	if (!list_empty(&c->wait_node)) {
+		list_del_init(&c->wait_node);
+		ls->waitq_len--;
+	}
+	spin_unlock_bh(&ls->waitq_lock);
+}
+
+/* Process context, a pooled connection just became idle: bind waiters. */
+void l7_queue_kick(struct l7_service *ls)
+{
+	struct l7_conn *c;
+	bool more = true;
+
+	while (more) {
+		rcu_read_lock();	/* a dequeued conn is freed by RCU */
+		spin_lock_bh(&ls->waitq_lock);
+		c = list_first_entry_or_null(&ls->waitq, struct l7_conn,
+					     wait_node);
+		if (c) {
+			list_del_init(&c->wait_node);
+			ls->waitq_len--;
+		}
+		spin_unlock_bh(&ls->waitq_lock);
+		if (!c) {
+			rcu_read_unlock();
+			break;
+		}
+		spin_lock_bh(&c->lock);
+		if (!c->dead && c->state == L7C_QUEUED && l7_bind(c)) {
+			/* none idle after all: back to the front */
+			spin_lock_bh(&ls->waitq_lock);
+			list_add(&c->wait_node, &ls->waitq);
+			ls->waitq_len++;
+			spin_unlock_bh(&ls->waitq_lock);
+			more = false;
+		}
+		spin_unlock_bh(&c->lock);
+		rcu_read_unlock();
+	}
+}
+
 /* The connection timer while spliced: resend the head, or idle out. */
 void l7_bind_timer(struct l7_conn *c)
 {
@@ -142,7 +213,8 @@ void l7_bind_timer(struct l7_conn *c)
 		l7_conn_expire_in(c, L7_RTO << c->retries);
 		return;
 	}
-	/* head never taken, both sides closed, or idle too long */
+	/* head never taken, or idle too long */
+	c->end = c->head_acked ? L7_END_IDLE : L7_END_HEAD_LOST;
 	c->dead = true;
 }
 
@@ -156,6 +228,7 @@ void l7_unbind(struct l7_conn *c)
 		l7_send_backend(c, TCPHDR_RST, c->b_snd_nxt, 0, 0, NULL, 0);
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	}
+	atomic64_inc(&c->ls->stats.ended[c->end]);
 	l7_pool_retire(c->pc);
 }
 
@@ -167,6 +240,7 @@ static void l7_splice_closed(struct l7_conn *c)
 {
 	if (c->c_fin && c->b_fin && !c->dead_reason) {
 		c->dead_reason = "closed";
+		c->end = L7_END_CLOSED;
 		l7_conn_expire_in(c, L7_LINGER);
 	}
 }
@@ -316,6 +390,7 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
 	if (th->rst) {
 		c->reset = true;
 		c->dead_reason = "reset by client";
+		c->end = L7_END_CLIENT_RST;
 		l7_conn_expire_in(c, 0);
 	} else if (th->fin) {
 		c->c_fin = true;
@@ -328,8 +403,35 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
 	th->source = pc->tcp.lport;
 	th->dest = pc->pool->addr.sin_port;
 	if (c->head_acked && !c->dead_reason)
-		l7_conn_expire_in(c, L7_SPLICE_IDLE);
+		l7_conn_expire_in(c, l7_idle_timeout * HZ);
 	return l7_forward(c->net, skb, pc->tcp.mss);
+}
+
+/*
+ * The server closed or reset the pooled connection before answering -
+ * it was closing it (Timeout, KeepAliveTimeout) when we bound it.  If
+ * nothing but our own copy of the head went to it and the method is
+ * idempotent, send the request once more on another connection; the
+ * client never sees the first try.  c->lock held.
+ */
+static bool l7_retry(struct l7_conn *c)
+{
+	struct l7_pconn *old = c->pc;
+
+	if (c->rsp_seen || c->retried || c->c_fin ||
+	    c->b_snd_nxt != c->b_head_end ||
+	    !l7_http_method_idempotent(c->req.method))
+		return false;
+	l7_send_backend(c, TCPHDR_RST, c->b_snd_nxt, 0, 0, NULL, 0);
+	l7_conn_unhash_backend(c);
+	l7_pool_retire(old);
+	c->pc = NULL;
+	c->retried = true;
+	c->head_acked = false;
+	atomic64_inc(&c->ls->stats.retried);
+	if (l7_bind(c) && l7_queue_add(c))
+		l7_reply_503(c);
+	return true;
 }
 
 /* c->lock held, c spliced: a backend segment goes to the client. */
@@ -346,12 +448,16 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb)
 		return NF_DROP;
 	th = tcp_hdr(skb);
 	l7_seg_read(skb, &o, &s);
+	if ((th->fin || th->rst) && s.len == th->fin && l7_retry(c))
+		return NF_DROP;
+	if (s.len > th->fin)
+		c->rsp_seen = true;
 	if (s.ts)
 		c->b_tsval = s.tsval;
 	if (th->ack && !c->head_acked && !before(s.ack, c->b_head_end)) {
 		c->head_acked = true;
 		if (!c->dead_reason)
-			l7_conn_expire_in(c, L7_SPLICE_IDLE);
+			l7_conn_expire_in(c, l7_idle_timeout * HZ);
 	}
 	flags = l7_map_b2c(&c->map, &s);
 	/* the director acknowledged the head itself: never ACK less */
@@ -366,6 +472,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb)
 	if (th->rst) {
 		c->reset = true;
 		c->dead_reason = "reset by server";
+		c->end = L7_END_SERVER_RST;
 		l7_conn_expire_in(c, 0);
 	} else if (th->fin) {
 		c->b_fin = true;

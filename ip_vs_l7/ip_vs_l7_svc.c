@@ -77,7 +77,7 @@ static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 	if (!ld)
 		return -ENOMEM;
 	ld->dest = dest;
-	l7_pool_init(&ld->pool, ls->net, dest);
+	l7_pool_init(&ld->pool, ls, dest);
 
 	mutex_lock(&l7_services_mutex);
 	list_add_tail_rcu(&ld->list, &ls->dests);	/* dispatch reads it */
@@ -112,6 +112,8 @@ int l7_service_init(struct ip_vs_service *svc)
 	ls->svc = svc;
 	ls->net = svc->ipvs->net;
 	INIT_LIST_HEAD(&ls->dests);
+	spin_lock_init(&ls->waitq_lock);
+	INIT_LIST_HEAD(&ls->waitq);
 
 	mutex_lock(&l7_services_mutex);
 	list_add_tail(&ls->list, &l7_services);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Splice under a bad client link: 3% loss, 1% reordering and a few ms of
+# delay both ways (tc netem), and clients without SACK, timestamps or
+# window scaling, or with a 536-byte MSS, and the director's checksum
+# offload off: every 1 MB download stays byte-exact.  Runs in the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+TMP=$(mktemp -d)
+DIGEST=$(awk '$2 == "static/1m.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
+N=20
+
+modprobe ip_vs_l7 datapath=1
+testbed_up
+add_service "$VS" l7 1 1 1
+in_cli tc qdisc add dev eth0 root netem delay 3ms loss 3% reorder 1% 25%
+in_dir tc qdisc add dev dcli root netem delay 3ms loss 3% reorder 1% 25%
+
+# downloads: N fetches of the 1 MB file, each on a new connection
+downloads() {
+	local i got
+	for i in $(seq 1 $N); do
+		in_cli curl -sS --fail --max-time 120 -o "$TMP/1m" \
+			"http://$L7TB_VIP/static/1m.bin" || { echo "fetch $i failed"; return 1; }
+		got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
+		[ "$got" = "$DIGEST" ] || { echo "fetch $i: sha256 $got"; return 1; }
+	done
+}
+
+# with_client_sysctl NAME VALUE: downloads with one client TCP knob changed
+with_client_sysctl() {
+	local old rc
+	old=$(in_cli sysctl -n "net.ipv4.$1")
+	in_cli sysctl -qw "net.ipv4.$1=$2"
+	downloads
+	rc=$?
+	in_cli sysctl -qw "net.ipv4.$1=$old"
+	return $rc
+}
+
+small_mss() {
+	local rc
+	in_cli ip route change default via "$L7TB_VIP" advmss 536
+	in_cli ip route change 198.51.100.0/24 dev eth0 advmss 536
+	downloads
+	rc=$?
+	in_cli ip route change default via "$L7TB_VIP"
+	in_cli ip route change 198.51.100.0/24 dev eth0
+	return $rc
+}
+
+offload() {
+	local rc
+	in_dir ethtool -K dcli tx "$1" >/dev/null 2>&1
+	in_dir ethtool -K br0 tx "$1" >/dev/null 2>&1
+	downloads
+	rc=$?
+	in_dir ethtool -K dcli tx on >/dev/null 2>&1
+	in_dir ethtool -K br0 tx on >/dev/null 2>&1
+	return $rc
+}
+
+t_check "loss: $N x 1 MB byte-exact over 3% loss, reordering, delay" downloads
+t_check "loss: the same with the client's SACK off" with_client_sysctl tcp_sack 0
+t_check "loss: the same with the client's timestamps off" with_client_sysctl tcp_timestamps 0
+t_check "loss: the same with the client's window scaling off" with_client_sysctl tcp_window_scaling 0
+t_check "loss: the same with the client's MSS at 536" small_mss
+t_check "loss: the same with checksum offload off on the director" offload off
+t_check "loss: the same with checksum offload on on the director" offload on
+in_dir cat /proc/net/ip_vs_l7
+
+testbed_down
+rm -rf "$TMP"
+t_summary
