@@ -91,7 +91,7 @@ cell() {
 	c1=$(cpu_busy)
 	after=$(backend_counters)
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
-		awk '{ printf "%s%d", NR > 1 ? "," : "", $3 - $1 }')
+		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ n += $4 - $2 } END { print n }')
 	eval "$res"	# requests= secs= errors= p50= p99= mean=
@@ -119,7 +119,7 @@ meta() {
 	echo "sess_rate=${BENCH_SESS_RATE:-4}"
 	dpkg-query -W -f='version_${Package}=${Version}\n' \
 		apache2 haproxy nginx httperf wrk ipvsadm
-	echo "l7_srcversion=$(modinfo -F srcversion ip_vs_l7 2>/dev/null)"
+	echo "l7_module_sha256=$(sha256sum "$L7_MODULE" | cut -c1-16)"
 }
 
 "$L7TB_DIR/topology" up
