@@ -79,9 +79,6 @@ config_down() {
 	"$BENCH/proxy" stop nginx
 }
 
-# busy CPU ticks of the whole guest: user+nice+system+irq+softirq
-cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
-
 # per backend: "requests passive-opens" (access log lines, TCP accepts).
 # Apache's /proc/PID/net is its namespace's: no "ip netns exec" needed,
 # which under emulation costs more than the reading.
@@ -96,23 +93,21 @@ backend_counters() {
 
 # cell REP CONFIG WORKLOAD: one measurement, one CSV row
 cell() {
-	local rep=$1 cfg=$2 w=$3 c0 c1 before after res shares conns
+	local rep=$1 cfg=$2 w=$3 before after res shares conns
 	before=$(backend_counters)
-	c0=$(cpu_busy)
 	res=$("$BENCH/load" "$w" "$(base_of "$cfg")" "$SECS" 2>> "$OUT/load.log") ||
-		res="requests=0 secs=0 errors=-1 p50=- p99=- mean=-"
-	c1=$(cpu_busy)
+		res="requests=0 secs=0 errors=-1 p50=- p99=- mean=- cpu=0"
 	after=$(backend_counters)
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ n += $4 - $2 } END { print n }')
-	eval "$res"	# requests= secs= errors= p50= p99= mean=
-	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$((c1 - c0)),$shares,$conns" \
+	eval "$res"	# requests= secs= errors= p50= p99= mean= cpu=
+	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns" \
 		>> "$OUT/cells.csv"
 	printf 'bench: %4ss rep %s %-6s %s  %6s req in %6ss  errors %s  p50 %s ms  cpu %s ticks  per backend %s\n' \
 		"$SECONDS" "$rep" "$cfg" "$w" "$requests" "$secs" "$errors" "$p50" \
-		"$((c1 - c0))" "$shares"
+		"$cpu" "$shares"
 	[ "$errors" = 0 ] || echo "bench: !!!! $cfg $w rep $rep: $errors ERRORS !!!!"
 	sleep 0.5	# let FINs and TIME_WAIT churn of this cell settle
 }
