@@ -111,3 +111,12 @@ demo: setup
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]*
+
+# ---- benchmark (not part of make check) ----
+# make bench: the whole matrix in one boot, about 25 minutes; results and
+# charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
+
+.PHONY: bench
+bench: setup
+	@$(MAKE) --no-print-directory module testbed
+	scripts/bench -k $(KVER) $(if $(BENCH_QUICK),--quick)
