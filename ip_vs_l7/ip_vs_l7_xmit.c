@@ -149,7 +149,10 @@ void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
  * client: its copy of the request head, or a RST.  Its timestamp is the
  * client's newest TSval through the binding's offset, so the backend
  * sees one monotonic clock whether a segment came from the client or
- * from us.
+ * from us.  A client without timestamps sends segments without them,
+ * which Linux accepts on a connection that has them (PAWS applies only
+ * to segments that carry one); ours go the same way, as there is no
+ * client clock to follow.
  */
 void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 		     u16 win, const void *data, u32 len)
@@ -171,7 +174,7 @@ void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 		.len = len,
 	};
 
-	if (pc->tcp.ts) {
+	if (pc->tcp.ts && c->c_ts) {
 		want.present = L7_TCPO_TS;
 		want.tsval = c->c_tsval + c->map.ts_c2b;
 		want.tsecr = c->b_tsval;
