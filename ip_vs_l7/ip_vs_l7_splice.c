@@ -245,6 +245,37 @@ static void l7_splice_closed(struct l7_conn *c)
 	}
 }
 
+/* A RST or FIN went through, from the client or from the server. */
+static void l7_splice_track_close(struct l7_conn *c, const struct tcphdr *th,
+				  bool from_client)
+{
+	if (th->rst) {
+		c->reset = true;
+		c->end = from_client ? L7_END_CLIENT_RST : L7_END_SERVER_RST;
+		c->dead_reason = from_client ? "reset by client" :
+					       "reset by server";
+		l7_conn_expire_in(c, 0);
+	} else if (th->fin) {
+		if (from_client)
+			c->c_fin = true;
+		else
+			c->b_fin = true;
+	}
+	l7_splice_closed(c);
+}
+
+static void l7_seg_readdress(struct sk_buff *skb, __be32 saddr, __be16 sport,
+			     __be32 daddr, __be16 dport)
+{
+	struct iphdr *iph = ip_hdr(skb);
+	struct tcphdr *th = tcp_hdr(skb);
+
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	th->source = sport;
+	th->dest = dport;
+}
+
 /* A SYN has no business in an established splice. */
 static bool l7_seg_syn(const struct sk_buff *skb)
 {
@@ -372,7 +403,6 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 	unsigned int flags;
-	struct iphdr *iph;
 	struct tcphdr *th;
 
 	if (l7_seg_syn(skb) || l7_seg_writable(skb) || l7_seg_opts(skb, &o))
@@ -387,21 +417,9 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
 	if (after(s.seq + s.len, c->b_snd_nxt))
 		c->b_snd_nxt = s.seq + s.len;
 
-	if (th->rst) {
-		c->reset = true;
-		c->dead_reason = "reset by client";
-		c->end = L7_END_CLIENT_RST;
-		l7_conn_expire_in(c, 0);
-	} else if (th->fin) {
-		c->c_fin = true;
-	}
-	l7_splice_closed(c);
-
-	iph = ip_hdr(skb);
-	iph->saddr = pc->tcp.laddr;
-	iph->daddr = pc->pool->addr.sin_addr.s_addr;
-	th->source = pc->tcp.lport;
-	th->dest = pc->pool->addr.sin_port;
+	l7_splice_track_close(c, th, true);
+	l7_seg_readdress(skb, pc->tcp.laddr, pc->tcp.lport,
+			 pc->pool->addr.sin_addr.s_addr, pc->pool->addr.sin_port);
 	if (c->head_acked && !c->dead_reason)
 		l7_conn_expire_in(c, l7_idle_timeout * HZ);
 	return l7_forward(c->net, skb, pc->tcp.mss);
@@ -441,7 +459,6 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb)
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 	unsigned int flags;
-	struct iphdr *iph;
 	struct tcphdr *th;
 
 	if (l7_seg_syn(skb) || l7_seg_writable(skb) || l7_seg_opts(skb, &o))
@@ -469,21 +486,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb)
 	if (s.ts)
 		c->d_ts_last = s.tsval;
 
-	if (th->rst) {
-		c->reset = true;
-		c->dead_reason = "reset by server";
-		c->end = L7_END_SERVER_RST;
-		l7_conn_expire_in(c, 0);
-	} else if (th->fin) {
-		c->b_fin = true;
-	}
-	l7_splice_closed(c);
-
-	iph = ip_hdr(skb);
-	iph->saddr = c->vaddr;
-	iph->daddr = c->caddr;
-	th->source = c->vport;
-	th->dest = c->cport;
+	l7_splice_track_close(c, th, false);
+	l7_seg_readdress(skb, c->vaddr, c->vport, c->caddr, c->cport);
 	return l7_forward(c->net, skb,
 			  c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
 }

@@ -56,6 +56,32 @@ fetch() {
 		tr -d '\r' | awk 'tolower($1) == "x-backend:" { print $2 }'
 }
 
+# fetch_static ROUNDS SERVED: every static file ROUNDS times, each on a
+# new connection and compared with its published digest; the backends
+# that served them are appended to the file SERVED.
+fetch_static() {
+	local rounds=$1 served=$2 body r digest name got backend rc=0
+	body=$(mktemp)
+	for r in $(seq 1 "$rounds"); do
+		while read -r digest name; do
+			if ! backend=$(fetch "http://$L7TB_VIP/$name" "$body"); then
+				echo "fetch $name failed"
+				rc=1
+				break 2
+			fi
+			got=$(sha256sum < "$body" | cut -d' ' -f1)
+			if [ "$got" != "$digest" ]; then
+				echo "$name from $backend: sha256 $got"
+				rc=1
+				break 2
+			fi
+			echo "$backend" >> "$served"
+		done < "$L7TB_DIR/www/SHA256SUMS"
+	done
+	rm -f "$body"
+	return $rc
+}
+
 # wait_eq VALUE CMD...: retry for up to 20 s until CMD prints VALUE.
 wait_eq() {
 	local want=$1 i

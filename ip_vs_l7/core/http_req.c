@@ -43,8 +43,6 @@ enum {
 	L_PARAMS,	/* transfer-coding parameters: skipped up to ',' */
 };
 
-#define L7_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Indexed by enum l7_http_method - 1; methods are case-sensitive. */
 static const char *const method_names[] = {
 	"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH",
@@ -84,85 +82,6 @@ static const char *const err_names[L7_HTTP_E_COUNT] = {
 	[L7_HTTP_E_TOO_MANY_HEADERS]	= "too many header fields",
 };
 
-static bool is_digit(uint8_t c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(uint8_t c)
-{
-	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-}
-
-/* RFC 9110 tchar */
-static bool is_tchar(uint8_t c)
-{
-	if (is_alpha(c) || is_digit(c))
-		return true;
-	switch (c) {
-	case '!': case '#': case '$': case '%': case '&': case '\'':
-	case '*': case '+': case '-': case '.': case '^': case '_':
-	case '`': case '|': case '~':
-		return true;
-	}
-	return false;
-}
-
-static bool is_ows(uint8_t c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* A byte a field value may not carry: CTL other than HTAB, and DEL. */
-static bool is_value_ctl(uint8_t c)
-{
-	return (c < 0x20 && c != '\t') || c == 0x7f;
-}
-
-static uint8_t to_lower(uint8_t c)
-{
-	return (c >= 'A' && c <= 'Z') ? c | 0x20 : c;
-}
-
-static void tok_begin(struct l7_http_req *r, size_t nwords)
-{
-	r->tok_len = 0;
-	r->tok_mask = (1u << nwords) - 1;
-}
-
-/*
- * Narrow the candidates by one more byte.  A word that ended is dropped
- * by comparing against its NUL, so no word is ever read past its end.
- */
-static void tok_byte(struct l7_http_req *r, const char *const *words,
-		     size_t nwords, uint8_t c)
-{
-	size_t i;
-
-	for (i = 0; i < nwords; i++) {
-		if ((r->tok_mask & (1u << i)) &&
-		    (uint8_t)words[i][r->tok_len] != c)
-			r->tok_mask &= ~(1u << i);
-	}
-	if (r->tok_len == (uint8_t)~0)
-		r->tok_mask = 0;	/* longer than any word we know */
-	else
-		r->tok_len++;
-}
-
-/* Index of the word the token equals, or -1. */
-static int tok_match(const struct l7_http_req *r, const char *const *words,
-		     size_t nwords)
-{
-	size_t i;
-
-	for (i = 0; i < nwords; i++) {
-		if ((r->tok_mask & (1u << i)) && words[i][r->tok_len] == '\0')
-			return (int)i;
-	}
-	return -1;
-}
-
 static enum l7_http_status fail(struct l7_http_req *r, enum l7_http_err err)
 {
 	r->err = err;
@@ -189,10 +108,10 @@ static enum l7_http_status method_end(struct l7_http_req *r)
 {
 	int m;
 
-	if (r->tok_len == 0)
+	if (r->tok.len == 0)
 		return fail(r, L7_HTTP_E_METHOD);
 	r->method_span.len = r->pos - r->method_span.off;
-	m = tok_match(r, method_names, L7_ARRAY_SIZE(method_names));
+	m = l7_tok_match(&r->tok, method_names, L7_ARRAY_SIZE(method_names));
 	r->method = m < 0 ? L7_HTTP_M_OTHER : (enum l7_http_method)(m + 1);
 	if (r->method == L7_HTTP_M_CONNECT)
 		return fail(r, L7_HTTP_E_METHOD_UNSUPPORTED);
@@ -230,7 +149,7 @@ static enum l7_http_status target_byte(struct l7_http_req *r, uint8_t c)
 		} else if (c == '*' && r->method == L7_HTTP_M_OPTIONS) {
 			r->target_form = L7_HTTP_T_ASTERISK;
 			r->sub = 3;
-		} else if (is_alpha(c)) {
+		} else if (l7_is_alpha(c)) {
 			r->target_form = L7_HTTP_T_ABSOLUTE;
 			r->sub = 1;
 		} else {
@@ -240,7 +159,7 @@ static enum l7_http_status target_byte(struct l7_http_req *r, uint8_t c)
 	case 1:
 		if (c == ':')
 			r->sub = 2;
-		else if (!is_alpha(c) && !is_digit(c) &&
+		else if (!l7_is_alpha(c) && !l7_is_digit(c) &&
 			 c != '+' && c != '-' && c != '.')
 			return fail(r, L7_HTTP_E_TARGET);
 		break;
@@ -261,14 +180,14 @@ static enum l7_http_status version_byte(struct l7_http_req *r, uint8_t c)
 					     fail(r, L7_HTTP_E_VERSION);
 	switch (i) {
 	case 5:
-		if (!is_digit(c))
+		if (!l7_is_digit(c))
 			return fail(r, L7_HTTP_E_VERSION);
 		r->version_major = c - '0';
 		return L7_HTTP_MORE;
 	case 6:
 		return c == '.' ? L7_HTTP_MORE : fail(r, L7_HTTP_E_VERSION);
 	case 7:
-		if (!is_digit(c))
+		if (!l7_is_digit(c))
 			return fail(r, L7_HTTP_E_VERSION);
 		r->version_minor = c - '0';
 		return L7_HTTP_MORE;
@@ -285,11 +204,11 @@ static enum l7_http_status version_byte(struct l7_http_req *r, uint8_t c)
 
 static enum l7_http_status name_end(struct l7_http_req *r)
 {
-	int f = tok_match(r, field_names, L7_ARRAY_SIZE(field_names));
+	int f = l7_tok_match(&r->tok, field_names, L7_ARRAY_SIZE(field_names));
 
 	r->field = f < 0 ? F_OTHER : (uint8_t)(f + 1);
 	r->sub = L_ELEM;
-	r->tok_len = 0;
+	r->tok.len = 0;
 	r->val_gap = false;
 	r->val_end = 0;
 
@@ -317,7 +236,7 @@ static enum l7_http_status name_end(struct l7_http_req *r)
 /* Host = uri-host [ ":" port ]: one run of non-OWS bytes. */
 static enum l7_http_status host_byte(struct l7_http_req *r, uint8_t c)
 {
-	if (is_ows(c)) {
+	if (l7_is_ows(c)) {
 		if (r->val_end)
 			r->val_gap = true;
 		return L7_HTTP_MORE;
@@ -355,7 +274,7 @@ static enum l7_http_status cl_commit(struct l7_http_req *r)
 
 static enum l7_http_status cl_byte(struct l7_http_req *r, uint8_t c)
 {
-	if (is_digit(c)) {
+	if (l7_is_digit(c)) {
 		uint64_t d = c - '0';
 
 		if (r->val_gap || r->cl_cur > (~(uint64_t)0 - d) / 10)
@@ -364,7 +283,7 @@ static enum l7_http_status cl_byte(struct l7_http_req *r, uint8_t c)
 		r->cl_digits = true;
 		return L7_HTTP_MORE;
 	}
-	if (is_ows(c)) {
+	if (l7_is_ows(c)) {
 		if (r->cl_digits)
 			r->val_gap = true;
 		return L7_HTTP_MORE;
@@ -412,7 +331,7 @@ static enum l7_http_status list_token(struct l7_http_req *r, bool params)
 	int w;
 
 	list_words(r, &words, &n);
-	w = params ? -1 : tok_match(r, words, n);
+	w = params ? -1 : l7_tok_match(&r->tok, words, n);
 
 	switch (r->field) {
 	case F_TRANSFER_ENCODING:
@@ -460,17 +379,17 @@ static enum l7_http_status list_byte(struct l7_http_req *r, uint8_t c)
 			return fail(r, list_err(r));
 		return L7_HTTP_MORE;
 	}
-	if (is_tchar(c)) {
+	if (l7_is_tchar(c)) {
 		if (r->sub == L_AFTER)
 			return fail(r, list_err(r));
 		if (r->sub == L_ELEM) {
-			tok_begin(r, n);
+			l7_tok_begin(&r->tok, n);
 			r->sub = L_TOKEN;
 		}
-		tok_byte(r, words, n, to_lower(c));
+		l7_tok_byte(&r->tok, words, n, l7_to_lower(c));
 		return L7_HTTP_MORE;
 	}
-	if (is_ows(c)) {
+	if (l7_is_ows(c)) {
 		if (r->sub == L_TOKEN) {
 			r->sub = L_AFTER;
 			return list_token(r, false);
@@ -564,12 +483,12 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 			r->state = S_LEAD_LF;
 			return L7_HTTP_MORE;
 		}
-		if (!is_tchar(c))
+		if (!l7_is_tchar(c))
 			return fail(r, c == '\n' ? L7_HTTP_E_LINE_END :
 						   L7_HTTP_E_METHOD);
 		r->method_span.off = r->pos;
-		tok_begin(r, L7_ARRAY_SIZE(method_names));
-		tok_byte(r, method_names, L7_ARRAY_SIZE(method_names), c);
+		l7_tok_begin(&r->tok, L7_ARRAY_SIZE(method_names));
+		l7_tok_byte(&r->tok, method_names, L7_ARRAY_SIZE(method_names), c);
 		r->state = S_METHOD;
 		return L7_HTTP_MORE;
 	case S_LEAD_LF:
@@ -580,9 +499,9 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 	case S_METHOD:
 		if (c == ' ')
 			return method_end(r);
-		if (!is_tchar(c))
+		if (!l7_is_tchar(c))
 			return fail(r, L7_HTTP_E_METHOD);
-		tok_byte(r, method_names, L7_ARRAY_SIZE(method_names), c);
+		l7_tok_byte(&r->tok, method_names, L7_ARRAY_SIZE(method_names), c);
 		return L7_HTTP_MORE;
 	case S_TARGET:
 		return target_byte(r, c);
@@ -599,26 +518,26 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 			r->state = S_END_LF;
 			return L7_HTTP_MORE;
 		}
-		if (is_ows(c))
+		if (l7_is_ows(c))
 			return fail(r, L7_HTTP_E_OBS_FOLD);
-		if (!is_tchar(c))
+		if (!l7_is_tchar(c))
 			return fail(r, c == '\n' ? L7_HTTP_E_LINE_END :
 						   L7_HTTP_E_HEADER_NAME);
 		if (r->header_count >= r->lim.max_headers)
 			return fail(r, L7_HTTP_E_TOO_MANY_HEADERS);
 		r->header_count++;
-		tok_begin(r, L7_ARRAY_SIZE(field_names));
-		tok_byte(r, field_names, L7_ARRAY_SIZE(field_names),
-			 to_lower(c));
+		l7_tok_begin(&r->tok, L7_ARRAY_SIZE(field_names));
+		l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
+			 l7_to_lower(c));
 		r->state = S_NAME;
 		return L7_HTTP_MORE;
 	case S_NAME:
 		if (c == ':')
 			return name_end(r);
-		if (!is_tchar(c))	/* includes space before ':' */
+		if (!l7_is_tchar(c))	/* includes space before ':' */
 			return fail(r, L7_HTTP_E_HEADER_NAME);
-		tok_byte(r, field_names, L7_ARRAY_SIZE(field_names),
-			 to_lower(c));
+		l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
+			 l7_to_lower(c));
 		return L7_HTTP_MORE;
 	case S_VALUE:
 		if (c == '\r') {
@@ -627,7 +546,7 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 		}
 		if (c == '\n')
 			return fail(r, L7_HTTP_E_LINE_END);
-		if (is_value_ctl(c))
+		if (l7_is_value_ctl(c))
 			return fail(r, L7_HTTP_E_HEADER_VALUE);
 		return value_byte(r, c);
 	case S_END_LF:

@@ -15,7 +15,7 @@
 #ifndef _IP_VS_L7_CORE_HTTP_REQ_H
 #define _IP_VS_L7_CORE_HTTP_REQ_H
 
-#include "l7_types.h"
+#include "http_chars.h"
 
 #define L7_HTTP_DEFAULT_MAX_HEAD	8192
 #define L7_HTTP_DEFAULT_MAX_HEADERS	100
@@ -109,8 +109,7 @@ struct l7_http_req {
 	uint8_t state;
 	uint8_t sub;		/* position inside a literal or sub-state */
 	uint8_t field;		/* which known header is being read */
-	uint8_t tok_len;	/* bytes of the current token, saturating */
-	uint32_t tok_mask;	/* candidates the current token still matches */
+	struct l7_tok tok;	/* known name or token being matched */
 	uint32_t val_end;	/* offset just past the last non-OWS value byte */
 	bool val_gap;		/* OWS seen after value bytes */
 	bool conn_close;

@@ -6,26 +6,9 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 VS=$L7TB_VIP:80
-SUMS=$L7TB_DIR/www/SHA256SUMS
 TMP=$(mktemp -d)
 
 testbed_up
-
-# Fetch every static file ROUNDS times over new connections; compare each
-# body with the published digest; print the backends that served them.
-fetch_static_exact() {
-	local rounds=$1 r name digest got backend
-	for r in $(seq 1 "$rounds"); do
-		while read -r digest name; do
-			backend=$(fetch "http://$L7TB_VIP/$name" "$TMP/body") ||
-				{ echo "fetch $name failed"; return 1; }
-			got=$(sha256sum < "$TMP/body" | cut -d' ' -f1)
-			[ "$got" = "$digest" ] ||
-				{ echo "$name from $backend: sha256 $got"; return 1; }
-			echo "$backend" >> "$TMP/served"
-		done < "$SUMS"
-	done
-}
 
 # all_backends_served: s1, s2 and s3 each appear in $TMP/served
 all_backends_served() {
@@ -38,7 +21,7 @@ all_backends_served() {
 
 static_files_exact() {
 	: > "$TMP/served"
-	fetch_static_exact 3 && all_backends_served
+	fetch_static 3 "$TMP/served" && all_backends_served
 }
 
 cgi_reachable() {

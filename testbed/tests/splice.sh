@@ -7,7 +7,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 VS=$L7TB_VIP:80
-SUMS=$L7TB_DIR/www/SHA256SUMS
 TMP=$(mktemp -d)
 
 # emulated time is ~30x slower: give the pools time to grow for 200 clients
@@ -17,16 +16,8 @@ add_service "$VS" l7 1 1 1
 wait_for in_dir grep -Eq ' 8 .* up ' /proc/net/ip_vs_l7
 
 static_exact() {
-	local digest name got backend
 	: > "$TMP/served"
-	while read -r digest name; do
-		backend=$(fetch "http://$L7TB_VIP/$name" "$TMP/body") ||
-			{ echo "fetch $name failed"; return 1; }
-		got=$(sha256sum < "$TMP/body" | cut -d' ' -f1)
-		[ "$got" = "$digest" ] ||
-			{ echo "$name from $backend: sha256 $got"; return 1; }
-		echo "$backend" >> "$TMP/served"
-	done < "$SUMS"
+	fetch_static 1 "$TMP/served"
 }
 
 cgi_and_post() {
