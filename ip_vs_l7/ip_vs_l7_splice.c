@@ -396,6 +396,19 @@ static void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
 	s->tsecr = o->tsecr;
 }
 
+/*
+ * Ready a spliced segment for rewriting: headers ours to write, options
+ * parsed, numbers read.  A SYN has no business in an established splice.
+ */
+static int l7_seg_take(struct sk_buff *skb, struct l7_tcp_opts *o,
+		       struct l7_tcp_seg *s)
+{
+	if (l7_seg_syn(skb) || l7_seg_writable(skb) || l7_seg_opts(skb, o))
+		return -EINVAL;
+	l7_seg_read(skb, o, s);
+	return 0;
+}
+
 /* c->lock held, c spliced: a client segment goes to the backend. */
 unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
 {
@@ -405,10 +418,9 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
 	unsigned int flags;
 	struct tcphdr *th;
 
-	if (l7_seg_syn(skb) || l7_seg_writable(skb) || l7_seg_opts(skb, &o))
+	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
-	l7_seg_read(skb, &o, &s);
 	c->c_win = s.win;
 	if (s.ts)
 		c->c_tsval = s.tsval;
@@ -461,10 +473,9 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb)
 	unsigned int flags;
 	struct tcphdr *th;
 
-	if (l7_seg_syn(skb) || l7_seg_writable(skb) || l7_seg_opts(skb, &o))
+	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
-	l7_seg_read(skb, &o, &s);
 	if ((th->fin || th->rst) && s.len == th->fin && l7_retry(c))
 		return NF_DROP;
 	if (s.len > th->fin)
