@@ -40,6 +40,11 @@ static const struct l7_reply replies[] = {
 		"Content-Length: 16\r\n"
 		"Connection: close\r\n\r\n"
 		"not implemented\n" },
+	{ 502, "HTTP/1.1 502 Bad Gateway\r\n"
+		"Content-Type: text/plain\r\n"
+		"Content-Length: 32\r\n"
+		"Connection: close\r\n\r\n"
+		"real server closed, no response\n" },
 	{ 503, "HTTP/1.1 503 Service Unavailable\r\n"
 		"Content-Type: text/plain\r\n"
 		"Content-Length: 25\r\n"
