@@ -23,10 +23,10 @@
 #include <linux/workqueue.h>
 #include <net/ip_vs.h>
 
+#include "core/http_body.h"
 #include "core/http_req.h"
+#include "core/http_resp.h"
 #include "core/tcp_map.h"
-
-#include "core/http_req.h"
 
 struct l7_pool;
 struct l7_conn;
@@ -39,8 +39,10 @@ enum l7_pconn_state {
 
 /*
  * The TCP state of a pooled connection, read from its socket once it is
- * established and before it is ever bound; from its first binding on the
- * socket never sees the connection's packets again, and it is closed
+ * established and before it is ever bound.  From its first binding on
+ * the socket never sees the connection's packets again - the data path
+ * owns the connection and keeps these numbers itself, updating them each
+ * time a binding gives the connection back - and the socket is closed
  * silently (TCP_REPAIR) when the connection is retired.
  */
 struct l7_pconn_tcp {
@@ -51,6 +53,7 @@ struct l7_pconn_tcp {
 	u32	ts_recent;	/* backend's newest TSval */
 	u32	ts_last;	/* newest TSval the director sent */
 	u16	mss;		/* payload bytes per segment to the backend */
+	u16	win;		/* window field we last announced */
 	s8	snd_wscale;	/* backend's shift of its own window field */
 	s8	rcv_wscale;	/* shift the backend applies to ours */
 	bool	ts;
@@ -58,25 +61,36 @@ struct l7_pconn_tcp {
 };
 
 struct l7_pconn {
-	struct list_head	list;		/* in pool->idle or pool->busy */
-	struct hlist_node	b_node;		/* backend tuple hash, bound */
+	struct list_head	list;		/* in pool->idle, busy or dead */
+	struct hlist_node	b_node;		/* backend tuple hash, once spliced */
 	struct l7_pool		*pool;
-	struct l7_conn		*conn;		/* bound to, RCU */
+	struct l7_conn		*conn;		/* bound to, RCU; NULL when idle */
 	struct socket		*sock;
 	enum l7_pconn_state	state;
 	bool			spliced;	/* socket state is stale */
-	unsigned long		born;		/* jiffies when established */
+	bool			hashed;		/* in the backend tuple hash */
+	bool			quiet;		/* the server has nothing to reset */
+	unsigned int		uses;		/* bindings so far */
+	unsigned long		born;		/* jiffies when (re)pooled */
 	struct l7_pconn_tcp	tcp;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
 };
 
 struct l7_pool_stats {
-	u64	bindings;	/* client connections bound to one */
+	u64	bindings;	/* requests bound to one: requests served */
+	u64	reused;		/* ... to one that had served before */
+	u64	errors;		/* requests that failed on this server */
 	u64	opened;		/* connections established */
 	u64	failed;		/* connect attempts that failed */
 	u64	closed;		/* closed by the server while pooled */
 	u64	aged;		/* closed by us after pool_idle_ttl */
+};
+
+/* Forwarded payload, counted per CPU on the hot path. */
+struct l7_pool_bytes {
+	u64	to_server;
+	u64	from_server;
 };
 
 struct l7_pool {
@@ -86,6 +100,8 @@ struct l7_pool {
 	struct list_head	dead;		/* waiting for the refill work */
 	unsigned int		n_idle;
 	unsigned int		n_busy;
+	atomic_t		outstanding;	/* requests without full response */
+	struct l7_pool_bytes __percpu *bytes;
 	bool			dying;		/* no more refills */
 	bool			down;		/* last connect failed */
 	unsigned int		backoff_ms;	/* retry delay while down */
@@ -110,6 +126,7 @@ enum l7_end {
 	L7_END_CLIENT_RST,
 	L7_END_SERVER_RST,
 	L7_END_HEAD_LOST,	/* the backend never took our copy of the head */
+	L7_END_BAD_RESPONSE,	/* a response the framer refused */
 	L7_END_IDLE,		/* idle_timeout */
 	L7_END_FLUSHED,		/* service, server or module went away */
 	L7_END_COUNT
@@ -120,6 +137,8 @@ struct l7_service_stats {
 	atomic64_t	bad_requests;	/* heads answered 4xx/5xx by us */
 	atomic64_t	queued;		/* requests that waited for a conn */
 	atomic64_t	retried;	/* sent again: server closed first */
+	atomic64_t	rebinds;	/* requests after a connection's first */
+	atomic64_t	held;		/* pipelined heads held for their turn */
 	atomic64_t	ended[L7_END_COUNT];
 };
 
@@ -140,26 +159,70 @@ struct l7_service {
 	struct l7_service_stats	stats;
 };
 
+/* the window scale the director announces (Linux's for a 6 MB rcvbuf) */
+#define L7_OUR_WSCALE	7
+
+/*
+ * One request and its response, carried by one pooled connection (FPS
+ * steps 4-7).  A client connection makes one binding per request; the
+ * newest is "current" while its request or response is still on the way,
+ * older ones only wait for the client to acknowledge the end of their
+ * response before their pooled connection goes back to the pool.  All
+ * fields are under the client connection's lock.
+ */
+struct l7_binding {
+	struct list_head	node;		/* in conn->bindings, oldest first */
+	struct l7_pconn		*pc;
+	struct l7_binding_map	map;
+	struct l7_http_resp	rsp;		/* frames the response */
+	u32			b_req_end;	/* backend seq after the request */
+	u32			b_snd_nxt;	/* highest seq sent to the backend */
+	u32			b_acked;	/* backend's newest ACK */
+	u32			b_fed;		/* backend seq framed so far */
+	u32			b_tsval;	/* newest backend TSval */
+	u32			ts_sent;	/* newest TSval sent to the backend */
+	u8			retries;	/* resends of our copy */
+	bool			head_acked;	/* the backend has our copy */
+	bool			req_done;	/* request end known (req_range) */
+	bool			rsp_seen;	/* a response byte went out */
+	bool			rsp_done;	/* response end known (rsp_range) */
+	bool			keep;		/* backend keeps the connection */
+	bool			close_after;	/* the client asked for close */
+	bool			b_fin;		/* backend sent FIN */
+	bool			b_rst;		/* backend sent RST */
+	bool			retried;	/* second try of the request */
+	u32			c_ack_passed;	/* newest client ACK passed on */
+	enum l7_http_method	method;
+	u32			copy_len;	/* our copy of the request's start */
+	u8			copy[];
+};
+
+enum l7_conn_state {
+	L7C_HEAD,	/* collecting a request head */
+	L7C_HELD,	/* head framed, waiting for the response before it */
+	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
+	L7C_BODY,	/* current request's body passing through */
+	L7C_TUNNEL,	/* close-delimited response: spliced until both FINs */
+	L7C_CLOSING,	/* our reply and/or FIN sent; waiting for the client */
+};
+
 /*
  * A client connection answered by the director.  Lives in the client
  * tuple hash (RCU); all fields below the hash node are under ->lock.
  * Whoever sets ->dead owns freeing it.
+ *
+ * The client's byte stream alternates between request heads, which the
+ * director takes into ->head and acknowledges itself, and request
+ * bodies, which pass through to the current binding's backend packet by
+ * packet.  The response stream is the concatenation of the bindings'
+ * responses, each mapped into the director's sequence space on this
+ * connection right after the one before.
  */
-/* the window scale the director announces (Linux's for a 6 MB rcvbuf) */
-#define L7_OUR_WSCALE	7
-
-enum l7_conn_state {
-	L7C_HEAD,	/* collecting the first request head */
-	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
-	L7C_SPLICED,	/* bound to a pooled connection, packets rewritten */
-	L7C_CLOSING,	/* our reply and FIN sent; waiting for the client */
-};
-
 struct l7_conn {
 	struct hlist_node	c_node;
 	struct list_head	wait_node;	/* in ls->waitq while queued */
 	struct rcu_head		rcu;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* everything below */
 	bool			dead;
 	const char		*dead_reason;	/* set: die at the next tick */
 	enum l7_end		end;		/* why a spliced one ended */
@@ -170,45 +233,44 @@ struct l7_conn {
 	__be32			vaddr;
 	__be16			cport;
 	__be16			vport;
-	struct timer_list	timer;		/* idle timeout, retransmit */
+	struct timer_list	timer;		/* timeouts, retransmits */
+	unsigned long		last_seen;	/* jiffies of the last segment */
 	unsigned int		retries;
 
 	/* the client side of TCP, as the director plays it */
-	u32			c_rcv_nxt;	/* next client seq expected */
+	u32			c_rcv_nxt;	/* next client seq the director takes */
+	u32			c_acked;	/* highest ACK the director sent */
 	u32			d_snd_una;	/* oldest of ours not acked */
 	u32			d_snd_nxt;	/* our next seq */
 	u32			c_tsval;	/* newest client TSval */
 	u32			d_ts_last;	/* newest TSval we sent */
 	u16			c_mss;		/* what the client takes */
+	u16			c_win;		/* client's last window field */
 	s8			c_wscale;	/* shift of its window field */
 	s8			d_wscale;	/* shift it applies to ours */
 	bool			c_ts;
 	bool			c_sack;
 	bool			c_fin;		/* client sent FIN */
+	bool			reset;		/* a RST went through */
 
-	/* the first request head, bounded by l7_max_head */
+	/* request heads not yet sent, bounded by l7_max_head */
 	u8			*head;
-	u32			head_len;
+	u32			head_len;	/* bytes in ->head */
+	u32			c_seq0;		/* client seq of ->head[0] */
+	u32			framed;		/* bytes fed to ->req */
+	int			bad_status;	/* held head refused: answer */
 	struct l7_http_req	req;
+	struct l7_http_body	body;		/* the current request's body */
+	unsigned int		requests;	/* bound so far */
+	bool			retry_next;	/* the next bind is a retry */
 
 	/* our own reply (an error response), resent until acked */
 	const char		*reply;
 	u32			reply_len;
 	u32			reply_seq;
 
-	/* the binding to a pooled connection (FPS step 4) */
-	struct l7_pconn		*pc;
-	struct l7_binding_map	map;
-	u32			c_seq0;		/* client seq of first head byte */
-	u32			b_head_end;	/* backend seq after our copy */
-	u32			b_snd_nxt;	/* highest seq sent to backend */
-	u32			b_tsval;	/* newest backend TSval */
-	u16			c_win;		/* client's last window field */
-	bool			head_acked;	/* backend has our copy */
-	bool			rsp_seen;	/* a response byte went out */
-	bool			retried;	/* already rebound once */
-	bool			b_fin;		/* backend sent FIN */
-	bool			reset;		/* a RST went through */
+	struct list_head	bindings;	/* l7_binding, oldest first */
+	struct l7_binding	*cur;		/* request/response under way */
 };
 
 /* ip_vs_l7_main.c: module parameters */
@@ -241,21 +303,35 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
 void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool);
-struct l7_conn *l7_conn_lookup_backend(const struct net *net, __be32 baddr,
-				       __be16 bport, __be32 laddr,
-				       __be16 lport);
-void l7_conn_hash_backend(struct l7_conn *c);
-void l7_conn_unhash_backend(struct l7_conn *c);
+struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
+				 __be16 bport, __be32 laddr, __be16 lport);
+void l7_pconn_hash(struct l7_pconn *pc);
+void l7_pconn_unhash(struct l7_pconn *pc);
 
-/* ip_vs_l7_splice.c */
+/* ip_vs_l7_bind.c */
 int l7_bind(struct l7_conn *c);
-void l7_bind_timer(struct l7_conn *c);
-unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb);
-unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb);
-void l7_unbind(struct l7_conn *c);
+void l7_dispatch(struct l7_conn *c);
 int l7_queue_add(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 void l7_queue_kick(struct l7_service *ls);
+struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
+void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
+		     u32 seq, const void *data, u32 len);
+void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
+void l7_binding_acked(struct l7_conn *c, u32 ack);
+void l7_binding_finish(struct l7_conn *c, struct l7_binding *b);
+void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
+void l7_binding_abort_all(struct l7_conn *c);
+void l7_binding_lost(struct l7_conn *c, struct l7_binding *b);
+bool l7_binding_timer(struct l7_conn *c);
+
+/* ip_vs_l7_splice.c */
+int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep);
+unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb);
+unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb);
+unsigned int l7_splice_body(struct l7_conn *c, struct sk_buff *skb);
 
 /* ip_vs_l7_xmit.c */
 u32 l7_now_ts(void);
@@ -264,14 +340,21 @@ void l7_send_client(struct l7_conn *c, u8 flags,
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr);
 void l7_send_rst(struct net *net, const struct sk_buff *in);
-void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
-		     u16 win, const void *data, u32 len);
+void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
+		   u16 win, bool ts, u32 tsval, u32 tsecr, const void *data,
+		   u32 len);
 
 /* ip_vs_l7_client.c */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
 unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
-unsigned int l7_backend_packet(struct l7_conn *c, struct sk_buff *skb);
+bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
+		       struct sk_buff *skb, unsigned int *verdict);
+void l7_reply(struct l7_conn *c, int status);
 void l7_reply_503(struct l7_conn *c);
+void l7_close_client(struct l7_conn *c);
+void l7_head_frame(struct l7_conn *c);
+void l7_head_reframe(struct l7_conn *c);
+void l7_cur_done(struct l7_conn *c);
 void l7_client_timer(struct l7_conn *c);
 
 /* ip_vs_l7_hook.c */
@@ -281,12 +364,14 @@ void l7_hook_exit(void);
 /* ip_vs_l7_pool.c */
 int l7_pool_module_init(void);
 void l7_pool_module_exit(void);
-void l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
-		  const struct ip_vs_dest *dest);
+int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
+		 const struct ip_vs_dest *dest);
 void l7_pool_set_weight(struct l7_pool *pool, int weight);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
-void l7_pool_retire(struct l7_pconn *pc);
+void l7_pool_release(struct l7_pconn *pc, bool keep);
+void l7_pool_count_error(struct l7_pool *pool);
+unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
 
 /* ip_vs_l7_proc.c */
 int l7_proc_init(void);

@@ -59,13 +59,26 @@ static u32 l7_cookie_check(const struct sk_buff *skb)
 #endif
 }
 
+/*
+ * The director acknowledges what it took, but never client bytes that
+ * went to a server and are not yet acknowledged by it: until the server
+ * has the current request's body, the next head waits.
+ */
+static bool l7_may_take(const struct l7_conn *c)
+{
+	const struct l7_binding *b = c->cur;
+
+	return !b || b->copy_len == b->b_req_end - b->pc->tcp.snd_nxt ||
+	       !before(b->b_acked, b->b_req_end);
+}
+
 static void l7_send_ack(struct l7_conn *c)
 {
 	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
 }
 
 /* Answer with a canned response and FIN; the client's data is ignored. */
-static void l7_reply(struct l7_conn *c, int status)
+void l7_reply(struct l7_conn *c, int status)
 {
 	c->reply = l7_http_reply(status, &c->reply_len);
 	c->state = L7C_CLOSING;
@@ -84,11 +97,94 @@ void l7_reply_503(struct l7_conn *c)
 	l7_reply(c, 503);
 }
 
-/* Take in-order head bytes; answer what the framer decides. */
-static void l7_take_head(struct l7_conn *c, const u8 *data, u32 len)
+/* Close our side after the last response: FIN, resent until acked. */
+void l7_close_client(struct l7_conn *c)
+{
+	c->state = L7C_CLOSING;
+	c->reply = NULL;
+	c->reply_len = 0;
+	c->reply_seq = c->d_snd_nxt;
+	c->retries = 0;
+	l7_send_client(c, TCPHDR_FIN, c->d_snd_nxt, NULL, 0);
+	c->d_snd_nxt++;
+	l7_conn_expire_in(c, L7_RTO);
+}
+
+/* Waiting for the next head: how long a client may idle. */
+static void l7_await_head(struct l7_conn *c)
+{
+	l7_conn_expire_in(c, l7_head_timeout * HZ);
+}
+
+/*
+ * Frame what ->head holds beyond what the framer has seen.  A complete
+ * (or refused) head is dispatched when nothing is under way, else held
+ * until the response before it is complete.
+ */
+void l7_head_frame(struct l7_conn *c)
 {
 	enum l7_http_status st;
 	size_t used;
+
+	if (c->state != L7C_HEAD || c->framed == c->head_len)
+		return;
+	st = l7_http_req_feed(&c->req, c->head + c->framed,
+			      c->head_len - c->framed, &used);
+	c->framed += used;
+	if (st == L7_HTTP_ERROR)
+		c->bad_status = l7_http_err_status(c->req.err);
+	else if (st != L7_HTTP_DONE && c->head_len == l7_max_head)
+		c->bad_status = 431;
+	else if (st != L7_HTTP_DONE)
+		return;
+
+	if (c->cur) {
+		c->state = L7C_HELD;
+		atomic64_inc(&c->ls->stats.held);
+	} else {
+		l7_dispatch(c);
+	}
+}
+
+/* Frame ->head from its first byte again (it changed in front). */
+void l7_head_reframe(struct l7_conn *c)
+{
+	c->framed = 0;
+	c->bad_status = 0;
+	l7_http_req_init(&c->req, &(struct l7_http_limits){
+		.max_head = l7_max_head,
+		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
+	});
+	l7_head_frame(c);
+}
+
+/*
+ * c->lock held: the current binding has its whole request and response.
+ * Close if the client asked for it, else go on with the next request.
+ */
+void l7_cur_done(struct l7_conn *c)
+{
+	struct l7_binding *b = c->cur;
+
+	if (!b || !b->req_done || !b->rsp_done)
+		return;
+	c->cur = NULL;
+	if (b->close_after) {
+		l7_close_client(c);	/* pipelined requests are void */
+		return;
+	}
+	if (c->state == L7C_HELD)
+		l7_dispatch(c);		/* even after the client's FIN */
+	else if (c->c_fin)
+		l7_close_client(c);
+	else if (c->state == L7C_HEAD)
+		l7_await_head(c);
+}
+
+/* Take in-order head bytes into the buffer, as far as there is room. */
+static void l7_take_head(struct l7_conn *c, const struct sk_buff *skb,
+			 u32 off, u32 len)
+{
 	u32 room;
 
 	if (!c->head) {
@@ -98,58 +194,106 @@ static void l7_take_head(struct l7_conn *c, const u8 *data, u32 len)
 	}
 	room = l7_max_head - c->head_len;
 	if (len > room)
-		len = room;	/* the framer fails at the limit anyway */
-	memcpy(c->head + c->head_len, data, len);
-	st = l7_http_req_feed(&c->req, c->head + c->head_len, len, &used);
+		len = room;	/* the rest comes again once there is room */
+	if (skb_copy_bits(skb, off, c->head + c->head_len, len))
+		return;
 	c->head_len += len;
 	c->c_rcv_nxt += len;
-
-	switch (st) {
-	case L7_HTTP_ERROR:
-		l7_reply(c, l7_http_err_status(c->req.err));
-		break;
-	case L7_HTTP_DONE:
-		l7_send_ack(c);
-		if (l7_bind(c) && l7_queue_add(c))
-			l7_reply_503(c);	/* no server, or queue full */
-		break;
-	default:
-		if (c->head_len == l7_max_head)
-			l7_reply(c, 431);
-		else
-			l7_send_ack(c);
-	}
+	l7_head_frame(c);
 }
 
 static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th)
 {
 	u32 ack = ntohl(th->ack_seq);
 
-	if (th->ack && after(ack, c->d_snd_una) && !after(ack, c->d_snd_nxt))
-		c->d_snd_una = ack;
+	if (!th->ack || before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
+		return;
+	c->d_snd_una = ack;
+	l7_binding_acked(c, ack);
+}
+
+/*
+ * The binding the client's ACKs are for: the oldest whose response the
+ * client does not have whole yet.
+ */
+static struct l7_binding *l7_ack_target(struct l7_conn *c)
+{
+	return list_first_entry_or_null(&c->bindings, struct l7_binding, node);
+}
+
+/*
+ * A client segment whose payload the director took (or that has none):
+ * what it says about the response stream - ACK, window, SACK - still
+ * goes to the server sending it, as a pure ACK, when it tells it more
+ * than it knows.
+ */
+static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
+				u32 hlen, bool pure)
+{
+	struct l7_binding *b = l7_ack_target(c);
+	struct tcphdr *th = tcp_hdr(skb);
+	u32 ack = ntohl(th->ack_seq);
+
+	if (!b || !th->ack)
+		return NF_DROP;
+	if (!pure) {
+		if (!after(ack, b->c_ack_passed))
+			return NF_DROP;	/* would read as a duplicate ACK */
+		if (l7_seg_trim(skb, hlen, 0))
+			return NF_DROP;
+	}
+	if (after(ack, b->c_ack_passed))
+		b->c_ack_passed = ack;
+	return l7_splice_c2b(c, b, skb);
+}
+
+/* A retransmission of request bytes that went through a binding. */
+static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
+				  u32 seq)
+{
+	struct l7_binding *b;
+
+	list_for_each_entry(b, &c->bindings, node)
+		if (l7_range_where(&b->map.req_range, seq) == L7_HERE &&
+		    !(b->req_done && seq == b->map.req_range.end))
+			return l7_splice_c2b(c, b, skb);
+	l7_send_ack(c);
+	return NF_DROP;
+}
+
+/* The client's FIN, in order, between requests. */
+static void l7_client_fin(struct l7_conn *c)
+{
+	c->c_fin = true;
+	c->c_rcv_nxt++;
+	l7_send_ack(c);
+	if (c->state == L7C_HEAD && !c->cur)
+		l7_close_client(c);	/* nothing under way: close too */
+	/* else: after the response under way (l7_cur_done) */
 }
 
 /* Called with c->lock held on a live connection. */
 static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
-	u32 thlen = th->doff * 4;
-	u32 len = skb->len - ip_hdrlen(skb) - thlen;
+	u32 hlen = ip_hdrlen(skb) + th->doff * 4;
+	u32 len = skb->len - hlen;
 	u32 seq = ntohl(th->seq);
 	struct l7_tcp_opts o;
+	u32 skip;
 
-	if (c->state == L7C_SPLICED)
-		return l7_splice_c2b(c, skb);
+	if (c->state == L7C_TUNNEL)
+		return l7_splice_c2b(c, c->cur, skb);
 	if (th->rst) {
 		/* RFC 5961: only an exact RST kills, others are ignored */
 		if (seq == c->c_rcv_nxt) {
 			c->dead_reason = "reset by client";
+			c->end = L7_END_CLIENT_RST;
 			l7_conn_expire_in(c, 0);
 		}
 		return NF_DROP;
 	}
-	/* waiting for a pooled connection: what comes now is resent later */
-	if (th->syn || c->state == L7C_QUEUED)
+	if (th->syn)
 		return NF_DROP;
 	if (c->c_ts && l7_parse_opts(th, &o) == 0 &&
 	    (o.present & L7_TCPO_TS) && !after(seq, c->c_rcv_nxt))
@@ -157,55 +301,57 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	c->c_win = ntohs(th->window);
 	l7_client_ack(c, th);
 
+	if (c->state == L7C_BODY)
+		return l7_splice_body(c, skb);
 	if (c->state == L7C_CLOSING) {
 		if (th->fin && !c->c_fin && seq + len == c->c_rcv_nxt) {
 			c->c_fin = true;
 			c->c_rcv_nxt++;
 			l7_send_ack(c);
 		}
-		if (c->d_snd_una == c->d_snd_nxt)
+		if (c->d_snd_una == c->d_snd_nxt && list_empty(&c->bindings))
 			l7_conn_expire_in(c, c->c_fin ? 0 : l7_head_timeout * HZ);
-		return NF_DROP;
+		return l7_pass_ack(c, skb, hlen, !len && !th->fin);
 	}
+	if (!len && !th->fin)
+		return l7_pass_ack(c, skb, hlen, true);
+	if (len && before(seq, c->c_rcv_nxt) && !after(seq + len, c->c_rcv_nxt))
+		return l7_client_old(c, skb, seq);
 
-	/* L7C_HEAD */
-	if (len || th->fin) {
-		if (seq != c->c_rcv_nxt) {
-			l7_send_ack(c);	/* old or out of order: resync */
-			return NF_DROP;
-		}
-		if (len) {
-			if (skb_linearize(skb))
-				return NF_DROP;
-			th = tcp_hdr(skb);
-			l7_take_head(c, (const u8 *)th + thlen, len);
-		}
-		if (th->fin && c->state == L7C_HEAD) {
-			/* closed before a whole request: close too */
-			c->c_fin = true;
-			c->c_rcv_nxt++;
-			c->state = L7C_CLOSING;
-			c->reply = NULL;
-			c->reply_len = 0;
-			c->reply_seq = c->d_snd_nxt;
-			l7_send_client(c, TCPHDR_FIN, c->d_snd_nxt, NULL, 0);
-			c->d_snd_nxt++;
-			l7_conn_expire_in(c, L7_RTO);
-		}
+	/* HEAD, HELD or QUEUED: the bytes are the director's to take */
+	if (after(seq, c->c_rcv_nxt) || c->c_fin || !l7_may_take(c)) {
+		if (l7_may_take(c))
+			l7_send_ack(c);	/* out of order: resync */
+		return l7_pass_ack(c, skb, hlen, false);
 	}
-	return NF_DROP;
+	skip = c->c_rcv_nxt - seq;	/* a resend may overlap what we have */
+	if (len > skip)
+		l7_take_head(c, skb, hlen + skip, len - skip);
+	if (c->dead)
+		return NF_DROP;
+	if (th->fin && seq + len == c->c_rcv_nxt)
+		l7_client_fin(c);
+	else if (len)
+		l7_send_ack(c);
+	if (c->state == L7C_QUEUED || c->state == L7C_CLOSING)
+		return NF_DROP;
+	return l7_pass_ack(c, skb, hlen, false);
 }
 
-/* A segment from a backend on a connection bound to @c. */
-unsigned int l7_backend_packet(struct l7_conn *c, struct sk_buff *skb)
+/* A segment from a server on a pooled connection bound to @c. */
+bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
+		       struct sk_buff *skb, unsigned int *verdict)
 {
-	unsigned int verdict = NF_DROP;
+	struct l7_binding *b = NULL;
 
 	spin_lock_bh(&c->lock);
-	if (!c->dead && c->state == L7C_SPLICED)
-		verdict = l7_splice_b2c(c, skb);
+	c->last_seen = jiffies;
+	if (!c->dead)
+		b = l7_binding_of(c, pc);
+	if (b)
+		*verdict = l7_splice_b2c(c, b, skb);
 	spin_unlock_bh(&c->lock);
-	return verdict;
+	return b;
 }
 
 unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
@@ -213,6 +359,7 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
 	unsigned int verdict = NF_DROP;
 
 	spin_lock_bh(&c->lock);
+	c->last_seen = jiffies;
 	if (!c->dead)
 		verdict = l7_client_segment(c, skb);
 	spin_unlock_bh(&c->lock);
@@ -264,6 +411,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	if (!c)
 		return NF_DROP;	/* the client resends its ACK */
 	c->c_rcv_nxt = ntohl(th->seq);
+	c->c_acked = c->c_rcv_nxt;
 	c->c_seq0 = c->c_rcv_nxt;
 	c->d_snd_una = ntohl(th->ack_seq);
 	c->d_snd_nxt = c->d_snd_una;
@@ -300,22 +448,35 @@ void l7_client_timer(struct l7_conn *c)
 	}
 	switch (c->state) {
 	case L7C_HEAD:
-		/* no whole head in time: a slow or idle client */
-		l7_reply(c, 408);
+	case L7C_HELD:
+		if (l7_binding_timer(c))
+			return;
+		if (!list_empty(&c->bindings))
+			break;	/* a response under way went silent */
+		if (c->head_len) {
+			l7_reply(c, 408);	/* a slow client */
+			return;
+		}
+		l7_close_client(c);	/* idle between requests */
 		return;
-	case L7C_SPLICED:
-		l7_bind_timer(c);
-		return;
+	case L7C_BODY:
+	case L7C_TUNNEL:
+		if (l7_binding_timer(c))
+			return;
+		break;
 	case L7C_QUEUED:
 		/* no pooled connection came free in time */
 		l7_queue_del(c);
 		l7_reply_503(c);
 		return;
 	case L7C_CLOSING:
-		if (c->d_snd_una == c->d_snd_nxt) {
+		if (c->d_snd_una == c->d_snd_nxt &&
+		    (list_empty(&c->bindings) || c->c_fin)) {
 			c->dead = true;	/* all acked; FIN-WAIT ends here */
 			return;
 		}
+		if (c->d_snd_una == c->d_snd_nxt)
+			break;
 		if (++c->retries > L7_REPLY_TRIES) {
 			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 			c->dead = true;
@@ -327,4 +488,15 @@ void l7_client_timer(struct l7_conn *c)
 		l7_conn_expire_in(c, L7_RTO << c->retries);
 		return;
 	}
+	/*
+	 * Bindings under way: the timer is set at milestones only, not per
+	 * packet, so look when the connection was last heard of.
+	 */
+	if (time_before(jiffies, c->last_seen + l7_idle_timeout * HZ)) {
+		l7_conn_expire_in(c, c->last_seen + l7_idle_timeout * HZ -
+				  jiffies);
+		return;
+	}
+	c->end = L7_END_IDLE;
+	c->dead = true;
 }

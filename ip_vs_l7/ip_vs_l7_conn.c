@@ -20,14 +20,15 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
+#include <net/tcp.h>
 
 #include "ip_vs_l7.h"
 
 #define L7_CONN_HASH_BITS	12
 
 static struct hlist_head l7_conn_hash[1 << L7_CONN_HASH_BITS];
-/* bound pooled connections by their tuple, to find a backend's packets */
-static struct hlist_head l7_pconn_hash[1 << L7_CONN_HASH_BITS];
+/* spliced pooled connections by their tuple, to find a server's packets */
+static struct hlist_head l7_pconn_table[1 << L7_CONN_HASH_BITS];
 static DEFINE_SPINLOCK(l7_conn_hash_lock);	/* writers of both */
 
 static u32 l7_conn_hashfn(const struct net *net, __be32 caddr, __be16 cport,
@@ -55,42 +56,41 @@ struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
 	return NULL;
 }
 
-/* Under RCU: the connection a backend's segment belongs to. */
-struct l7_conn *l7_conn_lookup_backend(const struct net *net, __be32 baddr,
-				       __be16 bport, __be32 laddr,
-				       __be16 lport)
+/* Under RCU: the pooled connection a server's segment belongs to. */
+struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
+				 __be16 bport, __be32 laddr, __be16 lport)
 {
 	u32 h = l7_conn_hashfn(net, baddr, bport, laddr, lport);
 	struct l7_pconn *pc;
 
-	hlist_for_each_entry_rcu(pc, &l7_pconn_hash[h], b_node)
+	hlist_for_each_entry_rcu(pc, &l7_pconn_table[h], b_node)
 		if (pc->tcp.lport == lport && pc->tcp.laddr == laddr &&
 		    pc->pool->addr.sin_addr.s_addr == baddr &&
 		    pc->pool->addr.sin_port == bport &&
 		    net_eq(pc->pool->net, net))
-			return READ_ONCE(pc->conn);
+			return pc;
 	return NULL;
 }
 
-/* c->lock held: from now on the backend's packets find @c. */
-void l7_conn_hash_backend(struct l7_conn *c)
+/* From its first binding on, the data path takes @pc's packets. */
+void l7_pconn_hash(struct l7_pconn *pc)
 {
-	struct l7_pconn *pc = c->pc;
-	u32 h = l7_conn_hashfn(c->net, pc->pool->addr.sin_addr.s_addr,
+	u32 h = l7_conn_hashfn(pc->pool->net, pc->pool->addr.sin_addr.s_addr,
 			       pc->pool->addr.sin_port, pc->tcp.laddr,
 			       pc->tcp.lport);
 
-	WRITE_ONCE(pc->conn, c);
 	spin_lock_bh(&l7_conn_hash_lock);
-	hlist_add_head_rcu(&pc->b_node, &l7_pconn_hash[h]);
+	hlist_add_head_rcu(&pc->b_node, &l7_pconn_table[h]);
+	pc->hashed = true;
 	spin_unlock_bh(&l7_conn_hash_lock);
 }
 
-/* c->lock held: the current pooled connection is being let go. */
-void l7_conn_unhash_backend(struct l7_conn *c)
+/* The caller waits for an RCU grace period before freeing @pc. */
+void l7_pconn_unhash(struct l7_pconn *pc)
 {
 	spin_lock_bh(&l7_conn_hash_lock);
-	hlist_del_init_rcu(&c->pc->b_node);
+	hlist_del_init_rcu(&pc->b_node);
+	pc->hashed = false;
 	spin_unlock_bh(&l7_conn_hash_lock);
 }
 
@@ -109,11 +109,16 @@ static void l7_conn_destroy(struct l7_conn *c)
 
 	spin_lock_bh(&l7_conn_hash_lock);
 	hlist_del_rcu(&c->c_node);
-	if (c->pc)
-		hlist_del_rcu(&c->pc->b_node);
 	spin_unlock_bh(&l7_conn_hash_lock);
-	if (c->pc)
-		l7_unbind(c);
+	spin_lock_bh(&c->lock);
+	/* a binding left means the client did not get all: reset it */
+	if (!list_empty(&c->bindings) && !c->reset &&
+	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur && c->cur->b_fin))
+		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
+	if (c->requests)
+		atomic64_inc(&ls->stats.ended[c->end]);
+	l7_binding_abort_all(c);
+	spin_unlock_bh(&c->lock);
 	l7_queue_del(c);
 	call_rcu(&c->rcu, l7_conn_free_rcu);
 
@@ -151,6 +156,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 		return NULL;
 	spin_lock_init(&c->lock);
 	INIT_LIST_HEAD(&c->wait_node);
+	INIT_LIST_HEAD(&c->bindings);
 	timer_setup(&c->timer, l7_conn_timer_fn, 0);
 	c->ls = ls;
 	c->net = ls->net;
@@ -158,6 +164,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 	c->cport = cport;
 	c->vaddr = vaddr;
 	c->vport = vport;
+	c->last_seen = jiffies;
 	return c;
 }
 
@@ -188,6 +195,17 @@ void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 	mod_timer(&c->timer, jiffies + delay);
 }
 
+/* c->lock held: whether a binding of @c is on a connection of @pool. */
+static bool l7_conn_uses_pool(struct l7_conn *c, const struct l7_pool *pool)
+{
+	struct l7_binding *b;
+
+	list_for_each_entry(b, &c->bindings, node)
+		if (b->pc->pool == pool)
+			return true;
+	return false;
+}
+
 /*
  * Process context: kill every connection of @ls (bound to a connection
  * of @pool, if not NULL) and wait until all are freed, including the
@@ -208,7 +226,7 @@ restart:
 			if (c->ls != ls)
 				continue;
 			spin_lock_bh(&c->lock);
-			mine = !c->dead && (!pool || (c->pc && c->pc->pool == pool));
+			mine = !c->dead && (!pool || l7_conn_uses_pool(c, pool));
 			if (mine) {
 				c->dead = true;
 				c->end = L7_END_FLUSHED;

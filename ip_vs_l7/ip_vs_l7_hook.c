@@ -40,12 +40,35 @@ static bool l7_tcp_valid(struct sk_buff *skb, const struct nf_hook_state *state)
 	return !nf_ip_checksum(skb, state->hook, thoff, IPPROTO_TCP);
 }
 
+/*
+ * A server's segment on a spliced pooled connection: to the binding it
+ * serves, if any - the connection may be given back and bound again
+ * between the lookup and the lock, hence a second look - else to the
+ * pool, which speaks for idle ones.
+ */
+static unsigned int l7_server_packet(struct l7_pconn *pc, struct sk_buff *skb)
+{
+	unsigned int verdict;
+	struct l7_conn *c;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		c = READ_ONCE(pc->conn);
+		if (!c)
+			break;
+		if (l7_backend_packet(c, pc, skb, &verdict))
+			return verdict;
+	}
+	return l7_pool_idle_packet(pc, skb);
+}
+
 static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 			       const struct nf_hook_state *state)
 {
 	const struct iphdr *iph = ip_hdr(skb);
 	const struct tcphdr *th;
 	struct l7_service *ls;
+	struct l7_pconn *pc;
 	struct l7_conn *c;
 	struct tcphdr _th;
 
@@ -64,12 +87,12 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 			return NF_DROP;
 		return l7_client_packet(c, skb);
 	}
-	c = l7_conn_lookup_backend(state->net, iph->saddr, th->source,
-				   iph->daddr, th->dest);
-	if (c) {
+	pc = l7_pconn_lookup(state->net, iph->saddr, th->source, iph->daddr,
+			     th->dest);
+	if (pc) {
 		if (!l7_tcp_valid(skb, state))
 			return NF_DROP;
-		return l7_backend_packet(c, skb);
+		return l7_server_packet(pc, skb);
 	}
 	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
 	if (!ls)

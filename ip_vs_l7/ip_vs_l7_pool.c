@@ -49,6 +49,25 @@ static void l7_pconn_unlink(struct l7_pconn *pc)
 	list_del(&pc->list);
 }
 
+/*
+ * Called with pool->lock held: @pc leaves the pool for good.  The packet
+ * hook stops finding it (the refill work waits for an RCU grace period
+ * before closing it), and a server that still thinks it is connected is
+ * told otherwise: the socket cannot, its numbers are stale.
+ */
+static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
+{
+	if (pc->hashed) {
+		l7_pconn_unhash(pc);
+		if (!pc->quiet)
+			l7_send_pconn(pc, TCPHDR_RST, pc->tcp.snd_nxt, 0, 0,
+				      false, 0, 0, NULL, 0);
+		pc->quiet = true;
+	}
+	pc->state = L7_PC_DEAD;
+	list_add_tail(&pc->list, to);
+}
+
 static void l7_pconn_mark_dead(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
@@ -227,8 +246,8 @@ static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
 	list_for_each_entry_safe(pc, next, &pool->idle, list) {
 		if (time_before(jiffies, pc->born + ttl))
 			break;	/* oldest first */
-		list_move_tail(&pc->list, old);
-		pool->n_idle--;
+		l7_pconn_unlink(pc);
+		l7_pconn_discard(pc, old);
 		pool->stats.aged++;
 	}
 }
@@ -238,21 +257,19 @@ static void l7_pool_refill_work(struct work_struct *work)
 	struct l7_pool *pool = container_of(to_delayed_work(work),
 					    struct l7_pool, refill);
 	LIST_HEAD(dead);
-	LIST_HEAD(old);
 	int err;
 
 	spin_lock_bh(&pool->lock);
 	list_splice_init(&pool->dead, &dead);
-	l7_pool_age(pool, &old);
+	l7_pool_age(pool, &dead);
 	spin_unlock_bh(&pool->lock);
-	l7_pconn_close_list(&old);
 	if (!list_empty(&dead))
 		synchronize_rcu();	/* the packet hook may still see them */
 	l7_pconn_close_list(&dead);
 
 	while (l7_pool_needs_more(pool)) {
 		err = l7_pconn_open(pool);
-		if (!err)
+		if (!err && READ_ONCE(pool->ls->waitq_len))
 			l7_queue_kick(pool->ls);	/* one more can bind */
 		spin_lock_bh(&pool->lock);
 		if (err) {
@@ -277,15 +294,21 @@ static void l7_pool_refill_work(struct work_struct *work)
 		if (err)
 			break;
 	}
+	/* connections came back, or were added: bind waiting requests */
+	if (READ_ONCE(pool->ls->waitq_len))
+		l7_queue_kick(pool->ls);
 	/* come back to age the idle ones; a pending kick stays as it is */
 	if (l7_pool_idle_ttl && !pool->dying)
 		queue_delayed_work(l7_pool_wq, &pool->refill,
 				   l7_pool_idle_ttl * HZ / 4);
 }
 
-void l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
-		  const struct ip_vs_dest *dest)
+int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
+		 const struct ip_vs_dest *dest)
 {
+	pool->bytes = alloc_percpu(struct l7_pool_bytes);
+	if (!pool->bytes)
+		return -ENOMEM;
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->idle);
 	INIT_LIST_HEAD(&pool->busy);
@@ -296,6 +319,7 @@ void l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 	pool->addr.sin_family = AF_INET;
 	pool->addr.sin_addr.s_addr = dest->addr.ip;
 	pool->addr.sin_port = dest->port;
+	return 0;
 }
 
 /*
@@ -304,22 +328,28 @@ void l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
  */
 void l7_pool_set_weight(struct l7_pool *pool, int weight)
 {
+	struct l7_pconn *pc, *next;
 	LIST_HEAD(idle);
 
 	spin_lock_bh(&pool->lock);
 	pool->weight = weight;
 	if (weight <= 0) {
-		list_splice_init(&pool->idle, &idle);
-		pool->n_idle = 0;
+		list_for_each_entry_safe(pc, next, &pool->idle, list) {
+			l7_pconn_unlink(pc);
+			l7_pconn_discard(pc, &idle);
+		}
 	} else {
 		l7_pool_kick(pool, 0);
 	}
 	spin_unlock_bh(&pool->lock);
+	if (!list_empty(&idle))
+		synchronize_rcu();	/* the packet hook may still see them */
 	l7_pconn_close_list(&idle);
 }
 
 void l7_pool_destroy(struct l7_pool *pool)
 {
+	struct l7_pconn *pc, *next;
 	LIST_HEAD(all);
 
 	spin_lock_bh(&pool->lock);
@@ -331,23 +361,29 @@ void l7_pool_destroy(struct l7_pool *pool)
 	cancel_delayed_work_sync(&pool->refill);
 
 	spin_lock_bh(&pool->lock);
-	list_splice_init(&pool->idle, &all);
-	list_splice_init(&pool->busy, &all);
 	list_splice_init(&pool->dead, &all);
+	list_splice_init(&pool->busy, &pool->idle);
+	list_for_each_entry_safe(pc, next, &pool->idle, list) {
+		list_del(&pc->list);
+		l7_pconn_discard(pc, &all);
+	}
 	pool->n_idle = 0;
 	pool->n_busy = 0;
 	spin_unlock_bh(&pool->lock);
 	synchronize_rcu();	/* the packet hook may still see them */
 	l7_pconn_close_list(&all);
+	free_percpu(pool->bytes);
 }
 
 /*
- * Softirq: hand out an idle connection for binding, or NULL.  From now
- * on the data path owns its packets; the socket is left behind.
+ * Softirq: hand out an idle connection for binding, or NULL.  From its
+ * first binding on the data path owns its packets; the socket is left
+ * behind.
  */
 struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 {
 	struct l7_pconn *pc = NULL;
+	bool first = false;
 
 	spin_lock_bh(&pool->lock);
 	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle)) {
@@ -357,12 +393,17 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 		pool->n_idle--;
 		pool->n_busy++;
 		pc->state = L7_PC_BUSY;
+		first = !pc->spliced;
 		pc->spliced = true;
 		pool->stats.bindings++;
+		if (pc->uses++)
+			pool->stats.reused++;
+		if (first)
+			l7_pconn_hash(pc);
 		l7_pool_kick(pool, 0);	/* keep min_idle ready */
 	}
 	spin_unlock_bh(&pool->lock);
-	if (pc) {
+	if (first) {
 		struct sock *sk = pc->sock->sk;
 
 		/* its state changes mean nothing now */
@@ -374,20 +415,72 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 	return pc;
 }
 
-/* Any context: a bound connection is finished; close it in the work. */
-void l7_pool_retire(struct l7_pconn *pc)
+/*
+ * Any context: a binding is done with @pc.  With @keep it goes back to
+ * the idle list (the newest end) for the next request of any client;
+ * otherwise it is retired - its server was told already - and replaced.
+ */
+void l7_pool_release(struct l7_pconn *pc, bool keep)
 {
 	struct l7_pool *pool = pc->pool;
 
 	spin_lock_bh(&pool->lock);
 	if (pc->state == L7_PC_BUSY) {
 		l7_pconn_unlink(pc);
-		pc->state = L7_PC_DEAD;
-		list_add_tail(&pc->list, &pool->dead);
+		if (keep && pool->weight > 0 && !pool->dying) {
+			pc->state = L7_PC_IDLE;
+			pc->born = jiffies;
+			list_add_tail(&pc->list, &pool->idle);
+			pool->n_idle++;
+		} else {
+			pc->quiet = true;
+			l7_pconn_discard(pc, &pool->dead);
+		}
 		l7_pool_kick(pool, 0);
 	}
 	spin_unlock_bh(&pool->lock);
 	wake_up_var(&pool->n_busy);	/* l7_conn_flush() may wait */
+}
+
+void l7_pool_count_error(struct l7_pool *pool)
+{
+	spin_lock_bh(&pool->lock);
+	pool->stats.errors++;
+	spin_unlock_bh(&pool->lock);
+}
+
+/*
+ * Softirq: a server's segment on a pooled connection that is idle after
+ * a binding.  Only the data path knows its numbers, so it answers: a
+ * resent response tail gets its ACK again (ours was lost); a FIN (the
+ * server's keep-alive timeout) or anything unexpected retires the
+ * connection - with a RST, as nothing is left to say on it.
+ */
+unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	u32 len = skb->len - ip_hdrlen(skb) - th->doff * 4;
+	struct l7_pool *pool = pc->pool;
+	bool ack = false;
+
+	spin_lock_bh(&pool->lock);
+	if (pc->state == L7_PC_IDLE) {
+		if (!th->rst && !th->fin &&
+		    !after(ntohl(th->seq) + len, pc->tcp.rcv_nxt)) {
+			ack = len;
+		} else if (!th->rst || ntohl(th->seq) == pc->tcp.rcv_nxt) {
+			pc->quiet = th->rst;
+			l7_pconn_unlink(pc);
+			l7_pconn_discard(pc, &pool->dead);
+			pool->stats.closed++;
+			l7_pool_kick(pool, 0);
+		}
+	}
+	spin_unlock_bh(&pool->lock);
+	if (ack)
+		l7_send_pconn(pc, 0, pc->tcp.snd_nxt, pc->tcp.rcv_nxt,
+			      pc->tcp.win, false, 0, 0, NULL, 0);
+	return NF_DROP;
 }
 
 int l7_pool_module_init(void)

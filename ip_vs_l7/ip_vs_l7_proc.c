@@ -26,24 +26,41 @@ static void l7_proc_show_service(struct seq_file *seq,
 	else
 		seq_printf(seq, "%-4s [%pI6c]:%u", proto, &svc->addr.in6,
 			   ntohs(svc->port));
-	seq_printf(seq, "  conns %lld active %d answered %lld queued %lld retried %lld",
+	seq_printf(seq, "  conns %lld active %d answered %lld queued %lld retried %lld rebinds %lld held %lld",
 		   atomic64_read(&ls->stats.conns), atomic_read(&ls->nr_conns),
 		   atomic64_read(&ls->stats.bad_requests),
 		   atomic64_read(&ls->stats.queued),
-		   atomic64_read(&ls->stats.retried));
-	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld idle %lld flushed %lld\n",
+		   atomic64_read(&ls->stats.retried),
+		   atomic64_read(&ls->stats.rebinds),
+		   atomic64_read(&ls->stats.held));
+	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld bad_response %lld idle %lld flushed %lld\n",
 		   atomic64_read(&ls->stats.ended[L7_END_CLOSED]),
 		   atomic64_read(&ls->stats.ended[L7_END_CLIENT_RST]),
 		   atomic64_read(&ls->stats.ended[L7_END_SERVER_RST]),
 		   atomic64_read(&ls->stats.ended[L7_END_HEAD_LOST]),
+		   atomic64_read(&ls->stats.ended[L7_END_BAD_RESPONSE]),
 		   atomic64_read(&ls->stats.ended[L7_END_IDLE]),
 		   atomic64_read(&ls->stats.ended[L7_END_FLUSHED]));
+}
+
+static void l7_pool_bytes_sum(struct l7_pool *pool, struct l7_pool_bytes *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct l7_pool_bytes *b = per_cpu_ptr(pool->bytes, cpu);
+
+		sum->to_server += READ_ONCE(b->to_server);
+		sum->from_server += READ_ONCE(b->from_server);
+	}
 }
 
 static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 {
 	struct l7_pool *pool = &ld->pool;
 	struct l7_pool_stats st;
+	struct l7_pool_bytes bytes;
 	unsigned int idle, busy;
 	int weight;
 	bool down;
@@ -55,11 +72,14 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 	weight = pool->weight;
 	down = pool->down;
 	spin_unlock_bh(&pool->lock);
+	l7_pool_bytes_sum(pool, &bytes);
 
-	seq_printf(seq, "  -> %pI4:%-5u %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu\n",
+	seq_printf(seq, "  -> %pI4:%-5u %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu\n",
 		   &pool->addr.sin_addr, ntohs(pool->addr.sin_port), weight,
 		   idle, busy, st.opened, st.failed, st.closed,
-		   down ? "down" : "up", st.bindings, st.aged);
+		   down ? "down" : "up", st.bindings, st.aged,
+		   atomic_read(&pool->outstanding), st.reused, st.errors,
+		   bytes.to_server, bytes.from_server);
 }
 
 static int l7_proc_show(struct seq_file *seq, void *v)
@@ -68,8 +88,8 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited, then how spliced ones ended\n");
-	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Bindings     Aged\n");
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined, then how client connections with requests ended\n");
+	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {
 		if (!net_eq(ls->net, net))

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ip_vs_l7: binding a client connection to a pooled connection and
- * splicing the two (FPS steps 4-7).
+ * ip_vs_l7: splicing packets between a client connection and the pooled
+ * connections its requests are bound to (FPS steps 5-7).
  *
- * Once the head is framed, the director picks a real server (weighted
- * least outstanding bindings), takes one of its idle pooled connections,
- * sends it its own copy of the buffered head and from then on rewrites
- * every packet of both flows in place - addresses, ports, seq/ack,
- * timestamps, window, SACK - with the per-binding map of core/tcp_map.c,
- * and sends it on.  No socket sees these packets.
+ * Every packet of a binding, both ways, is rewritten in place -
+ * addresses, ports, seq/ack, timestamps, window, SACK - with the
+ * binding's map from core/tcp_map.c and sent on; no socket sees it.  On
+ * the way the director frames what it needs to know to rebind: where
+ * the current request's body ends (client to server) and where the
+ * response ends (server to client).  Bulk body bytes are skipped by
+ * count; only chunk-size lines and heads are read, through
+ * skb_header_pointer(), so paged skbs stay as they are.
  *
  * Checksums: every forwarded skb leaves as CHECKSUM_PARTIAL with a fresh
  * pseudo-header seed, so the rewrite never has to patch th->check and the
@@ -21,7 +23,6 @@
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/ip.h>
-#include <linux/rculist.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
@@ -32,237 +33,9 @@
 #include "ip_vs_l7.h"
 #include "core/tcp_opt.h"
 
-#define L7_RTO			(HZ / 5)
-#define L7_HEAD_TRIES		8
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
 #define L7_TS_OPT_LEN		12		/* NOP NOP TS */
-
-/*
- * Weighted least outstanding: the server whose bindings per unit of
- * weight are fewest, among those with an idle pooled connection; ties
- * go round-robin so that an idle cluster still spreads.
- */
-static struct l7_pconn *l7_pick(struct l7_service *ls)
-{
-	unsigned int idx = 0, start, best_idx = 0, n = 0;
-	struct l7_dest *ld, *best = NULL;
-	u64 best_busy = 0, best_w = 1;
-
-	list_for_each_entry_rcu(ld, &ls->dests, list)
-		n++;
-	if (!n)
-		return NULL;
-	start = (u32)atomic_inc_return(&ls->pick_cursor) % n;
-
-	list_for_each_entry_rcu(ld, &ls->dests, list) {
-		struct l7_pool *p = &ld->pool;
-		int w = READ_ONCE(p->weight);
-		u64 busy = READ_ONCE(p->n_busy);
-		unsigned int rank = (idx + n - start) % n;
-
-		idx++;
-		if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
-			continue;
-		if (!best || busy * best_w < best_busy * w ||
-		    (busy * best_w == best_busy * w && rank < best_idx)) {
-			best = ld;
-			best_busy = busy;
-			best_w = w;
-			best_idx = rank;
-		}
-	}
-	return best ? l7_pool_take(&best->pool) : NULL;
-}
-
-static u16 l7_win_to_backend(const struct l7_conn *c)
-{
-	return l7_win_rescale(c->c_win, c->c_wscale, c->pc->tcp.rcv_wscale);
-}
-
-/* (Re)send the director's copy of the buffered request bytes. */
-static void l7_send_head(struct l7_conn *c)
-{
-	u32 mss = c->pc->tcp.mss, off;
-
-	for (off = 0; off < c->head_len; off += mss) {
-		u32 n = min(mss, c->head_len - off);
-
-		l7_send_backend(c, off + n == c->head_len ? TCPHDR_PSH : 0,
-				c->pc->tcp.snd_nxt + off, c->pc->tcp.rcv_nxt,
-				l7_win_to_backend(c), c->head + off, n);
-	}
-}
-
-/* c->lock held, head framed: bind, or -EAGAIN if no server can take it. */
-int l7_bind(struct l7_conn *c)
-{
-	struct l7_binding_params p;
-	struct l7_pconn *pc;
-
-	pc = l7_pick(c->ls);
-	if (!pc)
-		return -EAGAIN;
-	c->pc = pc;
-	p = (struct l7_binding_params){
-		.c_seq = c->c_seq0,
-		.b_seq = pc->tcp.snd_nxt,
-		.b_rcv = pc->tcp.rcv_nxt,
-		.c_snd = c->d_snd_nxt,
-		.c_tsval = c->c_tsval,
-		.b_ts_floor = pc->tcp.ts_last + 1,
-		.b_tsval = pc->tcp.ts_recent,
-		.c_ts_floor = c->d_ts_last + 1,
-		.c_wscale = c->c_wscale,
-		.cd_wscale = c->d_wscale,
-		.b_wscale = pc->tcp.snd_wscale,
-		.bd_wscale = pc->tcp.rcv_wscale,
-		.c_ts = c->c_ts,
-		.b_ts = pc->tcp.ts,
-		.c_sack = c->c_sack,
-		.b_sack = pc->tcp.sack,
-	};
-	l7_binding_init(&c->map, &p, NULL);
-	c->b_tsval = pc->tcp.ts_recent;
-	c->b_head_end = pc->tcp.snd_nxt + c->head_len;
-	c->b_snd_nxt = c->b_head_end;
-	c->state = L7C_SPLICED;
-	c->retries = 0;
-	l7_conn_hash_backend(c);
-	l7_send_head(c);
-	l7_conn_expire_in(c, L7_RTO);
-	return 0;
-}
-
-/*
- * Requests framed while no pooled connection was idle wait here, in
- * order, for the pool to grow (a bounded queue and a bounded wait: 503
- * past either).  Called with c->lock held.
- */
-int l7_queue_add(struct l7_conn *c)
-{
-	struct l7_service *ls = c->ls;
-	int err = -ENOSPC;
-
-	spin_lock_bh(&ls->waitq_lock);
-	if (ls->waitq_len < l7_queue_max) {
-		list_add_tail(&c->wait_node, &ls->waitq);
-		ls->waitq_len++;
-		err = 0;
-	}
-	spin_unlock_bh(&ls->waitq_lock);
-	if (!err) {
-		atomic64_inc(&ls->stats.queued);
-		c->state = L7C_QUEUED;
-		l7_conn_expire_in(c, msecs_to_jiffies(l7_queue_timeout));
-	}
-	return err;
-}
-
-/* Any context; a no-op unless @c waits. */
-void l7_queue_del(struct l7_conn *c)
-{
-	struct l7_service *ls = c->ls;
-
-	spin_lock_bh(&ls->waitq_lock);
-	if (!list_empty(&c->wait_node)) {
-		list_del_init(&c->wait_node);
-		ls->waitq_len--;
-	}
-	spin_unlock_bh(&ls->waitq_lock);
-}
-
-/* Process context, a pooled connection just became idle: bind waiters. */
-void l7_queue_kick(struct l7_service *ls)
-{
-	struct l7_conn *c;
-	bool more = true;
-
-	while (more) {
-		rcu_read_lock();	/* a dequeued conn is freed by RCU */
-		spin_lock_bh(&ls->waitq_lock);
-		c = list_first_entry_or_null(&ls->waitq, struct l7_conn,
-					     wait_node);
-		if (c) {
-			list_del_init(&c->wait_node);
-			ls->waitq_len--;
-		}
-		spin_unlock_bh(&ls->waitq_lock);
-		if (!c) {
-			rcu_read_unlock();
-			break;
-		}
-		spin_lock_bh(&c->lock);
-		if (!c->dead && c->state == L7C_QUEUED && l7_bind(c)) {
-			/* none idle after all: back to the front */
-			spin_lock_bh(&ls->waitq_lock);
-			list_add(&c->wait_node, &ls->waitq);
-			ls->waitq_len++;
-			spin_unlock_bh(&ls->waitq_lock);
-			more = false;
-		}
-		spin_unlock_bh(&c->lock);
-		rcu_read_unlock();
-	}
-}
-
-/* The connection timer while spliced: resend the head, or idle out. */
-void l7_bind_timer(struct l7_conn *c)
-{
-	if (!c->head_acked && ++c->retries <= L7_HEAD_TRIES) {
-		l7_send_head(c);
-		l7_conn_expire_in(c, L7_RTO << c->retries);
-		return;
-	}
-	/* head never taken, or idle too long */
-	c->end = c->head_acked ? L7_END_IDLE : L7_END_HEAD_LOST;
-	c->dead = true;
-}
-
-/*
- * Any context, the connection being freed: give the pooled connection
- * back for retirement, resetting both ends unless both closed already.
- */
-void l7_unbind(struct l7_conn *c)
-{
-	if (!(c->c_fin && c->b_fin) && !c->reset) {
-		l7_send_backend(c, TCPHDR_RST, c->b_snd_nxt, 0, 0, NULL, 0);
-		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
-	}
-	atomic64_inc(&c->ls->stats.ended[c->end]);
-	l7_pool_retire(c->pc);
-}
-
-/*
- * Both sides sent FIN: keep mapping for a while (their last ACKs and any
- * retransmission), then free.  Nothing is left to reset.
- */
-static void l7_splice_closed(struct l7_conn *c)
-{
-	if (c->c_fin && c->b_fin && !c->dead_reason) {
-		c->dead_reason = "closed";
-		c->end = L7_END_CLOSED;
-		l7_conn_expire_in(c, L7_LINGER);
-	}
-}
-
-/* A RST or FIN went through, from the client or from the server. */
-static void l7_splice_track_close(struct l7_conn *c, const struct tcphdr *th,
-				  bool from_client)
-{
-	if (th->rst) {
-		c->reset = true;
-		c->end = from_client ? L7_END_CLIENT_RST : L7_END_SERVER_RST;
-		c->dead_reason = from_client ? "reset by client" :
-					       "reset by server";
-		l7_conn_expire_in(c, 0);
-	} else if (th->fin) {
-		if (from_client)
-			c->c_fin = true;
-		else
-			c->b_fin = true;
-	}
-	l7_splice_closed(c);
-}
+#define L7_PEEK			128		/* bytes framed per step */
 
 static void l7_seg_readdress(struct sk_buff *skb, __be32 saddr, __be16 sport,
 			     __be32 daddr, __be16 dport)
@@ -409,96 +182,378 @@ static int l7_seg_take(struct sk_buff *skb, struct l7_tcp_opts *o,
 	return 0;
 }
 
-/* c->lock held, c spliced: a client segment goes to the backend. */
-unsigned int l7_splice_c2b(struct l7_conn *c, struct sk_buff *skb)
+/*
+ * Cut @skb's payload to its first @keep bytes (a FIN after them goes
+ * too): the rest belongs to someone else.
+ */
+int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 {
-	struct l7_pconn *pc = c->pc;
+	if (skb->len <= hlen + keep)
+		return 0;
+	if (pskb_trim(skb, hlen + keep))
+		return -ENOMEM;
+	if (skb_ensure_writable(skb, hlen))
+		return -ENOMEM;
+	ip_hdr(skb)->tot_len = htons(skb->len);
+	tcp_hdr(skb)->fin = 0;
+	tcp_hdr(skb)->psh = 0;
+	return 0;
+}
+
+/* Both sides sent FIN through a tunnel: linger for their last ACKs. */
+static void l7_tunnel_track_close(struct l7_conn *c, const struct tcphdr *th,
+				  bool from_client)
+{
+	if (th->fin) {
+		if (from_client)
+			c->c_fin = true;
+		else
+			c->cur->b_fin = true;
+	}
+	if (c->c_fin && c->cur->b_fin && !c->dead_reason) {
+		c->dead_reason = "closed";
+		c->end = L7_END_CLOSED;
+		l7_conn_expire_in(c, L7_LINGER);
+	}
+}
+
+/* c->lock held: a client segment goes to @b's server, rewritten. */
+unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb)
+{
+	struct l7_pconn *pc = b->pc;
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 	unsigned int flags;
 	struct tcphdr *th;
+	u32 payload;
 
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
+	payload = s.len - th->fin;
+	if (th->rst) {
+		c->reset = true;
+		c->end = L7_END_CLIENT_RST;
+		c->dead_reason = "reset by client";
+		l7_conn_expire_in(c, 0);
+	}
 	c->c_win = s.win;
 	if (s.ts)
 		c->c_tsval = s.tsval;
-	flags = l7_map_c2b(&c->map, &s);
-	l7_seg_rewrite(skb, &o, &s, flags, &c->map, l7_sack_c2b);
-	if (after(s.seq + s.len, c->b_snd_nxt))
-		c->b_snd_nxt = s.seq + s.len;
+	flags = l7_map_c2b(&b->map, &s);
+	if (flags & L7_SEG_SEQ_OUTSIDE)
+		return NF_DROP;	/* never bytes of another request */
+	l7_seg_rewrite(skb, &o, &s, flags, &b->map, l7_sack_c2b);
+	if (s.ts && !(flags & L7_SEG_STRIP_TS))
+		l7_ts_note(&b->ts_sent, s.tsval);
+	if (after(s.seq + s.len, b->b_snd_nxt))
+		b->b_snd_nxt = s.seq + s.len;
+	this_cpu_add(pc->pool->bytes->to_server, payload);
 
-	l7_splice_track_close(c, th, true);
+	if (c->state == L7C_TUNNEL)
+		l7_tunnel_track_close(c, th, true);
 	l7_seg_readdress(skb, pc->tcp.laddr, pc->tcp.lport,
 			 pc->pool->addr.sin_addr.s_addr, pc->pool->addr.sin_port);
-	if (c->head_acked && !c->dead_reason)
-		l7_conn_expire_in(c, l7_idle_timeout * HZ);
 	return l7_forward(c->net, skb, pc->tcp.mss);
 }
 
-/*
- * The server closed or reset the pooled connection before answering -
- * it was closing it (Timeout, KeepAliveTimeout) when we bound it.  If
- * nothing but our own copy of the head went to it and the method is
- * idempotent, send the request once more on another connection; the
- * client never sees the first try.  c->lock held.
- */
-static bool l7_retry(struct l7_conn *c)
+/* Frame @len body bytes of @skb from @off; *used: how many belong to it. */
+static enum l7_body_status l7_body_frame(struct l7_http_body *body,
+					 const struct sk_buff *skb, u32 off,
+					 u32 len, u32 *used)
 {
-	struct l7_pconn *old = c->pc;
+	enum l7_body_status st = L7_BODY_MORE;
+	u8 buf[L7_PEEK];
 
-	if (c->rsp_seen || c->retried || c->c_fin ||
-	    c->b_snd_nxt != c->b_head_end ||
-	    !l7_http_method_idempotent(c->req.method))
+	*used = 0;
+	while (*used < len && st == L7_BODY_MORE) {
+		u64 skip = l7_http_body_skippable(body);
+		u32 n = len - *used;
+		const u8 *p;
+		size_t u;
+
+		if (skip) {
+			n = min_t(u64, n, skip);
+			l7_http_body_skip(body, n);
+			*used += n;
+			continue;
+		}
+		n = min_t(u32, n, sizeof(buf));
+		p = skb_header_pointer(skb, off + *used, n, buf);
+		if (!p)
+			return L7_BODY_ERROR;
+		st = l7_http_body_feed(body, p, n, &u);
+		*used += u;
+	}
+	if (st == L7_BODY_MORE && l7_http_body_done(body))
+		st = L7_BODY_DONE;
+	return st;
+}
+
+/*
+ * c->lock held, state BODY: a client segment while the current request's
+ * body passes through.  Bytes up to the body's end go to the server; what
+ * follows starts the next request, and the client sends it again once
+ * the server has the body - the director may not acknowledge it before.
+ */
+unsigned int l7_splice_body(struct l7_conn *c, struct sk_buff *skb)
+{
+	struct l7_binding *b = c->cur;
+	struct tcphdr *th = tcp_hdr(skb);
+	u32 hlen = ip_hdrlen(skb) + th->doff * 4;
+	u32 len = skb->len - hlen;
+	u32 seq = ntohl(th->seq), end = seq + len, used;
+	enum l7_body_status st = L7_BODY_MORE;
+	unsigned int verdict;
+
+	if (!len || !after(end, c->c_rcv_nxt)) {
+		/* an ACK, or bytes the server had already */
+	} else if (after(seq, c->c_rcv_nxt)) {
+		/* out of order: fine if they are surely body bytes */
+		if (end - c->c_rcv_nxt > l7_http_body_skippable(&c->body))
+			return NF_DROP;
+		l7_http_body_skip(&c->body, end - c->c_rcv_nxt);
+		c->c_rcv_nxt = end;
+		if (l7_http_body_done(&c->body))
+			st = L7_BODY_DONE;
+	} else {
+		u32 off = c->c_rcv_nxt - seq;
+
+		st = l7_body_frame(&c->body, skb, hlen + off, len - off, &used);
+		c->c_rcv_nxt += used;
+	}
+
+	if (st == L7_BODY_ERROR) {
+		c->dead_reason = "bad request body";
+		c->end = L7_END_CLIENT_RST;
+		l7_conn_expire_in(c, 0);
+		return NF_DROP;
+	}
+	if (st == L7_BODY_DONE) {
+		l7_binding_req_end(c, b, c->c_rcv_nxt);
+		c->c_seq0 = c->c_rcv_nxt;
+		c->state = L7C_HEAD;
+		if (l7_seg_trim(skb, hlen, c->c_rcv_nxt - seq))
+			return NF_DROP;
+	} else if (th->fin && !after(end, c->c_rcv_nxt)) {
+		/* closed inside the body: the rest is plain TCP */
+		c->state = L7C_TUNNEL;
+	}
+	if (c->state != L7C_TUNNEL && tcp_hdr(skb)->fin &&
+	    skb_ensure_writable(skb, hlen) == 0)
+		tcp_hdr(skb)->fin = 0;	/* the director takes it later */
+	verdict = l7_splice_c2b(c, b, skb);
+	if (st == L7_BODY_DONE)
+		l7_cur_done(c);
+	return verdict;
+}
+
+/* Frame @len response bytes of @skb from @off; *used: how many belong. */
+static enum l7_resp_status l7_resp_frame(struct l7_http_resp *r,
+					 const struct sk_buff *skb, u32 off,
+					 u32 len, u32 *used)
+{
+	enum l7_resp_status st = L7_RESP_MORE;
+	u8 buf[L7_PEEK];
+
+	*used = 0;
+	while (*used < len) {
+		u64 skip = l7_http_resp_skippable(r);
+		u32 n = len - *used;
+		const u8 *p;
+		size_t u;
+
+		if (skip) {
+			n = min_t(u64, n, skip);
+			l7_http_resp_skip(r, n);
+			*used += n;
+			continue;
+		}
+		n = min_t(u32, n, sizeof(buf));
+		p = skb_header_pointer(skb, off + *used, n, buf);
+		if (!p)
+			return L7_RESP_ERROR;
+		st = l7_http_resp_feed(r, p, n, &u);
+		*used += u;
+		if (st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
+			continue;	/* go on with what follows the head */
+		if (st != L7_RESP_MORE)
+			break;
+	}
+	return st;
+}
+
+/* The response on @b ended just before backend seq @end. */
+static void l7_rsp_end(struct l7_binding *b, u32 end)
+{
+	b->rsp_done = true;
+	b->keep = b->rsp.keep_alive;
+	atomic_dec(&b->pc->pool->outstanding);
+	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
+}
+
+/*
+ * Follow the response in @b's server stream: bytes [seq, seq + len) of
+ * @skb from @off.  Returns false if the response is not one the director
+ * can frame; sets b->rsp_done when it has ended.
+ */
+static bool l7_rsp_follow(struct l7_conn *c, struct l7_binding *b,
+			  const struct sk_buff *skb, u32 off, u32 seq, u32 len)
+{
+	u32 end = seq + len, used;
+	enum l7_resp_status st;
+
+	if (!len || !after(end, b->b_fed))
+		return true;	/* nothing new */
+	if (b->rsp_done)
+		return false;	/* bytes after the end: not HTTP */
+	if (after(seq, b->b_fed)) {
+		/* out of order: fine if they are surely body bytes */
+		if (end - b->b_fed > l7_http_resp_skippable(&b->rsp))
+			return false;
+		l7_http_resp_skip(&b->rsp, end - b->b_fed);
+		b->b_fed = end;
+		return true;
+	}
+	off += b->b_fed - seq;
+	st = l7_resp_frame(&b->rsp, skb, off, end - b->b_fed, &used);
+	b->b_fed += used;
+	switch (st) {
+	case L7_RESP_ERROR:
 		return false;
-	l7_send_backend(c, TCPHDR_RST, c->b_snd_nxt, 0, 0, NULL, 0);
-	l7_conn_unhash_backend(c);
-	l7_pool_retire(old);
-	c->pc = NULL;
-	c->retried = true;
-	c->head_acked = false;
-	atomic64_inc(&c->ls->stats.retried);
-	if (l7_bind(c) && l7_queue_add(c))
-		l7_reply_503(c);
+	case L7_RESP_UPGRADE:
+		/* 101: no more HTTP here; both ways pass as they come */
+		if (c->cur != b || c->head_len)
+			return false;
+		c->state = L7C_TUNNEL;
+		b->map.req_range.closed = false;
+		return true;
+	case L7_RESP_DONE:
+		if (b->b_fed != end)
+			return false;	/* more than the response */
+		l7_rsp_end(b, end);
+		return true;
+	default:
+		return true;
+	}
+}
+
+/*
+ * The server's FIN on @b, in order after @payload bytes at @seq: the end
+ * of a close-delimited body, a request it would not answer, or a
+ * response cut short.  Returns false for the last.
+ */
+static bool l7_rsp_fin(struct l7_conn *c, struct l7_binding *b, u32 seq,
+		       u32 payload)
+{
+	b->b_fin = true;
+	if (b->rsp_done)
+		return true;
+	if (b->b_fed != seq + payload)
+		return false;
+	if (l7_http_resp_eof(&b->rsp) != L7_RESP_DONE)
+		return false;
+	l7_rsp_end(b, b->b_fed);
+	b->close_after = true;	/* the client learns it from our FIN */
 	return true;
 }
 
-/* c->lock held, c spliced: a backend segment goes to the client. */
-unsigned int l7_splice_b2c(struct l7_conn *c, struct sk_buff *skb)
+/* A response the director cannot follow: reset both ends. */
+static unsigned int l7_rsp_bad(struct l7_conn *c)
 {
-	u32 head_end = c->c_seq0 + c->head_len;
+	c->end = L7_END_BAD_RESPONSE;
+	c->dead_reason = "bad response";
+	l7_conn_expire_in(c, 0);
+	return NF_DROP;
+}
+
+/* c->lock held: a server segment on @b goes to the client. */
+unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb)
+{
+	bool tunnel = c->state == L7C_TUNNEL, was_done = b->rsp_done;
 	struct l7_tcp_opts o;
+	unsigned int flags, verdict = NF_DROP;
 	struct l7_tcp_seg s;
-	unsigned int flags;
 	struct tcphdr *th;
+	u32 hlen, payload;
 
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
-	if ((th->fin || th->rst) && s.len == th->fin && l7_retry(c))
-		return NF_DROP;
-	if (s.len > th->fin)
-		c->rsp_seen = true;
-	if (s.ts)
-		c->b_tsval = s.tsval;
-	if (th->ack && !c->head_acked && !before(s.ack, c->b_head_end)) {
-		c->head_acked = true;
-		if (!c->dead_reason)
-			l7_conn_expire_in(c, l7_idle_timeout * HZ);
+	hlen = ip_hdrlen(skb) + th->doff * 4;
+	payload = s.len - th->fin;
+	if (th->ack) {
+		if (after(s.ack, b->b_acked))
+			b->b_acked = s.ack;
+		if (!b->head_acked &&
+		    !before(s.ack, b->pc->tcp.snd_nxt + b->copy_len)) {
+			b->head_acked = true;
+			if (!c->dead_reason)
+				l7_conn_expire_in(c, l7_idle_timeout * HZ);
+		}
 	}
-	flags = l7_map_b2c(&c->map, &s);
-	/* the director acknowledged the head itself: never ACK less */
-	if (before(s.ack, head_end))
-		s.ack = head_end;
-	l7_seg_rewrite(skb, &o, &s, flags, &c->map, l7_sack_b2c);
+	if (s.ts && after(s.tsval, b->b_tsval))
+		b->b_tsval = s.tsval;
+
+	if (th->rst) {
+		b->b_rst = true;
+		if (b->rsp_done)
+			return NF_DROP;	/* retired once the client has it */
+		if (!b->rsp_seen && c->cur == b && !tunnel) {
+			l7_binding_lost(c, b);
+			return NF_DROP;
+		}
+		c->reset = true;
+		c->end = L7_END_SERVER_RST;
+		c->dead_reason = "reset by server";
+		l7_conn_expire_in(c, 0);
+	} else if (!tunnel) {
+		if (!l7_rsp_follow(c, b, skb, hlen, s.seq, payload))
+			return l7_rsp_bad(c);
+		tunnel = c->state == L7C_TUNNEL;
+		if (payload)
+			b->rsp_seen = true;
+	}
+	if (th->fin && !tunnel) {
+		if (!b->rsp_done && !b->rsp_seen && c->cur == b) {
+			b->b_fin = true;
+			l7_binding_lost(c, b);
+			return NF_DROP;
+		}
+		if (!l7_rsp_fin(c, b, s.seq, payload))
+			return l7_rsp_bad(c);	/* cut short */
+		/* the server closes after the response: not the client's */
+		if (!payload)
+			goto done;
+		th->fin = 0;
+		s.len = payload;
+	}
+
+	flags = l7_map_b2c(&b->map, &s);
+	if (flags & L7_SEG_SEQ_OUTSIDE)
+		return NF_DROP;
+	/* the director acknowledged some client bytes itself: never less */
+	if (before(s.ack, c->c_acked))
+		s.ack = c->c_acked;
+	/* and the client's PAWS check sees one clock across bindings */
+	if (s.ts && c->c_ts && before(s.tsval, c->d_ts_last))
+		s.tsval = c->d_ts_last;
+	l7_seg_rewrite(skb, &o, &s, flags, &b->map, l7_sack_b2c);
 	if (after(s.seq + s.len, c->d_snd_nxt))
 		c->d_snd_nxt = s.seq + s.len;
-	if (s.ts)
+	if (s.ts && c->c_ts)
 		c->d_ts_last = s.tsval;
+	this_cpu_add(b->pc->pool->bytes->from_server, payload);
 
-	l7_splice_track_close(c, th, false);
+	if (tunnel)
+		l7_tunnel_track_close(c, th, false);
 	l7_seg_readdress(skb, c->vaddr, c->vport, c->caddr, c->cport);
-	return l7_forward(c->net, skb,
-			  c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
+	verdict = l7_forward(c->net, skb,
+			     c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
+done:
+	if (b->rsp_done && !was_done)
+		l7_cur_done(c);
+	return verdict;
 }

@@ -77,7 +77,10 @@ static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 	if (!ld)
 		return -ENOMEM;
 	ld->dest = dest;
-	l7_pool_init(&ld->pool, ls, dest);
+	if (l7_pool_init(&ld->pool, ls, dest)) {
+		kfree(ld);
+		return -ENOMEM;
+	}
 
 	mutex_lock(&l7_services_mutex);
 	list_add_tail_rcu(&ld->list, &ls->dests);	/* dispatch reads it */
@@ -89,11 +92,12 @@ static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 
 static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
 {
-	/* connections bound to this server's pool end with it */
-	l7_conn_flush(ls, &ld->pool);
 	mutex_lock(&l7_services_mutex);
 	list_del_rcu(&ld->list);
 	mutex_unlock(&l7_services_mutex);
+	synchronize_rcu();	/* no dispatch picks this server any more */
+	/* connections bound to this server's pool end with it */
+	l7_conn_flush(ls, &ld->pool);
 	/* l7_pool_destroy() waits for an RCU grace period before freeing */
 
 	l7_pool_destroy(&ld->pool);

@@ -22,7 +22,6 @@
 #include "core/tcp_cookie.h"
 #include "core/tcp_opt.h"
 
-
 /* Millisecond timestamp clock, monotonic, as Linux's default TS clock. */
 u32 l7_now_ts(void)
 {
@@ -141,23 +140,25 @@ void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
 		want.tsecr = c->c_tsval;
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	if (after(s.ack, c->c_acked))
+		c->c_acked = s.ack;
 	l7_xmit(c->net, &s);
 }
 
 /*
- * A segment the director writes on the pooled connection of a bound
- * client: its copy of the request head, or a RST.  Its timestamp is the
- * client's newest TSval through the binding's offset, so the backend
- * sees one monotonic clock whether a segment came from the client or
- * from us.  A client without timestamps sends segments without them,
- * which Linux accepts on a connection that has them (PAWS applies only
- * to segments that carry one); ours go the same way, as there is no
- * client clock to follow.
+ * A segment the director writes on a pooled connection: its copy of a
+ * request, an ACK, a RST.  When the connection is bound, its timestamp
+ * is the client's newest TSval through the binding's offset (the caller
+ * works it out), so the server sees one monotonic clock whether a
+ * segment came from the client or from us.  A client without timestamps
+ * sends segments without them, which Linux accepts on a connection that
+ * has them (PAWS applies only to segments that carry one); ours go the
+ * same way, as there is no client clock to follow.
  */
-void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
-		     u16 win, const void *data, u32 len)
+void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
+		   u16 win, bool ts, u32 tsval, u32 tsecr, const void *data,
+		   u32 len)
 {
-	const struct l7_pconn *pc = c->pc;
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
@@ -174,13 +175,13 @@ void l7_send_backend(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 		.len = len,
 	};
 
-	if (pc->tcp.ts && c->c_ts) {
+	if (ts) {
 		want.present = L7_TCPO_TS;
-		want.tsval = c->c_tsval + c->map.ts_c2b;
-		want.tsecr = c->b_tsval;
+		want.tsval = tsval;
+		want.tsecr = tsecr;
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
-	l7_xmit(c->net, &s);
+	l7_xmit(pc->pool->net, &s);
 }
 
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,

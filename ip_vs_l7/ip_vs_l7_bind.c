@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: dispatching requests to pooled connections (FPS steps 4, 6).
+ *
+ * Each framed request head is dispatched on its own: the director picks
+ * a real server (weighted least outstanding requests), takes one of its
+ * idle pooled connections, sends it a copy of the buffered request bytes
+ * (resent until acknowledged) and maps everything after them through a
+ * new binding.  When the response has been framed to its end and the
+ * client has acknowledged all of it, the pooled connection goes back to
+ * the pool with its sequence and timestamp state, ready for any client.
+ *
+ * A client connection carries one request at a time: a pipelined head
+ * is held until the response before it is complete, which keeps the
+ * responses in request order whatever servers they come from.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <net/tcp.h>
+
+#include "ip_vs_l7.h"
+
+#define L7_RTO			(HZ / 5)
+#define L7_COPY_TRIES		8
+
+/*
+ * Weighted least outstanding requests, among the servers with an idle
+ * pooled connection; ties go round-robin so that an idle cluster still
+ * spreads.
+ */
+static struct l7_pconn *l7_pick(struct l7_service *ls)
+{
+	unsigned int idx = 0, start, best_idx = 0, n = 0;
+	struct l7_dest *ld, *best = NULL;
+	u64 best_out = 0, best_w = 1;
+
+	list_for_each_entry_rcu(ld, &ls->dests, list)
+		n++;
+	if (!n)
+		return NULL;
+	start = (u32)atomic_inc_return(&ls->pick_cursor) % n;
+
+	list_for_each_entry_rcu(ld, &ls->dests, list) {
+		struct l7_pool *p = &ld->pool;
+		int w = READ_ONCE(p->weight);
+		u64 out = atomic_read(&p->outstanding);
+		unsigned int rank = (idx + n - start) % n;
+
+		idx++;
+		if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
+			continue;
+		if (!best || out * best_w < best_out * w ||
+		    (out * best_w == best_out * w && rank < best_idx)) {
+			best = ld;
+			best_out = out;
+			best_w = w;
+			best_idx = rank;
+		}
+	}
+	return best ? l7_pool_take(&best->pool) : NULL;
+}
+
+static u16 l7_win_to_backend(const struct l7_conn *c,
+			     const struct l7_binding *b)
+{
+	return l7_win_rescale(c->c_win, c->c_wscale, b->pc->tcp.rcv_wscale);
+}
+
+/* The TSval the director stamps its own segments to @b's backend with. */
+static u32 l7_binding_tsval(const struct l7_conn *c, struct l7_binding *b)
+{
+	u32 ts = c->c_tsval + b->map.ts_c2b;
+
+	l7_ts_note(&b->ts_sent, ts);
+	return b->ts_sent;
+}
+
+/* A segment of the director's own to the backend of @b. */
+void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
+		     u32 seq, const void *data, u32 len)
+{
+	bool ts = b->pc->tcp.ts && c->c_ts;
+
+	l7_send_pconn(b->pc, flags, seq, b->b_fed, l7_win_to_backend(c, b),
+		      ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
+		      data, len);
+}
+
+/* (Re)send the director's copy of the request's first bytes. */
+static void l7_send_copy(struct l7_conn *c, struct l7_binding *b)
+{
+	u32 mss = b->pc->tcp.mss, off;
+
+	for (off = 0; off < b->copy_len; off += mss) {
+		u32 n = min(mss, b->copy_len - off);
+
+		l7_binding_send(c, b, off + n == b->copy_len ? TCPHDR_PSH : 0,
+				b->pc->tcp.snd_nxt + off, b->copy + off, n);
+	}
+}
+
+/*
+ * How many buffered bytes after the framed head belong to the request:
+ * its body, as far as it is here.  Sets *done when the body ends there.
+ */
+static u32 l7_body_buffered(struct l7_conn *c, bool *done)
+{
+	const u8 *rest = c->head + c->req.head_len;
+	u32 avail = c->head_len - c->req.head_len;
+	size_t used = 0;
+
+	l7_http_body_init(&c->body, NULL,
+			  c->req.body == L7_HTTP_BODY_CHUNKED,
+			  c->req.body == L7_HTTP_BODY_LENGTH ?
+			  c->req.content_length : 0);
+	*done = l7_http_body_feed(&c->body, rest, avail, &used) ==
+		L7_BODY_DONE;
+	return used;
+}
+
+/*
+ * The head just bound went out with the buffered bytes of its body; the
+ * rest of ->head (pipelined requests) moves to the front and is framed.
+ */
+static void l7_head_consume(struct l7_conn *c, u32 n)
+{
+	c->head_len -= n;
+	memmove(c->head, c->head + n, c->head_len);
+	c->c_seq0 += n;
+	c->framed = 0;
+	l7_http_req_init(&c->req, &(struct l7_http_limits){
+		.max_head = l7_max_head,
+		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
+	});
+}
+
+/* c->lock held, head framed, nothing under way: bind, or -EAGAIN/-ENOMEM. */
+int l7_bind(struct l7_conn *c)
+{
+	struct l7_binding_params p;
+	struct l7_binding *b;
+	struct l7_pconn *pc;
+	bool body_done;
+	u32 copy_len;
+
+	copy_len = c->req.head_len + l7_body_buffered(c, &body_done);
+	b = kzalloc(struct_size(b, copy, copy_len), GFP_ATOMIC);
+	if (!b)
+		return -ENOMEM;
+	pc = l7_pick(c->ls);
+	if (!pc) {
+		kfree(b);
+		return -EAGAIN;
+	}
+	b->pc = pc;
+	b->copy_len = copy_len;
+	memcpy(b->copy, c->head, copy_len);
+	b->method = c->req.method;
+	b->retried = c->retry_next;
+	c->retry_next = false;
+	b->close_after = !c->req.keep_alive;
+	p = (struct l7_binding_params){
+		.c_seq = c->c_seq0,
+		.b_seq = pc->tcp.snd_nxt,
+		.b_rcv = pc->tcp.rcv_nxt,
+		.c_snd = c->d_snd_nxt,
+		.c_tsval = c->c_tsval,
+		.b_ts_floor = pc->tcp.ts_last + 1,
+		.b_tsval = pc->tcp.ts_recent,
+		.c_ts_floor = c->d_ts_last + 1,
+		.c_wscale = c->c_wscale,
+		.cd_wscale = c->d_wscale,
+		.b_wscale = pc->tcp.snd_wscale,
+		.bd_wscale = pc->tcp.rcv_wscale,
+		.c_ts = c->c_ts,
+		.b_ts = pc->tcp.ts,
+		.c_sack = c->c_sack,
+		.b_sack = pc->tcp.sack,
+	};
+	l7_binding_init(&b->map, &p, NULL);
+	b->b_tsval = pc->tcp.ts_recent;
+	b->ts_sent = pc->tcp.ts_last;
+	b->b_fed = pc->tcp.rcv_nxt;
+	b->b_acked = pc->tcp.snd_nxt;
+	b->b_snd_nxt = pc->tcp.snd_nxt + copy_len;
+	b->c_ack_passed = p.c_snd;
+	l7_http_resp_init(&b->rsp, NULL, b->method);
+	atomic_inc(&pc->pool->outstanding);
+
+	list_add_tail(&b->node, &c->bindings);
+	c->cur = b;
+	WRITE_ONCE(pc->conn, c);
+	if (c->requests++)
+		atomic64_inc(&c->ls->stats.rebinds);
+	c->retries = 0;
+	l7_head_consume(c, copy_len);
+	c->c_rcv_nxt = c->c_seq0 + c->head_len;
+	if (body_done) {
+		l7_binding_req_end(c, b, c->c_seq0);
+		c->state = L7C_HEAD;
+	} else {
+		c->state = L7C_BODY;
+	}
+	l7_send_copy(c, b);
+	l7_conn_expire_in(c, L7_RTO);
+	if (c->state == L7C_HEAD)
+		l7_head_frame(c);	/* pipelined heads behind it */
+	return 0;
+}
+
+/* c->lock held: the request of @b ends at client seq @end. */
+void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
+{
+	b->req_done = true;
+	l7_range_close(&b->map.req_range, end);
+	b->b_req_end = l7_seq_fwd(&b->map.req, end);
+}
+
+/*
+ * c->lock held, a head framed (or refused) and nothing under way: send
+ * it on, let it wait for a pooled connection, or answer it ourselves.
+ */
+void l7_dispatch(struct l7_conn *c)
+{
+	int err;
+
+	if (c->bad_status) {
+		l7_reply(c, c->bad_status);
+		return;
+	}
+	err = l7_bind(c);
+	if (err == -EAGAIN)
+		err = l7_queue_add(c);
+	if (err)
+		l7_reply_503(c);	/* no server, or queue full */
+}
+
+/*
+ * Requests framed while no pooled connection was idle wait here, in
+ * order, for the pool to grow or a connection to come back (a bounded
+ * queue and a bounded wait: 503 past either).  Called with c->lock held.
+ */
+int l7_queue_add(struct l7_conn *c)
+{
+	struct l7_service *ls = c->ls;
+	int err = -ENOSPC;
+
+	spin_lock_bh(&ls->waitq_lock);
+	if (ls->waitq_len < l7_queue_max) {
+		list_add_tail(&c->wait_node, &ls->waitq);
+		ls->waitq_len++;
+		err = 0;
+	}
+	spin_unlock_bh(&ls->waitq_lock);
+	if (!err) {
+		atomic64_inc(&ls->stats.queued);
+		c->state = L7C_QUEUED;
+		l7_conn_expire_in(c, msecs_to_jiffies(l7_queue_timeout));
+	}
+	return err;
+}
+
+/* Any context; a no-op unless @c waits. */
+void l7_queue_del(struct l7_conn *c)
+{
+	struct l7_service *ls = c->ls;
+
+	spin_lock_bh(&ls->waitq_lock);
+	if (!list_empty(&c->wait_node)) {
+		list_del_init(&c->wait_node);
+		ls->waitq_len--;
+	}
+	spin_unlock_bh(&ls->waitq_lock);
+}
+
+/* Process context, pooled connections became idle: bind waiters. */
+void l7_queue_kick(struct l7_service *ls)
+{
+	struct l7_conn *c;
+	bool more = true;
+
+	while (more) {
+		rcu_read_lock();	/* a dequeued conn is freed by RCU */
+		spin_lock_bh(&ls->waitq_lock);
+		c = list_first_entry_or_null(&ls->waitq, struct l7_conn,
+					     wait_node);
+		if (c) {
+			list_del_init(&c->wait_node);
+			ls->waitq_len--;
+		}
+		spin_unlock_bh(&ls->waitq_lock);
+		if (!c) {
+			rcu_read_unlock();
+			break;
+		}
+		spin_lock_bh(&c->lock);
+		if (!c->dead && c->state == L7C_QUEUED && l7_bind(c)) {
+			/* none idle after all: back to the front */
+			spin_lock_bh(&ls->waitq_lock);
+			list_add(&c->wait_node, &ls->waitq);
+			ls->waitq_len++;
+			spin_unlock_bh(&ls->waitq_lock);
+			more = false;
+		}
+		spin_unlock_bh(&c->lock);
+		rcu_read_unlock();
+	}
+}
+
+/* c->lock held: the binding of @c whose pooled connection is @pc. */
+struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
+{
+	struct l7_binding *b;
+
+	list_for_each_entry(b, &c->bindings, node)
+		if (b->pc == pc)
+			return b;
+	return NULL;
+}
+
+static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
+{
+	if (!b->rsp_done)
+		atomic_dec(&b->pc->pool->outstanding);
+	if (c->cur == b)
+		c->cur = NULL;
+	list_del(&b->node);
+	kfree(b);
+}
+
+/*
+ * c->lock held: the client has all of @b's response.  Acknowledge it to
+ * the server ourselves (the client's ACK may go to another binding) and
+ * give the pooled connection back - with the numbers it continues from -
+ * unless the server is closing it or still owes us an ACK.
+ */
+void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
+{
+	struct l7_pconn *pc = b->pc;
+	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
+	bool keep = b->keep && !b->b_fin && !b->b_rst &&
+		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
+
+	if (keep) {
+		b->b_fed = rsp_end;
+		l7_binding_send(c, b, 0, b->b_req_end, NULL, 0);
+		pc->tcp.snd_nxt = b->b_req_end;
+		pc->tcp.rcv_nxt = rsp_end;
+		pc->tcp.ts_recent = b->b_tsval;
+		pc->tcp.ts_last = b->ts_sent;
+		pc->tcp.win = l7_win_to_backend(c, b);
+	} else if (!b->b_rst) {
+		l7_binding_send(c, b, TCPHDR_RST, b->b_snd_nxt, NULL, 0);
+	}
+	WRITE_ONCE(pc->conn, NULL);
+	l7_pool_release(pc, keep);
+	l7_binding_free(c, b);
+}
+
+/*
+ * c->lock held: @b ends before its time (the client or server went
+ * away, a framing error): reset the server unless it reset us, and
+ * retire the pooled connection.
+ */
+void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
+{
+	if (!b->b_rst && !(b->b_fin && c->c_fin && c->state == L7C_TUNNEL))
+		l7_binding_send(c, b, TCPHDR_RST, b->b_snd_nxt, NULL, 0);
+	if (!b->rsp_done)
+		l7_pool_count_error(b->pc->pool);
+	WRITE_ONCE(b->pc->conn, NULL);
+	l7_pool_release(b->pc, false);
+	l7_binding_free(c, b);
+}
+
+/* c->lock held: end every binding, as the connection is going away. */
+void l7_binding_abort_all(struct l7_conn *c)
+{
+	struct l7_binding *b, *next;
+
+	list_for_each_entry_safe(b, next, &c->bindings, node)
+		l7_binding_abort(c, b);
+}
+
+/*
+ * c->lock held: the client acknowledged up to @ack (director's seq on
+ * C).  Bindings whose whole response it has are finished.
+ */
+void l7_binding_acked(struct l7_conn *c, u32 ack)
+{
+	struct l7_binding *b, *next;
+
+	list_for_each_entry_safe(b, next, &c->bindings, node) {
+		if (!b->rsp_done || !b->req_done ||
+		    before(ack, b->map.rsp_range.end))
+			break;	/* in order: later ones are not acked either */
+		l7_binding_finish(c, b);
+	}
+}
+
+/*
+ * The connection timer while the current binding waits for the server
+ * to take our copy: resend it, and give up after a few tries.  Returns
+ * false when there is nothing to resend.
+ */
+bool l7_binding_timer(struct l7_conn *c)
+{
+	struct l7_binding *b = c->cur;
+
+	if (!b || b->head_acked)
+		return false;
+	if (++b->retries > L7_COPY_TRIES) {
+		c->end = L7_END_HEAD_LOST;
+		c->dead = true;
+		return true;
+	}
+	l7_send_copy(c, b);
+	l7_conn_expire_in(c, L7_RTO << b->retries);
+	return true;
+}
+
+/*
+ * The server closed or reset the pooled connection before answering -
+ * it was closing it (Timeout, KeepAliveTimeout) just when we bound it.
+ * If the whole request was our own copy and the method is idempotent,
+ * the request goes back in front of ->head and is dispatched once more;
+ * the client never sees the first try.  Otherwise it gets a 502.
+ * c->lock held, @b current, no response byte sent.
+ */
+void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
+{
+	bool again = !b->retried && b->req_done &&
+		     b->b_req_end == b->pc->tcp.snd_nxt + b->copy_len &&
+		     c->head_len + b->copy_len <= l7_max_head &&
+		     l7_http_method_idempotent(b->method);
+	u32 n = b->copy_len;
+
+	if (again) {
+		memmove(c->head + n, c->head, c->head_len);
+		memcpy(c->head, b->copy, n);
+		c->head_len += n;
+		c->c_seq0 -= n;
+	}
+	c->end = L7_END_SERVER_RST;
+	l7_binding_abort(c, b);
+	if (!again) {
+		l7_reply(c, 502);
+		return;
+	}
+	atomic64_inc(&c->ls->stats.retried);
+	c->requests--;
+	c->retry_next = true;
+	c->state = L7C_HEAD;
+	l7_head_reframe(c);
+}
