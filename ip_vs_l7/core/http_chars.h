@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ip_vs_l7 core: HTTP character classes (RFC 9110 5.6) and the shrinking
+ * ip_vs_l7 core: HTTP character classes (RFC 9110 5.6), the shrinking
  * candidate mask that recognises a known word one byte at a time, so that
- * a framer never has to buffer a name or token to compare it.
+ * a framer never has to buffer a name or token to compare it, and the
+ * #token list reader the request and response framers share.
  */
 #ifndef _IP_VS_L7_CORE_HTTP_CHARS_H
 #define _IP_VS_L7_CORE_HTTP_CHARS_H
@@ -105,6 +106,95 @@ static inline int l7_tok_match(const struct l7_tok *t,
 			return (int)i;
 	}
 	return -1;
+}
+
+/*
+ * A #token list field value (RFC 9110 5.6.1: Connection, Transfer-Encoding,
+ * Expect) read one byte at a time: elements separated by commas and OWS,
+ * empty elements allowed.  Two tokens without a comma are an error, and
+ * parameters (";...", where the caller allows them) may not be quoted:
+ * both could make the director read a list differently from the peer.
+ */
+enum l7_list_ev {
+	L7_LIST_MORE,	/* nothing to act on yet */
+	L7_LIST_TOKEN,	/* a token ended: l7_list_word() says which */
+	L7_LIST_PARAMS,	/* ';' after a token: it carries parameters */
+	L7_LIST_ERROR,	/* not a valid list */
+};
+
+struct l7_list {
+	struct l7_tok tok;	/* the token being read */
+	uint8_t sub;
+};
+
+enum {
+	L7_LIST_ELEM,	/* before a token (start or after ',') */
+	L7_LIST_IN_TOKEN,
+	L7_LIST_AFTER,	/* OWS after a token: only OWS, ',' or end may follow */
+	L7_LIST_PARAM,	/* parameters: skipped up to ',' */
+};
+
+static inline void l7_list_begin(struct l7_list *l)
+{
+	l->sub = L7_LIST_ELEM;
+}
+
+/* Token separators: OWS ends a token, ',' ends an element. */
+static inline enum l7_list_ev l7_list_sep(struct l7_list *l, uint8_t c)
+{
+	bool ended = l->sub == L7_LIST_IN_TOKEN;
+
+	if (c == ',')
+		l->sub = L7_LIST_ELEM;
+	else if (ended)
+		l->sub = L7_LIST_AFTER;
+	return ended ? L7_LIST_TOKEN : L7_LIST_MORE;
+}
+
+/* One byte of the value; @words are the tokens to recognise, lower-case. */
+static inline enum l7_list_ev l7_list_byte(struct l7_list *l,
+					   const char *const *words,
+					   size_t nwords, bool params,
+					   uint8_t c)
+{
+	if (l->sub == L7_LIST_PARAM) {
+		if (c == '"')
+			return L7_LIST_ERROR;
+		if (c == ',')
+			l->sub = L7_LIST_ELEM;
+		return L7_LIST_MORE;
+	}
+	if (l7_is_tchar(c)) {
+		if (l->sub == L7_LIST_AFTER)
+			return L7_LIST_ERROR;
+		if (l->sub == L7_LIST_ELEM) {
+			l7_tok_begin(&l->tok, nwords);
+			l->sub = L7_LIST_IN_TOKEN;
+		}
+		l7_tok_byte(&l->tok, words, nwords, l7_to_lower(c));
+		return L7_LIST_MORE;
+	}
+	if (l7_is_ows(c) || c == ',')
+		return l7_list_sep(l, c);
+	if (c == ';' && params && (l->sub == L7_LIST_IN_TOKEN ||
+				   l->sub == L7_LIST_AFTER)) {
+		l->sub = L7_LIST_PARAM;
+		return L7_LIST_PARAMS;
+	}
+	return L7_LIST_ERROR;
+}
+
+/* The value ended: a token still being read is complete. */
+static inline enum l7_list_ev l7_list_end(const struct l7_list *l)
+{
+	return l->sub == L7_LIST_IN_TOKEN ? L7_LIST_TOKEN : L7_LIST_MORE;
+}
+
+/* Index of the word the token that just ended equals, or -1. */
+static inline int l7_list_word(const struct l7_list *l,
+			       const char *const *words, size_t nwords)
+{
+	return l7_tok_match(&l->tok, words, nwords);
 }
 
 #endif /* _IP_VS_L7_CORE_HTTP_CHARS_H */

@@ -35,14 +35,6 @@ enum {
 	F_EXPECT,
 };
 
-/* Sub-states of a comma-separated token list value. */
-enum {
-	L_ELEM,		/* before a token (start or after ',') */
-	L_TOKEN,	/* inside a token */
-	L_AFTER,	/* OWS after a token: only OWS, ',' or end may follow */
-	L_PARAMS,	/* transfer-coding parameters: skipped up to ',' */
-};
-
 /* Indexed by enum l7_http_method - 1; methods are case-sensitive. */
 static const char *const method_names[] = {
 	"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH",
@@ -207,8 +199,7 @@ static enum l7_http_status name_end(struct l7_http_req *r)
 	int f = l7_tok_match(&r->tok, field_names, L7_ARRAY_SIZE(field_names));
 
 	r->field = f < 0 ? F_OTHER : (uint8_t)(f + 1);
-	r->sub = L_ELEM;
-	r->tok.len = 0;
+	l7_list_begin(&r->list);
 	r->val_gap = false;
 	r->val_end = 0;
 
@@ -323,25 +314,37 @@ static void list_words(const struct l7_http_req *r,
 	}
 }
 
-/* A whole token of a list field was read; @params: it carries ";..." */
-static enum l7_http_status list_token(struct l7_http_req *r, bool params)
+/* A token of a Transfer-Encoding list; -1: one with parameters. */
+static enum l7_http_status te_token(struct l7_http_req *r, int w)
+{
+	/* chunked must be the final coding, applied exactly once */
+	if (w == 0 && r->te_chunked_seen)
+		return fail(r, L7_HTTP_E_TRANSFER_ENCODING);
+	if (w == 0)
+		r->te_chunked_seen = true;
+	r->te_chunked_last = w == 0;
+	return L7_HTTP_MORE;
+}
+
+/* Act on what the list reader found in a Connection, TE or Expect value. */
+static enum l7_http_status list_event(struct l7_http_req *r,
+				      enum l7_list_ev ev)
 {
 	const char *const *words;
 	size_t n;
 	int w;
 
+	if (ev == L7_LIST_MORE)
+		return L7_HTTP_MORE;
+	if (ev == L7_LIST_ERROR)
+		return fail(r, list_err(r));
 	list_words(r, &words, &n);
-	w = params ? -1 : l7_tok_match(&r->tok, words, n);
+	/* a coding with parameters is never the plain "chunked" */
+	w = ev == L7_LIST_PARAMS ? -1 : l7_list_word(&r->list, words, n);
 
 	switch (r->field) {
 	case F_TRANSFER_ENCODING:
-		/* chunked must be the final coding, applied exactly once */
-		if (w == 0 && r->te_chunked_seen)
-			return fail(r, L7_HTTP_E_TRANSFER_ENCODING);
-		if (w == 0)
-			r->te_chunked_seen = true;
-		r->te_chunked_last = w == 0;
-		break;
+		return te_token(r, w);
 	case F_CONNECTION:
 		if (w == C_CLOSE)
 			r->conn_close = true;
@@ -359,61 +362,14 @@ static enum l7_http_status list_token(struct l7_http_req *r, bool params)
 	return L7_HTTP_MORE;
 }
 
-/*
- * #token lists (RFC 9110 5.6.1): elements separated by commas and OWS,
- * empty elements allowed.  Two tokens without a comma are an error, and
- * transfer-coding parameters may not be quoted: both could make us read
- * a list differently from the backend.
- */
 static enum l7_http_status list_byte(struct l7_http_req *r, uint8_t c)
 {
 	const char *const *words;
 	size_t n;
 
 	list_words(r, &words, &n);
-
-	if (r->sub == L_PARAMS) {
-		if (c == ',')
-			r->sub = L_ELEM;
-		else if (c == '"')
-			return fail(r, list_err(r));
-		return L7_HTTP_MORE;
-	}
-	if (l7_is_tchar(c)) {
-		if (r->sub == L_AFTER)
-			return fail(r, list_err(r));
-		if (r->sub == L_ELEM) {
-			l7_tok_begin(&r->tok, n);
-			r->sub = L_TOKEN;
-		}
-		l7_tok_byte(&r->tok, words, n, l7_to_lower(c));
-		return L7_HTTP_MORE;
-	}
-	if (l7_is_ows(c)) {
-		if (r->sub == L_TOKEN) {
-			r->sub = L_AFTER;
-			return list_token(r, false);
-		}
-		return L7_HTTP_MORE;
-	}
-	if (c == ',') {
-		enum l7_http_status st = L7_HTTP_MORE;
-
-		if (r->sub == L_TOKEN)
-			st = list_token(r, false);
-		r->sub = L_ELEM;
-		return st;
-	}
-	if (c == ';' && r->field == F_TRANSFER_ENCODING &&
-	    (r->sub == L_TOKEN || r->sub == L_AFTER)) {
-		/* a coding with parameters is never the plain "chunked" */
-		if (r->sub == L_TOKEN && list_token(r, true) == L7_HTTP_ERROR)
-			return L7_HTTP_ERROR;
-		r->te_chunked_last = false;
-		r->sub = L_PARAMS;
-		return L7_HTTP_MORE;
-	}
-	return fail(r, list_err(r));
+	return list_event(r, l7_list_byte(&r->list, words, n,
+					  r->field == F_TRANSFER_ENCODING, c));
 }
 
 static enum l7_http_status value_byte(struct l7_http_req *r, uint8_t c)
@@ -442,9 +398,7 @@ static enum l7_http_status value_end(struct l7_http_req *r)
 	case F_TRANSFER_ENCODING:
 	case F_CONNECTION:
 	case F_EXPECT:
-		if (r->sub == L_TOKEN)
-			return list_token(r, false);
-		break;
+		return list_event(r, l7_list_end(&r->list));
 	}
 	return L7_HTTP_MORE;
 }

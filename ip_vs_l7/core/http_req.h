@@ -39,7 +39,8 @@ enum l7_http_target_form {
 	L7_HTTP_T_ASTERISK,	/* "*", OPTIONS only */
 };
 
-enum l7_http_body {
+/* enum, not struct, l7_http_body: that is the body framer (http_body.h) */
+enum l7_http_req_body {
 	L7_HTTP_BODY_NONE = 0,
 	L7_HTTP_BODY_LENGTH,	/* content_length bytes follow the head */
 	L7_HTTP_BODY_CHUNKED,
@@ -87,7 +88,7 @@ struct l7_http_req {
 	/* Results, valid once feed() returned L7_HTTP_DONE. */
 	enum l7_http_method method;
 	enum l7_http_target_form target_form;
-	enum l7_http_body body;
+	enum l7_http_req_body body;
 	enum l7_http_err err;
 	struct l7_http_span method_span;
 	struct l7_http_span target;
@@ -109,7 +110,8 @@ struct l7_http_req {
 	uint8_t state;
 	uint8_t sub;		/* position inside a literal or sub-state */
 	uint8_t field;		/* which known header is being read */
-	struct l7_tok tok;	/* known name or token being matched */
+	struct l7_tok tok;	/* known method or field name being matched */
+	struct l7_list list;	/* Connection, Transfer-Encoding, Expect value */
 	uint32_t val_end;	/* offset just past the last non-OWS value byte */
 	bool val_gap;		/* OWS seen after value bytes */
 	bool conn_close;

@@ -2,11 +2,12 @@
 /*
  * ip_vs_l7 core: incremental HTTP/1.1 response framer (RFC 9112).
  *
- * The head, the chunk-size lines and the trailers go through step() one
- * byte at a time with no look-back, so a segment boundary may fall
- * anywhere, even inside a CRLF, without changing the result.  Bytes of a
- * Content-Length body and chunk data are skipped by count in feed(): the
- * director passes them through and never needs to look at them.
+ * The head goes through step() one byte at a time with no look-back, so
+ * a segment boundary may fall anywhere, even inside a CRLF, without
+ * changing the result.  A Content-Length or chunked body is handed to the
+ * body framer (http_body.c), which takes body bytes and chunk data by
+ * count: the director passes them through and never needs to look at
+ * them.
  */
 #include "http_resp.h"
 
@@ -20,14 +21,8 @@ enum {
 	S_VALUE,
 	S_VALUE_LF,
 	S_END_LF,
-	S_BODY_LENGTH,	/* skipped by count */
+	S_BODY,		/* Content-Length or chunked: ->framer has it */
 	S_BODY_CLOSE,	/* everything, until eof() */
-	S_CHUNK_SIZE,
-	S_CHUNK_EXT,
-	S_CHUNK_LF,
-	S_CHUNK_DATA,	/* skipped by count */
-	S_CHUNK_DATA_CR,
-	S_CHUNK_DATA_LF,
 	S_INTERIM,	/* a 1xx was reported; the next feed() starts afresh */
 	S_UPGRADED,
 	S_DONE,
@@ -40,38 +35,6 @@ enum {
 	F_CONTENT_LENGTH,
 	F_TRANSFER_ENCODING,
 	F_CONNECTION,
-};
-
-/* Sub-states of a comma-separated token list value. */
-enum {
-	L_ELEM,		/* before a token (start or after ',') */
-	L_TOKEN,	/* inside a token */
-	L_AFTER,	/* OWS after a token: only OWS, ',' or end may follow */
-	L_PARAMS,	/* transfer-coding parameters: skipped up to ',' */
-};
-
-/*
- * Sub-states of chunk extensions (RFC 9112 7.1.1):
- * *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )
- */
-enum {
-	X_SEMI,		/* after the size or an extension: OWS, ';' or CR */
-	X_NAME0,	/* after ';': OWS or the first byte of a name */
-	X_NAME,
-	X_EQ,		/* OWS after a name: '=', ';' or CR may follow */
-	X_VAL0,		/* after '=': OWS, a token or a quoted string */
-	X_TOKEN,
-	X_QUOTED,
-	X_QPAIR,	/* the byte after a backslash in a quoted string */
-};
-
-/* What ->budget bounds, and the error its exhaustion is reported as. */
-enum { R_HEAD, R_CHUNK_LINE, R_TRAILER };
-
-static const enum l7_resp_err budget_err[] = {
-	[R_HEAD]	= L7_RESP_E_HEAD_TOO_LARGE,
-	[R_CHUNK_LINE]	= L7_RESP_E_CHUNK_LINE_TOO_LARGE,
-	[R_TRAILER]	= L7_RESP_E_TRAILER_TOO_LARGE,
 };
 
 /* Indexed by F_* - 1; field names are matched lower-cased. */
@@ -127,7 +90,6 @@ static void resp_start(struct l7_http_resp *r, bool interim)
 	r->req_method = method;
 	r->after_interim = interim;
 	r->state = S_VERSION;
-	r->region = R_HEAD;
 	r->budget = lim.max_head;
 }
 
@@ -225,12 +187,9 @@ static enum l7_resp_status reason_byte(struct l7_http_resp *r, uint8_t c)
 
 static enum l7_resp_status name_begin(struct l7_http_resp *r, uint8_t c)
 {
-	uint32_t *count = r->in_trailer ? &r->trailer_count :
-					  &r->header_count;
-
-	if (*count >= r->lim.max_headers)
+	if (r->header_count >= r->lim.max_headers)
 		return fail(r, L7_RESP_E_TOO_MANY_HEADERS);
-	(*count)++;
+	r->header_count++;
 	l7_tok_begin(&r->tok, L7_ARRAY_SIZE(field_names));
 	l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
 		    l7_to_lower(c));
@@ -242,9 +201,8 @@ static enum l7_resp_status name_end(struct l7_http_resp *r)
 {
 	int f = l7_tok_match(&r->tok, field_names, L7_ARRAY_SIZE(field_names));
 
-	/* trailers may not change framing (RFC 9110 6.5.1): not parsed */
-	r->field = (f < 0 || r->in_trailer) ? F_OTHER : (uint8_t)(f + 1);
-	r->sub = L_ELEM;
+	r->field = f < 0 ? F_OTHER : (uint8_t)(f + 1);
+	l7_list_begin(&r->list);
 	r->val_gap = false;
 
 	switch (r->field) {
@@ -317,86 +275,54 @@ static void list_words(const struct l7_http_resp *r,
 	}
 }
 
-/* A whole token of a list field was read. */
-static enum l7_resp_status list_token(struct l7_http_resp *r)
+/* What the list reader found in a Transfer-Encoding value. */
+static enum l7_resp_status te_event(struct l7_http_resp *r,
+				    enum l7_list_ev ev, int w)
+{
+	/* a coding with parameters is never the plain "chunked" */
+	if (ev == L7_LIST_PARAMS)
+		w = -1;
+	/* chunked may be applied once only (RFC 9112 6.1) */
+	if (w == 0 && r->te_chunked_seen)
+		return fail(r, L7_RESP_E_TRANSFER_ENCODING);
+	if (w == 0)
+		r->te_chunked_seen = true;
+	r->te_chunked_last = w == 0;
+	r->te_coding = true;
+	return L7_RESP_MORE;
+}
+
+/* Act on what the list reader found in a Connection or TE value. */
+static enum l7_resp_status list_event(struct l7_http_resp *r,
+				      enum l7_list_ev ev)
 {
 	const char *const *words;
 	size_t n;
 	int w;
 
+	if (ev == L7_LIST_MORE)
+		return L7_RESP_MORE;
+	if (ev == L7_LIST_ERROR)
+		return fail(r, list_err(r));
 	list_words(r, &words, &n);
-	w = l7_tok_match(&r->tok, words, n);
-
-	if (r->field == F_TRANSFER_ENCODING) {
-		/* chunked may be applied once only (RFC 9112 6.1) */
-		if (w == 0 && r->te_chunked_seen)
-			return fail(r, L7_RESP_E_TRANSFER_ENCODING);
-		if (w == 0)
-			r->te_chunked_seen = true;
-		r->te_chunked_last = w == 0;
-		r->te_coding = true;
-	} else if (w == C_CLOSE) {
+	w = l7_list_word(&r->list, words, n);
+	if (r->field == F_TRANSFER_ENCODING)
+		return te_event(r, ev, w);
+	if (w == C_CLOSE)
 		r->conn_close = true;
-	} else if (w == C_KEEP_ALIVE) {
+	else if (w == C_KEEP_ALIVE)
 		r->conn_keep_alive = true;
-	}
 	return L7_RESP_MORE;
 }
 
-/*
- * #token lists (RFC 9110 5.6.1): elements separated by commas and OWS,
- * empty elements allowed.  Two tokens without a comma are an error, and
- * transfer-coding parameters may not be quoted: both could make us read
- * a list differently from the client.
- */
 static enum l7_resp_status list_byte(struct l7_http_resp *r, uint8_t c)
 {
 	const char *const *words;
 	size_t n;
 
 	list_words(r, &words, &n);
-
-	if (r->sub == L_PARAMS) {
-		if (c == ',')
-			r->sub = L_ELEM;
-		else if (c == '"')
-			return fail(r, list_err(r));
-		return L7_RESP_MORE;
-	}
-	if (l7_is_tchar(c)) {
-		if (r->sub == L_AFTER)
-			return fail(r, list_err(r));
-		if (r->sub == L_ELEM) {
-			l7_tok_begin(&r->tok, n);
-			r->sub = L_TOKEN;
-		}
-		l7_tok_byte(&r->tok, words, n, l7_to_lower(c));
-		return L7_RESP_MORE;
-	}
-	if (l7_is_ows(c)) {
-		if (r->sub == L_TOKEN) {
-			r->sub = L_AFTER;
-			return list_token(r);
-		}
-		return L7_RESP_MORE;
-	}
-	if (c == ',') {
-		enum l7_resp_status st = L7_RESP_MORE;
-
-		if (r->sub == L_TOKEN)
-			st = list_token(r);
-		r->sub = L_ELEM;
-		return st;
-	}
-	if (c == ';' && r->field == F_TRANSFER_ENCODING &&
-	    (r->sub == L_TOKEN || r->sub == L_AFTER)) {
-		/* a coding with parameters is never the plain "chunked" */
-		r->te_coding = true;
-		r->te_chunked_last = false;
-		r->sub = L_PARAMS;
-		return L7_RESP_MORE;
-	}
-	return fail(r, list_err(r));
+	return list_event(r, l7_list_byte(&r->list, words, n,
+					  r->field == F_TRANSFER_ENCODING, c));
 }
 
 static enum l7_resp_status value_byte(struct l7_http_resp *r, uint8_t c)
@@ -418,9 +344,7 @@ static enum l7_resp_status value_end(struct l7_http_resp *r)
 		return cl_commit(r);
 	case F_TRANSFER_ENCODING:
 	case F_CONNECTION:
-		if (r->sub == L_TOKEN)
-			return list_token(r);
-		break;
+		return list_event(r, l7_list_end(&r->list));
 	}
 	return L7_RESP_MORE;
 }
@@ -438,6 +362,21 @@ static enum l7_resp_body body_kind(const struct l7_http_resp *r)
 	if (r->cl_seen)
 		return L7_RESP_BODY_LENGTH;
 	return L7_RESP_BODY_CLOSE;
+}
+
+/* A Content-Length or chunked body follows the head. */
+static void body_start(struct l7_http_resp *r, bool chunked)
+{
+	/* trailer fields count against the same limit as header fields */
+	struct l7_http_body_limits lim = {
+		.max_trailer = r->lim.max_trailer,
+		.max_trailers = r->lim.max_headers,
+		.max_chunk_line = r->lim.max_chunk_line,
+	};
+
+	r->has_body = true;
+	l7_http_body_init(&r->framer, &lim, chunked, r->content_length);
+	r->state = S_BODY;
 }
 
 /* The empty line ending the head was read: decide framing (RFC 9112 6). */
@@ -474,16 +413,10 @@ static enum l7_resp_status head_end(struct l7_http_resp *r)
 	case L7_RESP_BODY_LENGTH:
 		if (r->content_length == 0)
 			break;
-		r->has_body = true;
-		r->remaining = r->content_length;
-		r->state = S_BODY_LENGTH;
+		body_start(r, false);
 		return L7_RESP_HEAD;
 	case L7_RESP_BODY_CHUNKED:
-		r->has_body = true;
-		r->sub = 0;
-		r->region = R_CHUNK_LINE;
-		r->budget = r->lim.max_chunk_line;
-		r->state = S_CHUNK_SIZE;
+		body_start(r, true);
 		return L7_RESP_HEAD;
 	case L7_RESP_BODY_CLOSE:
 		r->has_body = true;
@@ -493,131 +426,6 @@ static enum l7_resp_status head_end(struct l7_http_resp *r)
 	}
 	r->state = S_DONE;
 	return L7_RESP_DONE;
-}
-
-/* ---- chunked body ---- */
-
-/* chunk-size: hex digits, then extensions or CR; ->sub: a digit seen. */
-static enum l7_resp_status chunk_size_byte(struct l7_http_resp *r, uint8_t c)
-{
-	int h = l7_hex_val(c);
-
-	if (h >= 0) {
-		if (r->remaining >> 60)	/* one more digit would overflow */
-			return fail(r, L7_RESP_E_CHUNK_SIZE);
-		r->remaining = r->remaining << 4 | (uint64_t)h;
-		r->sub = 1;
-		return L7_RESP_MORE;
-	}
-	if (c == '\n')
-		return fail(r, L7_RESP_E_LINE_END);
-	if (!r->sub)
-		return fail(r, L7_RESP_E_CHUNK_SIZE);
-	if (c == '\r') {
-		r->state = S_CHUNK_LF;
-		return L7_RESP_MORE;
-	}
-	if (c == ';' || l7_is_ows(c)) {
-		r->sub = c == ';' ? X_NAME0 : X_SEMI;
-		r->state = S_CHUNK_EXT;
-		return L7_RESP_MORE;
-	}
-	return fail(r, L7_RESP_E_CHUNK_SIZE);
-}
-
-/* qdtext and quoted-pair bytes other than '"' and '\' (RFC 9110 5.6.4) */
-static bool is_qdtext(uint8_t c)
-{
-	return c == '\t' || (c >= 0x20 && c != 0x7f);
-}
-
-/*
- * Extensions are checked, not interpreted: a malformed one could hide a
- * CRLF the client would read differently.
- */
-static enum l7_resp_status chunk_ext_byte(struct l7_http_resp *r, uint8_t c)
-{
-	switch (r->sub) {
-	case X_SEMI:
-		if (c == ';') {
-			r->sub = X_NAME0;
-			return L7_RESP_MORE;
-		}
-		break;
-	case X_NAME0:
-		if (l7_is_ows(c))
-			return L7_RESP_MORE;
-		if (!l7_is_tchar(c))
-			return fail(r, L7_RESP_E_CHUNK_EXT);
-		r->sub = X_NAME;
-		return L7_RESP_MORE;
-	case X_NAME:
-	case X_EQ:
-		if (r->sub == X_NAME && l7_is_tchar(c))
-			return L7_RESP_MORE;
-		if (c == '=' || c == ';') {
-			r->sub = c == '=' ? X_VAL0 : X_NAME0;
-			return L7_RESP_MORE;
-		}
-		if (l7_is_ows(c))
-			r->sub = X_EQ;
-		break;
-	case X_VAL0:
-		if (l7_is_ows(c))
-			return L7_RESP_MORE;
-		if (c == '"')
-			r->sub = X_QUOTED;
-		else if (l7_is_tchar(c))
-			r->sub = X_TOKEN;
-		else
-			return fail(r, L7_RESP_E_CHUNK_EXT);
-		return L7_RESP_MORE;
-	case X_TOKEN:
-		if (l7_is_tchar(c))
-			return L7_RESP_MORE;
-		if (c == ';') {
-			r->sub = X_NAME0;
-			return L7_RESP_MORE;
-		}
-		if (l7_is_ows(c))
-			r->sub = X_SEMI;
-		break;
-	case X_QUOTED:
-		if (c == '"')
-			r->sub = X_SEMI;
-		else if (c == '\\')
-			r->sub = X_QPAIR;
-		else if (!is_qdtext(c))
-			return fail(r, L7_RESP_E_CHUNK_EXT);
-		return L7_RESP_MORE;
-	case X_QPAIR:
-		if (!is_qdtext(c))
-			return fail(r, L7_RESP_E_CHUNK_EXT);
-		r->sub = X_QUOTED;
-		return L7_RESP_MORE;
-	}
-	/* after a name, a token value or OWS: more OWS, or the line ends */
-	if (l7_is_ows(c))
-		return L7_RESP_MORE;
-	if (c == '\r') {
-		r->state = S_CHUNK_LF;
-		return L7_RESP_MORE;
-	}
-	return fail(r, c == '\n' ? L7_RESP_E_LINE_END : L7_RESP_E_CHUNK_EXT);
-}
-
-/* The chunk-size line ended: data follows, or the trailer section. */
-static enum l7_resp_status chunk_line_end(struct l7_http_resp *r)
-{
-	if (r->remaining) {
-		r->state = S_CHUNK_DATA;
-		return L7_RESP_MORE;
-	}
-	r->in_trailer = true;
-	r->region = R_TRAILER;
-	r->budget = r->lim.max_trailer;
-	r->state = S_LINE;
-	return L7_RESP_MORE;
 }
 
 static enum l7_resp_status step(struct l7_http_resp *r, uint8_t c)
@@ -667,57 +475,63 @@ static enum l7_resp_status step(struct l7_http_resp *r, uint8_t c)
 	case S_END_LF:
 		if (c != '\n')
 			return fail(r, L7_RESP_E_LINE_END);
-		if (!r->in_trailer)
-			return head_end(r);
-		r->state = S_DONE;
-		return L7_RESP_DONE;
-	case S_CHUNK_SIZE:
-		return chunk_size_byte(r, c);
-	case S_CHUNK_EXT:
-		return chunk_ext_byte(r, c);
-	case S_CHUNK_LF:
-		if (c != '\n')
-			return fail(r, L7_RESP_E_LINE_END);
-		return chunk_line_end(r);
-	case S_CHUNK_DATA_CR:
-		if (c != '\r')
-			return fail(r, L7_RESP_E_CHUNK_DATA_END);
-		r->state = S_CHUNK_DATA_LF;
-		return L7_RESP_MORE;
-	case S_CHUNK_DATA_LF:
-		if (c != '\n')
-			return fail(r, L7_RESP_E_CHUNK_DATA_END);
-		r->sub = 0;
-		r->budget = r->lim.max_chunk_line;
-		r->state = S_CHUNK_SIZE;
-		return L7_RESP_MORE;
+		return head_end(r);
 	}
 	return L7_RESP_ERROR;
 }
 
-/*
- * Take up to @avail bytes of a Content-Length body or of chunk data by
- * count alone: they are never looked at.  Returns how many were taken.
- */
-static size_t skip(struct l7_http_resp *r, size_t avail)
-{
-	size_t n = avail;
+/* The body framer's errors, as this framer has always reported them. */
+static const enum l7_resp_err body_errs[L7_BODY_E_COUNT] = {
+	[L7_BODY_E_CHUNK_SIZE]		= L7_RESP_E_CHUNK_SIZE,
+	[L7_BODY_E_CHUNK_EXT]		= L7_RESP_E_CHUNK_EXT,
+	[L7_BODY_E_CHUNK_LINE_TOO_LARGE] = L7_RESP_E_CHUNK_LINE_TOO_LARGE,
+	[L7_BODY_E_CHUNK_DATA_END]	= L7_RESP_E_CHUNK_DATA_END,
+	[L7_BODY_E_LINE_END]		= L7_RESP_E_LINE_END,
+	[L7_BODY_E_TRAILER]		= L7_RESP_E_HEADER_NAME,
+	[L7_BODY_E_TRAILER_VALUE]	= L7_RESP_E_HEADER_VALUE,
+	[L7_BODY_E_OBS_FOLD]		= L7_RESP_E_OBS_FOLD,
+	[L7_BODY_E_TRAILER_TOO_LARGE]	= L7_RESP_E_TRAILER_TOO_LARGE,
+	[L7_BODY_E_TOO_MANY_TRAILERS]	= L7_RESP_E_TOO_MANY_HEADERS,
+};
 
-	if (r->remaining < n)
-		n = (size_t)r->remaining;
-	r->remaining -= n;
-	r->pos += n;
-	if (r->remaining)
-		return n;
-	if (r->state == S_BODY_LENGTH) {
+/* Bring the response up to date with its body framer. */
+static enum l7_resp_status body_sync(struct l7_http_resp *r)
+{
+	r->pos = r->head_len + r->framer.pos;
+	if (l7_http_body_done(&r->framer)) {
 		r->state = S_DONE;
-	} else {
-		/* the CRLF after chunk data: exactly two bytes */
-		r->region = R_CHUNK_LINE;
-		r->budget = 2;
-		r->state = S_CHUNK_DATA_CR;
+		return L7_RESP_DONE;
 	}
-	return n;
+	if (r->framer.err != L7_BODY_E_NONE)
+		return fail(r, body_errs[r->framer.err]);
+	return L7_RESP_MORE;
+}
+
+static enum l7_resp_status body_feed(struct l7_http_resp *r,
+				     const uint8_t *buf, size_t len,
+				     size_t *used)
+{
+	l7_http_body_feed(&r->framer, buf, len, used);
+	return body_sync(r);
+}
+
+uint64_t l7_http_resp_skippable(const struct l7_http_resp *r)
+{
+	if (r->state == S_BODY)
+		return l7_http_body_skippable(&r->framer);
+	if (r->state == S_BODY_CLOSE)
+		return ~(uint64_t)0;
+	return 0;
+}
+
+void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n)
+{
+	if (r->state == S_BODY) {
+		l7_http_body_skip(&r->framer, n);
+		body_sync(r);
+	} else if (r->state == S_BODY_CLOSE) {
+		r->pos += n;
+	}
 }
 
 enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
@@ -737,26 +551,20 @@ enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 	case S_INTERIM:
 		resp_start(r, true);
 		break;
+	case S_BODY:
+		return body_feed(r, buf, len, used);
 	}
 
 	while (i < len) {
 		enum l7_resp_status st;
 
-		if (r->state == S_BODY_LENGTH || r->state == S_CHUNK_DATA) {
-			i += skip(r, len - i);
-			if (r->state == S_DONE) {
-				*used = i;
-				return L7_RESP_DONE;
-			}
-			continue;
-		}
 		if (r->state == S_BODY_CLOSE) {
 			r->pos += len - i;
 			break;
 		}
 		if (r->budget == 0) {
 			*used = i;
-			return fail(r, budget_err[r->region]);
+			return fail(r, L7_RESP_E_HEAD_TOO_LARGE);
 		}
 		r->budget--;
 		st = step(r, buf[i++]);

@@ -4,9 +4,10 @@
  *
  * To rebind a client at every request, the director must know exactly
  * where each response on a backend connection ends.  The framer follows a
- * response fed in any segmentation: it walks the head and the chunk-size
- * lines byte by byte, but skips Content-Length bodies and chunk data by
- * count, so large bodies cost one step per segment, not per byte.  Like
+ * response fed in any segmentation: it walks the head byte by byte and
+ * hands the body to the body framer (http_body.h), which walks chunk-size
+ * lines but skips Content-Length bodies and chunk data by count, so
+ * large bodies cost one step per segment, not per byte.  Like
  * the request framer it keeps no copy of the bytes, and it is strict: a
  * response the director frames differently from the client is a response
  * splitting vector, so every ambiguity is an error.
@@ -20,13 +21,14 @@
 #define _IP_VS_L7_CORE_HTTP_RESP_H
 
 #include "l7_types.h"
+#include "http_body.h"
 #include "http_chars.h"
 #include "http_req.h"
 
 #define L7_RESP_DEFAULT_MAX_HEAD	16384
 #define L7_RESP_DEFAULT_MAX_HEADERS	100
-#define L7_RESP_DEFAULT_MAX_TRAILER	4096
-#define L7_RESP_DEFAULT_MAX_CHUNK_LINE	4096
+#define L7_RESP_DEFAULT_MAX_TRAILER	L7_BODY_DEFAULT_MAX_TRAILER
+#define L7_RESP_DEFAULT_MAX_CHUNK_LINE	L7_BODY_DEFAULT_MAX_CHUNK_LINE
 
 /* How the body after a final response head is delimited (RFC 9112 6.3). */
 enum l7_resp_body {
@@ -99,15 +101,14 @@ struct l7_http_resp {
 	struct l7_http_resp_limits lim;
 	enum l7_http_method req_method;
 	uint64_t pos;		/* bytes of this response consumed so far */
-	uint64_t remaining;	/* body or chunk bytes to skip; chunk size */
 	uint64_t cl_cur;
-	uint32_t budget;	/* bytes the current head/line/trailer may add */
-	uint32_t trailer_count;
+	struct l7_http_body framer;	/* a Content-Length or chunked body */
+	uint32_t budget;	/* bytes the rest of the head may add */
 	uint8_t state;
-	uint8_t sub;		/* position inside a literal or sub-state */
+	uint8_t sub;		/* position inside a literal */
 	uint8_t field;		/* which known header is being read */
-	uint8_t region;		/* what budget bounds: head, chunk line, trailer */
-	struct l7_tok tok;	/* known name or token being matched */
+	struct l7_tok tok;	/* known field name being matched */
+	struct l7_list list;	/* Connection or Transfer-Encoding value */
 	bool val_gap;		/* OWS seen after value bytes */
 	bool conn_close;
 	bool conn_keep_alive;
@@ -117,7 +118,6 @@ struct l7_http_resp {
 	bool te_chunked_last;
 	bool cl_seen;
 	bool cl_digits;
-	bool in_trailer;
 	bool after_interim;	/* a 1xx came first: a close truncates */
 };
 
@@ -151,6 +151,20 @@ enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
  * response had arrived.
  */
 enum l7_resp_status l7_http_resp_eof(struct l7_http_resp *r);
+
+/*
+ * How many bytes the framer would take next without looking at them: the
+ * rest of a Content-Length body or of the current chunk's data, ~0 (all
+ * there will be) in a close-delimited body, else 0.
+ */
+uint64_t l7_http_resp_skippable(const struct l7_http_resp *r);
+
+/*
+ * Take @n bytes, at most skippable(), without their contents: the caller
+ * knows they are there.  If that ends the response, the next feed()
+ * returns DONE with *used = 0.
+ */
+void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n);
 
 const char *l7_resp_err_name(enum l7_resp_err err);
 

@@ -19,7 +19,7 @@ struct head_result {
 	uint32_t head_len;
 	enum l7_http_method method;
 	enum l7_http_target_form form;
-	enum l7_http_body body;
+	enum l7_http_req_body body;
 	struct l7_http_span method_span, target, host;
 	uint64_t content_length;
 	uint16_t header_count;

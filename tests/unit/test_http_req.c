@@ -20,7 +20,7 @@ struct expect {
 	enum l7_http_target_form form;
 	int minor;
 	const char *host;	/* NULL: no Host header */
-	enum l7_http_body body;
+	enum l7_http_req_body body;
 	uint64_t content_length;
 	bool keep_alive;
 	bool expect_continue;

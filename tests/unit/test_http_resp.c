@@ -686,6 +686,53 @@ static void test_limits(void)
 	}
 }
 
+/* skip() advances over body bytes unread, as feeding them would. */
+static void test_skip(void)
+{
+	static const char cl[] = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n";
+	static const char close[] = "HTTP/1.0 200 OK\r\n\r\n";
+	static const uint8_t rest[] = "9\r\n0\r\n\r\n" NEXT;
+	struct l7_http_resp r;
+	size_t used;
+
+	l7_http_resp_init(&r, NULL, L7_HTTP_M_GET);
+	CHECK(l7_http_resp_skippable(&r) == 0, "head: nothing to skip");
+	l7_http_resp_feed(&r, (const uint8_t *)cl, sizeof(cl) - 1, &used);
+	CHECK(l7_http_resp_skippable(&r) == 10, "length: skippable");
+	l7_http_resp_skip(&r, 8);
+	CHECK(l7_http_resp_skippable(&r) == 2, "length: after skip");
+	CHECK(l7_http_resp_feed(&r, rest, sizeof(rest) - 1, &used) ==
+	      L7_RESP_DONE && used == 2, "length: end, used %zu", used);
+	/* skipping the last byte ends it: feed() then says so */
+	l7_http_resp_init(&r, NULL, L7_HTTP_M_GET);
+	l7_http_resp_feed(&r, (const uint8_t *)cl, sizeof(cl) - 1, &used);
+	l7_http_resp_skip(&r, 10);
+	CHECK(l7_http_resp_skippable(&r) == 0 &&
+	      l7_http_resp_feed(&r, rest, 0, &used) == L7_RESP_DONE &&
+	      used == 0, "length: skipped to the end");
+
+	/* chunked: only chunk data is skippable */
+	l7_http_resp_init(&r, NULL, L7_HTTP_M_GET);
+	l7_http_resp_feed(&r, (const uint8_t *)CH, sizeof(CH) - 1, &used);
+	CHECK(l7_http_resp_skippable(&r) == 0, "chunk: size line to read");
+	l7_http_resp_feed(&r, (const uint8_t *)"a\r\n", 3, &used);
+	CHECK(l7_http_resp_skippable(&r) == 10, "chunk: skippable");
+	l7_http_resp_skip(&r, 9);
+	CHECK(l7_http_resp_feed(&r, rest, 1, &used) == L7_RESP_MORE &&
+	      l7_http_resp_skippable(&r) == 0, "chunk: CRLF to read");
+	CHECK(l7_http_resp_feed(&r, (const uint8_t *)"\r\n0\r\n\r\n", 7,
+				&used) == L7_RESP_DONE && used == 7 &&
+	      r.err == L7_RESP_E_NONE, "chunk: end");
+
+	/* close-delimited: all there will be */
+	l7_http_resp_init(&r, NULL, L7_HTTP_M_GET);
+	l7_http_resp_feed(&r, (const uint8_t *)close, sizeof(close) - 1,
+			  &used);
+	CHECK(l7_http_resp_skippable(&r) == ~(uint64_t)0, "close: skippable");
+	l7_http_resp_skip(&r, 1 << 20);
+	CHECK(l7_http_resp_eof(&r) == L7_RESP_DONE, "close: eof");
+}
+
 static void test_err_names(void)
 {
 	int e;
@@ -707,6 +754,7 @@ int main(void)
 	RUN(test_eof);
 	RUN(test_large_content_length);
 	RUN(test_limits);
+	RUN(test_skip);
 	RUN(test_err_names);
 	return l7_test_summary("http_resp");
 }
