@@ -205,6 +205,7 @@ int l7_bind(struct l7_conn *c)
 	} else {
 		c->state = L7C_BODY;
 	}
+	this_cpu_add(pc->pool->bytes->to_server, copy_len);
 	l7_send_copy(c, b);
 	l7_conn_expire_in(c, L7_RTO);
 	if (c->state == L7C_HEAD)

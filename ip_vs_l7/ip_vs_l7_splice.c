@@ -356,13 +356,13 @@ static enum l7_resp_status l7_resp_frame(struct l7_http_resp *r,
 {
 	enum l7_resp_status st = L7_RESP_MORE;
 	u8 buf[L7_PEEK];
+	size_t u;
 
 	*used = 0;
 	while (*used < len) {
 		u64 skip = l7_http_resp_skippable(r);
 		u32 n = len - *used;
 		const u8 *p;
-		size_t u;
 
 		if (skip) {
 			n = min_t(u64, n, skip);
@@ -381,6 +381,9 @@ static enum l7_resp_status l7_resp_frame(struct l7_http_resp *r,
 		if (st != L7_RESP_MORE)
 			break;
 	}
+	/* a skip may have ended the response: the framer says so now */
+	if (st == L7_RESP_MORE || st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
+		st = l7_http_resp_feed(r, buf, 0, &u);
 	return st;
 }
 
