@@ -60,6 +60,9 @@ struct l7_pconn_tcp {
 	bool	sack;
 };
 
+/* sk_user_data of a pooled socket once spliced: LOCAL_OUT drops its output */
+#define L7_SPLICED_SOCK	((void *)&l7_pool_max)
+
 struct l7_pconn {
 	struct list_head	list;		/* in pool->idle, busy or dead */
 	struct hlist_node	b_node;		/* backend tuple hash, once spliced */

@@ -102,21 +102,49 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 	return l7_client_new(ls, skb);
 }
 
-static const struct nf_hook_ops l7_hook_ops = {
-	.hook		= l7_hook_fn,
-	.pf		= NFPROTO_IPV4,
-	.hooknum	= NF_INET_PRE_ROUTING,
-	.priority	= NF_IP_PRI_RAW - 1,
+/*
+ * Guard at LOCAL_OUT: a pooled socket the data path took over has stale
+ * numbers, and anything it sent would confuse its server.  It has no
+ * data, timers or keepalive that could send, but should the stack ever
+ * find a reason (a change in some kernel), this drops it.
+ */
+static unsigned int l7_guard_fn(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	struct sock *sk = skb->sk;
+
+	if (sk && sk_fullsock(sk) &&
+	    READ_ONCE(sk->sk_user_data) == L7_SPLICED_SOCK) {
+		net_warn_ratelimited("ip_vs_l7: dropped a segment of a spliced pooled socket\n");
+		return NF_DROP;
+	}
+	return NF_ACCEPT;
+}
+
+static const struct nf_hook_ops l7_hook_ops[] = {
+	{
+		.hook		= l7_hook_fn,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_PRE_ROUTING,
+		.priority	= NF_IP_PRI_RAW - 1,
+	},
+	{
+		.hook		= l7_guard_fn,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP_PRI_FIRST,
+	},
 };
 
 static int __net_init l7_hook_net_init(struct net *net)
 {
-	return nf_register_net_hook(net, &l7_hook_ops);
+	return nf_register_net_hooks(net, l7_hook_ops,
+				     ARRAY_SIZE(l7_hook_ops));
 }
 
 static void __net_exit l7_hook_net_exit(struct net *net)
 {
-	nf_unregister_net_hook(net, &l7_hook_ops);
+	nf_unregister_net_hooks(net, l7_hook_ops, ARRAY_SIZE(l7_hook_ops));
 }
 
 static struct pernet_operations l7_hook_net_ops = {

@@ -406,10 +406,10 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 	if (first) {
 		struct sock *sk = pc->sock->sk;
 
-		/* its state changes mean nothing now */
+		/* its state changes mean nothing now, its output is void */
 		write_lock_bh(&sk->sk_callback_lock);
-		sk->sk_user_data = NULL;
 		sk->sk_state_change = pc->saved_state_change;
+		WRITE_ONCE(sk->sk_user_data, L7_SPLICED_SOCK);
 		write_unlock_bh(&sk->sk_callback_lock);
 	}
 	return pc;
