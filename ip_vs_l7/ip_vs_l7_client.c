@@ -329,6 +329,11 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		l7_take_head(c, skb, hlen + skip, len - skip);
 	if (c->dead)
 		return NF_DROP;
+	if (c->state == L7C_BODY && after(seq + len, c->c_rcv_nxt)) {
+		/* a body larger than the head buffer: the rest goes through */
+		l7_send_ack(c);
+		return l7_splice_body(c, skb);
+	}
 	if (th->fin && seq + len == c->c_rcv_nxt)
 		l7_client_fin(c);
 	else if (len)
