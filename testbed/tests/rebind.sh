@@ -14,7 +14,7 @@ PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 # CPU per burn request: iters=100 is ~0.1 ms on metal, a few ms emulated
-BURN=/cgi-bin/burn?iters=100
+BURN='/cgi-bin/burn?iters=100'
 
 # emulated time is ~30x slower: give the pools time to grow
 modprobe ip_vs_l7 datapath=1 queue_timeout=30000
@@ -81,7 +81,7 @@ client_note() {
 
 # ---- 1. one connection, 30 CGI requests, all three backends ----
 curl_30_one_connection() {
-	local n bad
+	local n b bad
 	in_cli curl -sS --fail --max-time 300 \
 		-w '%{num_connects} %{http_code} %header{x-backend}\n' \
 		-o "$TMP/burn_#1" "http://$L7TB_VIP/cgi-bin/burn?iters=10&i=[1-30]" \
@@ -95,9 +95,12 @@ curl_30_one_connection() {
 		b=$(sed -n "${n}p" "$TMP/curl30" | awk '{ print $3 }')
 		sed "s/^backend=$b /backend=X /" "$TMP/burn_$n"
 	done | sort | uniq -c)
-	[ "$(printf '%s\n' "$bad" | wc -l)" = 1 ] &&
-		printf '%s\n' "$bad" | grep -Eq '^ +30 backend=X iters=10 mix=[0-9a-f]{16}$' ||
-		{ echo "bodies:"; printf '%s\n' "$bad"; return 1; }
+	if [ "$(printf '%s\n' "$bad" | wc -l)" != 1 ] ||
+	   ! printf '%s\n' "$bad" | grep -Eq '^ +30 backend=X iters=10 mix=[0-9a-f]{16}$'; then
+		echo "bodies:"
+		printf '%s\n' "$bad"
+		return 1
+	fi
 	awk '{ print $3 }' "$TMP/curl30" | sort | uniq -c > "$TMP/spread1"
 	note "$(awk '{ printf "%s %d  ", $2, $1 }' "$TMP/spread1")"
 	[ "$(wc -l < "$TMP/spread1")" = 3 ]
@@ -143,7 +146,7 @@ short_keepalive() {
 	local rc
 	restart_backends --max-keepalive 5 --keepalive-timeout 1 || return 1
 	client kaloop --conns 10 --requests 100 --path /static/10k.bin \
-		--path /cgi-bin/burn?iters=10 --path /static/1k.bin > "$TMP/out5" 2>&1
+		--path '/cgi-bin/burn?iters=10' --path /static/1k.bin > "$TMP/out5" 2>&1
 	rc=$?
 	cat "$TMP/out5"
 	client_note "$TMP/out5"
@@ -174,11 +177,11 @@ pool_reuse() {
 # ---- 7. a backend stopped mid-run, then restarted ----
 # The client log has one line per request: CONN SEQ START END BACKEND ok|error.
 stopped_mid_run() {
-	local pid stopped n i rc
+	local pid stopped n rc summary
 	client kaloop --conns 3 --requests 100 --max-errors 5 --log "$TMP/ka7" \
-		--path /static/10k.bin --path /cgi-bin/burn?iters=10 > "$TMP/out7" 2>&1 &
+		--path /static/10k.bin --path '/cgi-bin/burn?iters=10' > "$TMP/out7" 2>&1 &
 	pid=$!
-	for i in $(seq 1 600); do
+	for _ in $(seq 1 600); do
 		n=$({ wc -l < "$TMP/ka7"; } 2>/dev/null || echo 0)
 		[ "$n" -ge 90 ] && break
 		sleep 0.5
@@ -230,12 +233,15 @@ httperf_cv() {
 	clear_logs
 	in_cli httperf --hog --server "$L7TB_VIP" --uri "$BURN" \
 		--num-conns 8 --num-calls 50 --timeout 60 > "$TMP/hp_$sched" 2>&1
-	grep -q '^Errors: total 0 ' "$TMP/hp_$sched" &&
-		grep -q '^Total: connections 8 requests 400 replies 400' "$TMP/hp_$sched" ||
-		{ grep -E '^(Total|Errors)' "$TMP/hp_$sched"; return 1; }
+	if ! grep -q '^Errors: total 0 ' "$TMP/hp_$sched" ||
+	   ! grep -q '^Total: connections 8 requests 400 replies 400' "$TMP/hp_$sched"; then
+		grep -E '^(Total|Errors)' "$TMP/hp_$sched"
+		return 1
+	fi
 	for b in $L7TB_BACKENDS; do
 		counts="$counts $(log_requests "$b" "GET $BURN")"
 	done
+	# shellcheck disable=SC2086 # one number per word
 	echo "-s $sched: requests per backend$counts, CV $(cv $counts)"
 }
 
