@@ -9,6 +9,7 @@ answer is checked byte for byte (see l7http.Checker).  A failed request
 the loop goes on with a new connection; a connection closed by the server
 after a complete answer ("Connection: close") is counted as a reconnect.
 
+--pace S sleeps S seconds after each request.
 Prints "requests N ok N errors N reconnects N" and "backend sN COUNT" lines.
 --log FILE gets one line per request:
     CONN SEQ START END BACKEND ok|error [reason]
@@ -23,6 +24,7 @@ import http.client
 import os
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l7http  # noqa: E402
@@ -37,6 +39,8 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--max-errors", type=int, default=0)
     ap.add_argument("--no-reconnect", action="store_true")
+    ap.add_argument("--pace", type=float, default=0,
+                    help="seconds to sleep after each request")
     args = ap.parse_args()
     paths = args.path or ["/static/1k.bin"]
     checker = l7http.Checker()
@@ -89,6 +93,8 @@ def main():
                 with lock:
                     if totals["errors"] > max(50, args.max_errors):
                         return
+            if args.pace:
+                time.sleep(args.pace)
         conn.close()
 
     threads = [threading.Thread(target=loop, args=(c,)) for c in range(args.conns)]
