@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make demo: how the requests of HTTP/1.1 keep-alive connections spread
-# over three backends, per IPVS scheduler.  Four clients open one
-# keep-alive connection each and send 40, 25, 10 and 5 CGI requests.
+# over three backends under -s rr (plain IPVS) and -s l7 (ip_vs_l7 with
+# its data path), side by side.  Four clients open one keep-alive
+# connection each and send 40, 25, 10 and 5 CGI requests of equal cost.
 # A per-connection scheduler can only place connections, so the backend
-# that drew the long connection does most of the work.
+# that drew the long connection does most of the work; per-request
+# rebinding spreads the requests themselves.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -12,6 +14,7 @@ VS=$L7TB_VIP:80
 CALLS="40 25 10 5"
 URI="/cgi-bin/burn?iters=300"
 
+modprobe ip_vs_l7 datapath=1 queue_timeout=30000
 "$L7TB_DIR/topology" up
 "$L7TB_DIR/apache" start
 
@@ -28,42 +31,34 @@ run_clients() {
 	wait $pids
 }
 
-# report SCHED: per-backend requests and connections from access logs
-report() {
-	local sched=$1 b reqs conns total=0 counts=""
-	printf '\n-s %s  (%s requests on 4 keep-alive connections)\n' \
-		"$sched" "$(echo $CALLS | tr ' ' '+')"
-	printf '  %-8s %9s %12s\n' backend requests connections
-	for b in $L7TB_BACKENDS; do
-		reqs=$(grep -c 'GET /cgi-bin/burn' "$L7TB_RUN/$b/access.log" || true)
-		conns=$(grep 'GET /cgi-bin/burn' "$L7TB_RUN/$b/access.log" |
-			awk '{ print $1 ":" $2 }' | sort -u | wc -l)
-		printf '  %-8s %9d %12d  %s\n' "$b" "$reqs" "$conns" \
-			"$(head -c "$reqs" /dev/zero | tr '\0' '#')"
-		counts="$counts $reqs"
-	done
-	echo "$counts" | awk '{ n = NF; for (i = 1; i <= n; i++) s += $i;
-		m = s / n; for (i = 1; i <= n; i++) v += ($i - m) ^ 2;
-		printf "  coefficient of variation of requests per backend: %.2f\n",
-			sqrt(v / n) / m }'
+# pools_ready: every backend of the l7 service has an idle pooled connection
+pools_ready() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk '$1 == "->" && $4 >= 1 && $9 == "up" { n++ } END { exit !(n == 3) }'
 }
 
+declare -A REQS
 for sched in rr l7; do
 	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
-	in_dir ipvsadm -A -t "$VS" -s "$sched"
-	for b in $L7TB_BACKENDS; do
-		in_dir ipvsadm -a -t "$VS" -r "$(backend_ip "$b"):80" -m -w 1
-	done
+	add_service "$VS" "$sched" 1 1 1
+	[ "$sched" = l7 ] && wait_for pools_ready > /dev/null
 	run_clients
-	report "$sched"
+	for b in $L7TB_BACKENDS; do
+		REQS[$sched$b]=$(grep -c "GET $URI" "$L7TB_RUN/$b/access.log" || true)
+	done
 	in_dir ipvsadm -D -t "$VS"
 done
 
-cat <<'NOTE'
-
-Both schedulers place whole connections (rr in turn, l7 by weighted least-
-connection): every request of a keep-alive connection lands on the backend
-its connection was given.  Per-request rebinding, which evens this out, is
-the data path that ip_vs_l7 builds next.
-NOTE
+bar() { head -c "$1" /dev/zero | tr '\0' '#'; }
+printf '\n%s requests on 4 keep-alive connections, per backend:\n\n' \
+	"${CALLS// /+}"
+printf '  %-7s  %-47s  %s\n' backend "-s rr (IPVS, per connection)" "-s l7 (ip_vs_l7)"
+for b in $L7TB_BACKENDS; do
+	printf '  %-7s  %3d %-43s  %3d %s\n' "$b" "${REQS[rr$b]}" "$(bar "${REQS[rr$b]}")" \
+		"${REQS[l7$b]}" "$(bar "${REQS[l7$b]}")"
+done
+printf '  %-7s  %-47s  %s\n' "CV" \
+	"$(cv "${REQS[rrs1]}" "${REQS[rrs2]}" "${REQS[rrs3]}")" \
+	"$(cv "${REQS[l7s1]}" "${REQS[l7s2]}" "${REQS[l7s3]}")"
+echo "  (CV: coefficient of variation of the requests per backend; 0 is even)"
 "$L7TB_DIR/apache" stop

@@ -131,3 +131,11 @@ add_service() {
 		i=$((i + 1))
 	done
 }
+
+# cv N...: coefficient of variation (population standard deviation over
+# the mean) of the numbers, three decimals
+cv() {
+	echo "$*" | awk '{ for (i = 1; i <= NF; i++) s += $i; m = s / NF
+		for (i = 1; i <= NF; i++) v += ($i - m) ^ 2
+		printf "%.3f\n", m ? sqrt(v / NF) / m : 0 }'
+}
