@@ -25,7 +25,7 @@ MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HD
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
-VM_SUITES ?= foundation pool datapath splice splice_loss
+VM_SUITES ?= foundation pool datapath splice splice_loss rebind
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
