@@ -198,7 +198,8 @@ int l7_bind(struct l7_conn *c)
 		atomic64_inc(&c->ls->stats.rebinds);
 	c->retries = 0;
 	l7_head_consume(c, copy_len);
-	c->c_rcv_nxt = c->c_seq0 + c->head_len;
+	/* the client may have closed after a pipelined request */
+	c->c_rcv_nxt = c->c_seq0 + c->head_len + c->c_fin;
 	if (body_done) {
 		l7_binding_req_end(c, b, c->c_seq0);
 		c->state = L7C_HEAD;
@@ -334,6 +335,18 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 }
 
 /*
+ * Reset @b's server.  Linux takes a RST only at exactly its rcv_nxt
+ * (RFC 5961), which is where its last ACK pointed unless bytes are still
+ * in flight: then a second one covers that case.
+ */
+static void l7_binding_reset(struct l7_conn *c, struct l7_binding *b)
+{
+	l7_binding_send(c, b, TCPHDR_RST, b->b_acked, NULL, 0);
+	if (b->b_snd_nxt != b->b_acked)
+		l7_binding_send(c, b, TCPHDR_RST, b->b_snd_nxt, NULL, 0);
+}
+
+/*
  * c->lock held: the client has all of @b's response.  Acknowledge it to
  * the server ourselves (the client's ACK may go to another binding) and
  * give the pooled connection back - with the numbers it continues from -
@@ -355,7 +368,7 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 		pc->tcp.ts_last = b->ts_sent;
 		pc->tcp.win = l7_win_to_backend(c, b);
 	} else if (!b->b_rst) {
-		l7_binding_send(c, b, TCPHDR_RST, b->b_snd_nxt, NULL, 0);
+		l7_binding_reset(c, b);
 	}
 	WRITE_ONCE(pc->conn, NULL);
 	l7_pool_release(pc, keep);
@@ -370,7 +383,7 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 {
 	if (!b->b_rst && !(b->b_fin && c->c_fin && c->state == L7C_TUNNEL))
-		l7_binding_send(c, b, TCPHDR_RST, b->b_snd_nxt, NULL, 0);
+		l7_binding_reset(c, b);
 	if (!b->rsp_done)
 		l7_pool_count_error(b->pc->pool);
 	WRITE_ONCE(b->pc->conn, NULL);

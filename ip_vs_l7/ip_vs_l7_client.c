@@ -208,6 +208,8 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th)
 
 	if (!th->ack || before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
 		return;
+	if (after(ack, c->d_snd_una))
+		c->retries = 0;	/* progress: our FIN's resends start over */
 	c->d_snd_una = ack;
 	l7_binding_acked(c, ack);
 }
@@ -257,7 +259,8 @@ static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
 		if (l7_range_where(&b->map.req_range, seq) == L7_HERE &&
 		    !(b->req_done && seq == b->map.req_range.end))
 			return l7_splice_c2b(c, b, skb);
-	l7_send_ack(c);
+	if (l7_may_take(c))
+		l7_send_ack(c);
 	return NF_DROP;
 }
 
@@ -317,6 +320,15 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		return l7_pass_ack(c, skb, hlen, true);
 	if (len && before(seq, c->c_rcv_nxt) && !after(seq + len, c->c_rcv_nxt))
 		return l7_client_old(c, skb, seq);
+	if (len && before(seq, c->c_rcv_nxt) && !l7_may_take(c)) {
+		/*
+		 * A resend reaching past a body the server has not
+		 * acknowledged yet: its old part has to go through again
+		 */
+		if (l7_seg_trim(skb, hlen, c->c_rcv_nxt - seq))
+			return NF_DROP;
+		return l7_client_old(c, skb, seq);
+	}
 
 	/* HEAD, HELD or QUEUED: the bytes are the director's to take */
 	if (after(seq, c->c_rcv_nxt) || c->c_fin || !l7_may_take(c)) {
@@ -482,6 +494,10 @@ void l7_client_timer(struct l7_conn *c)
 		}
 		if (c->d_snd_una == c->d_snd_nxt)
 			break;
+		/* a response still on its way: our FIN waits behind it */
+		if (!list_empty(&c->bindings) &&
+		    time_before(jiffies, c->last_seen + L7_RTO * 8))
+			c->retries = 0;
 		if (++c->retries > L7_REPLY_TRIES) {
 			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 			c->dead = true;

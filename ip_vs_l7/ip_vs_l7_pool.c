@@ -73,7 +73,8 @@ static void l7_pconn_mark_dead(struct l7_pconn *pc)
 	struct l7_pool *pool = pc->pool;
 
 	spin_lock_bh(&pool->lock);
-	if (pc->state != L7_PC_DEAD) {
+	/* once taken, it is the data path's: the binding sees the FIN too */
+	if (pc->state == L7_PC_IDLE && !pc->spliced) {
 		l7_pconn_unlink(pc);
 		pc->state = L7_PC_DEAD;
 		list_add_tail(&pc->list, &pool->dead);
@@ -116,6 +117,8 @@ static void l7_pconn_close(struct l7_pconn *pc)
 	struct sock *sk = pc->sock->sk;
 	int one = 1;
 
+	if (WARN_ON_ONCE(pc->hashed))
+		l7_pconn_unhash(pc);	/* a grace period too late */
 	/* after this no state_change callback can still see @pc */
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
@@ -433,7 +436,7 @@ void l7_pool_release(struct l7_pconn *pc, bool keep)
 			list_add_tail(&pc->list, &pool->idle);
 			pool->n_idle++;
 		} else {
-			pc->quiet = true;
+			pc->quiet = !keep;	/* else it still needs its RST */
 			l7_pconn_discard(pc, &pool->dead);
 		}
 		l7_pool_kick(pool, 0);
@@ -461,13 +464,19 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	const struct tcphdr *th = tcp_hdr(skb);
 	u32 len = skb->len - ip_hdrlen(skb) - th->doff * 4;
 	struct l7_pool *pool = pc->pool;
+	struct l7_pconn_tcp t = {};
 	bool ack = false;
 
 	spin_lock_bh(&pool->lock);
 	if (pc->state == L7_PC_IDLE) {
+		t = pc->tcp;
+		/* a resent tail, or a keepalive probe at rcv_nxt - 1 */
 		if (!th->rst && !th->fin &&
+		    before(ntohl(th->seq), pc->tcp.rcv_nxt) &&
 		    !after(ntohl(th->seq) + len, pc->tcp.rcv_nxt)) {
-			ack = len;
+			ack = true;
+		} else if (!th->rst && !th->fin && !len) {
+			/* a window update or ACK: nothing to say */
 		} else if (!th->rst || ntohl(th->seq) == pc->tcp.rcv_nxt) {
 			pc->quiet = th->rst;
 			l7_pconn_unlink(pc);
@@ -478,8 +487,8 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	}
 	spin_unlock_bh(&pool->lock);
 	if (ack)
-		l7_send_pconn(pc, 0, pc->tcp.snd_nxt, pc->tcp.rcv_nxt,
-			      pc->tcp.win, false, 0, 0, NULL, 0);
+		l7_send_pconn(pc, 0, t.snd_nxt, t.rcv_nxt, t.win, t.ts,
+			      t.ts_last, t.ts_recent, NULL, 0);
 	return NF_DROP;
 }
 

@@ -120,18 +120,20 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 	skb->csum_offset = offsetof(struct tcphdr, check);
 	th->check = ~tcp_v4_check(tcplen, iph->saddr, iph->daddr, 0);
 
-	if (skb_is_gso(skb)) {
-		if (skb_shinfo(skb)->gso_size > mss) {
-			if (skb_has_frag_list(skb) && skb_linearize(skb))
-				return NF_DROP;
+	/*
+	 * GSO state from GRO may be stale after a trim: one segment goes
+	 * as it is, more are cut again to @mss and counted afresh.
+	 */
+	if (payload <= mss) {
+		if (skb_is_gso(skb))
+			skb_gso_reset(skb);
+	} else {
+		if (!skb_is_gso(skb))
+			skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+		if (!skb_is_gso(skb) || skb_shinfo(skb)->gso_size > mss)
 			skb_shinfo(skb)->gso_size = mss;
-			skb_shinfo(skb)->gso_segs = 0;
-			skb_shinfo(skb)->gso_type |= SKB_GSO_DODGY;
-		}
-	} else if (payload > mss) {
-		skb_shinfo(skb)->gso_size = mss;
 		skb_shinfo(skb)->gso_segs = 0;
-		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4 | SKB_GSO_DODGY;
+		skb_shinfo(skb)->gso_type |= SKB_GSO_DODGY;
 	}
 
 	rt = ip_route_output_key(net, &fl4);
@@ -147,10 +149,15 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 	return NF_STOLEN;
 }
 
-/* Make the headers ours to write, and the skb's GSO state too. */
+/*
+ * Make the headers ours to write, and the skb's GSO state too.  A
+ * reassembled datagram (frag_list) is made one: GSO cannot cut it.
+ */
 static int l7_seg_writable(struct sk_buff *skb)
 {
 	if (skb_unclone(skb, GFP_ATOMIC))
+		return -ENOMEM;
+	if (skb_has_frag_list(skb) && skb_linearize(skb))
 		return -ENOMEM;
 	return skb_ensure_writable(skb, ip_hdrlen(skb) + tcp_hdrlen(skb));
 }
@@ -233,6 +240,9 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 	th = tcp_hdr(skb);
 	payload = s.len - th->fin;
 	if (th->rst) {
+		/* RFC 5961: in a body, only the exact RST counts */
+		if (c->state == L7C_BODY && s.seq != c->c_rcv_nxt)
+			return NF_DROP;
 		c->reset = true;
 		c->end = L7_END_CLIENT_RST;
 		c->dead_reason = "reset by client";
@@ -240,7 +250,7 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 	}
 	c->c_win = s.win;
 	if (s.ts)
-		c->c_tsval = s.tsval;
+		l7_ts_note(&c->c_tsval, s.tsval);
 	flags = l7_map_c2b(&b->map, &s);
 	if (flags & L7_SEG_SEQ_OUTSIDE)
 		return NF_DROP;	/* never bytes of another request */
@@ -396,70 +406,82 @@ static void l7_rsp_end(struct l7_binding *b, u32 end)
 	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
 }
 
+enum l7_follow {
+	L7_FOLLOW_OK,		/* forward it */
+	L7_FOLLOW_EARLY,	/* drop it: the server sends it again */
+	L7_FOLLOW_BAD,		/* not a response we can frame: reset */
+};
+
 /*
  * Follow the response in @b's server stream: bytes [seq, seq + len) of
- * @skb from @off.  Returns false if the response is not one the director
- * can frame; sets b->rsp_done when it has ended.
+ * @skb from @off.  Sets b->rsp_done when it has ended.
  */
-static bool l7_rsp_follow(struct l7_conn *c, struct l7_binding *b,
-			  const struct sk_buff *skb, u32 off, u32 seq, u32 len)
+static enum l7_follow l7_rsp_follow(struct l7_conn *c, struct l7_binding *b,
+				    const struct sk_buff *skb, u32 off,
+				    u32 seq, u32 len)
 {
 	u32 end = seq + len, used;
 	enum l7_resp_status st;
+	size_t none;
 
 	if (!len || !after(end, b->b_fed))
-		return true;	/* nothing new */
+		return L7_FOLLOW_OK;	/* nothing new */
 	if (b->rsp_done)
-		return false;	/* bytes after the end: not HTTP */
+		return L7_FOLLOW_BAD;	/* bytes after the end: not HTTP */
 	if (after(seq, b->b_fed)) {
-		/* out of order: fine if they are surely body bytes */
+		/*
+		 * Out of order: fine if they are surely body bytes; else the
+		 * framer has to read what comes before, so wait for it.
+		 */
 		if (end - b->b_fed > l7_http_resp_skippable(&b->rsp))
-			return false;
+			return L7_FOLLOW_EARLY;
 		l7_http_resp_skip(&b->rsp, end - b->b_fed);
 		b->b_fed = end;
-		return true;
+		st = l7_http_resp_feed(&b->rsp, NULL, 0, &none);
+	} else {
+		off += b->b_fed - seq;
+		st = l7_resp_frame(&b->rsp, skb, off, end - b->b_fed, &used);
+		b->b_fed += used;
 	}
-	off += b->b_fed - seq;
-	st = l7_resp_frame(&b->rsp, skb, off, end - b->b_fed, &used);
-	b->b_fed += used;
 	switch (st) {
 	case L7_RESP_ERROR:
-		return false;
+		return L7_FOLLOW_BAD;
 	case L7_RESP_UPGRADE:
 		/* 101: no more HTTP here; both ways pass as they come */
 		if (c->cur != b || c->head_len)
-			return false;
+			return L7_FOLLOW_BAD;
 		c->state = L7C_TUNNEL;
 		b->map.req_range.closed = false;
-		return true;
+		return L7_FOLLOW_OK;
 	case L7_RESP_DONE:
 		if (b->b_fed != end)
-			return false;	/* more than the response */
+			return L7_FOLLOW_BAD;	/* more than the response */
 		l7_rsp_end(b, end);
-		return true;
+		return L7_FOLLOW_OK;
 	default:
-		return true;
+		return L7_FOLLOW_OK;
 	}
 }
 
 /*
- * The server's FIN on @b, in order after @payload bytes at @seq: the end
- * of a close-delimited body, a request it would not answer, or a
- * response cut short.  Returns false for the last.
+ * The server's FIN on @b after @payload bytes at @seq: after the
+ * response, the end of a close-delimited body, or (BAD) a request it
+ * would not answer or a response cut short.
  */
-static bool l7_rsp_fin(struct l7_conn *c, struct l7_binding *b, u32 seq,
-		       u32 payload)
+static enum l7_follow l7_rsp_fin(struct l7_binding *b, u32 seq, u32 payload)
 {
-	b->b_fin = true;
-	if (b->rsp_done)
-		return true;
+	if (b->rsp_done) {
+		b->b_fin = true;
+		return L7_FOLLOW_OK;
+	}
 	if (b->b_fed != seq + payload)
-		return false;
+		return L7_FOLLOW_EARLY;	/* bytes before it are missing */
+	b->b_fin = true;
 	if (l7_http_resp_eof(&b->rsp) != L7_RESP_DONE)
-		return false;
+		return L7_FOLLOW_BAD;
 	l7_rsp_end(b, b->b_fed);
 	b->close_after = true;	/* the client learns it from our FIN */
-	return true;
+	return L7_FOLLOW_OK;
 }
 
 /* A response the director cannot follow: reset both ends. */
@@ -475,7 +497,9 @@ static unsigned int l7_rsp_bad(struct l7_conn *c)
 unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb)
 {
-	bool tunnel = c->state == L7C_TUNNEL, was_done = b->rsp_done;
+	bool tunnel = c->state == L7C_TUNNEL && b == c->cur;
+	bool was_done = b->rsp_done;
+	enum l7_follow follow;
 	struct l7_tcp_opts o;
 	unsigned int flags, verdict = NF_DROP;
 	struct l7_tcp_seg s;
@@ -502,8 +526,11 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 
 	if (th->rst) {
 		b->b_rst = true;
-		if (b->rsp_done)
-			return NF_DROP;	/* retired once the client has it */
+		/* retired once the client has it all; if it lacks some, the
+		 * server that could resend it is gone
+		 */
+		if (b->rsp_done && !before(c->d_snd_una, b->map.rsp_range.end))
+			return NF_DROP;
 		if (!b->rsp_seen && c->cur == b && !tunnel) {
 			l7_binding_lost(c, b);
 			return NF_DROP;
@@ -513,19 +540,22 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		c->dead_reason = "reset by server";
 		l7_conn_expire_in(c, 0);
 	} else if (!tunnel) {
-		if (!l7_rsp_follow(c, b, skb, hlen, s.seq, payload))
+		follow = l7_rsp_follow(c, b, skb, hlen, s.seq, payload);
+		if (follow == L7_FOLLOW_EARLY)
+			return NF_DROP;
+		if (follow == L7_FOLLOW_BAD)
 			return l7_rsp_bad(c);
 		tunnel = c->state == L7C_TUNNEL;
-		if (payload)
-			b->rsp_seen = true;
 	}
 	if (th->fin && !tunnel) {
-		if (!b->rsp_done && !b->rsp_seen && c->cur == b) {
-			b->b_fin = true;
-			l7_binding_lost(c, b);
+		follow = l7_rsp_fin(b, s.seq, payload);
+		if (follow == L7_FOLLOW_EARLY)
+			return NF_DROP;
+		if (follow == L7_FOLLOW_BAD && !b->rsp_seen && c->cur == b) {
+			l7_binding_lost(c, b);	/* nothing reached the client */
 			return NF_DROP;
 		}
-		if (!l7_rsp_fin(c, b, s.seq, payload))
+		if (follow == L7_FOLLOW_BAD)
 			return l7_rsp_bad(c);	/* cut short */
 		/* the server closes after the response: not the client's */
 		if (!payload)
@@ -536,7 +566,9 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 
 	flags = l7_map_b2c(&b->map, &s);
 	if (flags & L7_SEG_SEQ_OUTSIDE)
-		return NF_DROP;
+		goto done;	/* an earlier client's bytes, or beyond */
+	if (payload)
+		b->rsp_seen = true;
 	/* the director acknowledged some client bytes itself: never less */
 	if (before(s.ack, c->c_acked))
 		s.ack = c->c_acked;
