@@ -27,16 +27,25 @@
 #define L7_RTO			(HZ / 5)
 #define L7_COPY_TRIES		8
 
+/* a before b: fewer per unit of weight, by cross-multiplying */
+static int l7_cmp_weighted(u64 a, u64 wa, u64 b, u64 wb)
+{
+	u64 x = a * wb, y = b * wa;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * Weighted least outstanding requests, among the servers with an idle
- * pooled connection; ties go round-robin so that an idle cluster still
- * spreads.
+ * pooled connection.  Ties - the usual case while the cluster keeps up -
+ * go to the server that served fewest requests per unit of weight, so
+ * weights hold for one request at a time too, then round-robin.
  */
 static struct l7_pconn *l7_pick(struct l7_service *ls)
 {
 	unsigned int idx = 0, start, best_idx = 0, n = 0;
 	struct l7_dest *ld, *best = NULL;
-	u64 best_out = 0, best_w = 1;
+	u64 best_out = 0, best_w = 1, best_served = 0;
 
 	list_for_each_entry_rcu(ld, &ls->dests, list)
 		n++;
@@ -48,16 +57,21 @@ static struct l7_pconn *l7_pick(struct l7_service *ls)
 		struct l7_pool *p = &ld->pool;
 		int w = READ_ONCE(p->weight);
 		u64 out = atomic_read(&p->outstanding);
+		u64 served = READ_ONCE(p->stats.bindings);
 		unsigned int rank = (idx + n - start) % n;
+		int d;
 
 		idx++;
 		if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
 			continue;
-		if (!best || out * best_w < best_out * w ||
-		    (out * best_w == best_out * w && rank < best_idx)) {
+		d = l7_cmp_weighted(out, w, best_out, best_w);
+		if (!d)
+			d = l7_cmp_weighted(served, w, best_served, best_w);
+		if (!best || d < 0 || (!d && rank < best_idx)) {
 			best = ld;
 			best_out = out;
 			best_w = w;
+			best_served = served;
 			best_idx = rank;
 		}
 	}

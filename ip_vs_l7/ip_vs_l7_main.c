@@ -31,10 +31,10 @@ module_param_named(pool_idle_ttl, l7_pool_idle_ttl, uint, 0644);
 MODULE_PARM_DESC(pool_idle_ttl,
 		 "seconds an idle pooled connection is kept before it is replaced, 0: forever (default 20)");
 
-bool l7_datapath;
-module_param_named(datapath, l7_datapath, bool, 0644);
+bool l7_datapath = true;
+module_param_named(datapath, l7_datapath, bool, 0444);
 MODULE_PARM_DESC(datapath,
-		 "answer clients of l7 services on the director (work in progress: framed requests get 503 until the splice lands; default off: per-connection WLC)");
+		 "answer clients of l7 services on the director and switch each request (default on; off: IPVS schedules connections by weighted least-connection)");
 
 unsigned int l7_max_head = L7_HTTP_DEFAULT_MAX_HEAD;
 module_param_named(max_head, l7_max_head, uint, 0444);

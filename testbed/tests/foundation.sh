@@ -143,9 +143,16 @@ t_check "l7: ipvsadm -Ln lists the l7 service and its NAT servers" ipvsadm_lists
 t_check "l7: every static file byte-exact through the VIP, all backends" static_files_exact
 t_check "l7: CGIs reachable (burn, 70 KB POST echo)" cgi_reachable
 t_check "l7: weight 0 stops new connections, weight 1 resumes" weight0_drains
-t_check "l7: weighted least-connection spreads 2:1:1 as 4:2:2" wlc_spreads_by_weight
 t_check "l7: rmmod refused while a service uses it" rmmod_refused_in_use
-t_check "l7: rmmod while httperf runs through the VIP, zero errors" rmmod_under_load
+
+# Without its data path (datapath=0) l7 is a per-connection scheduler:
+# weighted least-connection, and IPVS keeps every connection.
+in_dir ipvsadm -D -t "$VS"
+rmmod ip_vs_l7
+modprobe ip_vs_l7 datapath=0
+add_service "$VS" l7 1 1 1
+t_check "l7 datapath=0: weighted least-connection spreads 2:1:1 as 4:2:2" wlc_spreads_by_weight
+t_check "l7 datapath=0: rmmod while httperf runs through the VIP, zero errors" rmmod_under_load
 
 testbed_down
 rm -rf "$TMP"
