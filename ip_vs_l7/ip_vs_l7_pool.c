@@ -403,7 +403,8 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 			pool->stats.reused++;
 		if (first)
 			l7_pconn_hash(pc);
-		l7_pool_kick(pool, 0);	/* keep min_idle ready */
+		if (pool->n_idle < l7_pool_min_idle)
+			l7_pool_kick(pool, 0);	/* keep min_idle ready */
 	}
 	spin_unlock_bh(&pool->lock);
 	if (first) {
@@ -435,11 +436,14 @@ void l7_pool_release(struct l7_pconn *pc, bool keep)
 			pc->born = jiffies;
 			list_add_tail(&pc->list, &pool->idle);
 			pool->n_idle++;
+			/* requests waiting for one are bound from the work */
+			if (READ_ONCE(pool->ls->waitq_len))
+				l7_pool_kick(pool, 0);
 		} else {
 			pc->quiet = !keep;	/* else it still needs its RST */
 			l7_pconn_discard(pc, &pool->dead);
+			l7_pool_kick(pool, 0);
 		}
-		l7_pool_kick(pool, 0);
 	}
 	spin_unlock_bh(&pool->lock);
 	wake_up_var(&pool->n_busy);	/* l7_conn_flush() may wait */
