@@ -9,7 +9,7 @@
  * to look at them.
  */
 #include "http_body.h"
-#include "http_chars.h"
+#include "http_field.h"
 
 enum {
 	B_LENGTH,	/* Content-Length bytes: taken by count */
@@ -19,11 +19,7 @@ enum {
 	B_DATA,		/* chunk data: taken by count */
 	B_DATA_CR,
 	B_DATA_LF,
-	B_LINE,		/* start of a trailer field, or of the final CRLF */
-	B_NAME,
-	B_VALUE,
-	B_VALUE_LF,
-	B_END_LF,
+	B_TRAILER,	/* trailer section: ->fl has it */
 	B_DONE,
 	B_ERROR,
 };
@@ -215,61 +211,42 @@ static enum l7_body_status chunk_line_end(struct l7_http_body *b)
 		return L7_BODY_MORE;
 	}
 	b->budget = b->lim.max_trailer;
-	b->state = B_LINE;
+	b->fl.state = L7_FL_LINE;
+	b->state = B_TRAILER;
 	return L7_BODY_MORE;
 }
 
 /* ---- trailer section: field lines validated like header fields ---- */
 
-static enum l7_body_status line_byte(struct l7_http_body *b, uint8_t c)
-{
-	if (c == '\r') {
-		b->state = B_END_LF;
-		return L7_BODY_MORE;
-	}
-	if (l7_is_ows(c))
-		return fail(b, L7_BODY_E_OBS_FOLD);
-	if (!l7_is_tchar(c))
-		return fail(b, c == '\n' ? L7_BODY_E_LINE_END :
-					   L7_BODY_E_TRAILER);
-	if (b->trailer_count >= b->lim.max_trailers)
-		return fail(b, L7_BODY_E_TOO_MANY_TRAILERS);
-	b->trailer_count++;
-	b->state = B_NAME;
-	return L7_BODY_MORE;
-}
+static const enum l7_body_err field_errs[L7_FL_NERR] = {
+	[L7_FL_ERR(L7_FL_E_LINE_END)]	= L7_BODY_E_LINE_END,
+	[L7_FL_ERR(L7_FL_E_NAME)]	= L7_BODY_E_TRAILER,
+	[L7_FL_ERR(L7_FL_E_OBS_FOLD)]	= L7_BODY_E_OBS_FOLD,
+	[L7_FL_ERR(L7_FL_E_VALUE)]	= L7_BODY_E_TRAILER_VALUE,
+};
 
-/* Trailers may not change framing (RFC 9110 6.5.1): values are not read. */
+/*
+ * Trailers may not change framing (RFC 9110 6.5.1): no name is looked
+ * up and no value is read.
+ */
 static enum l7_body_status trailer_byte(struct l7_http_body *b, uint8_t c)
 {
-	switch (b->state) {
-	case B_LINE:
-		return line_byte(b, c);
-	case B_NAME:
-		if (c == ':')
-			b->state = B_VALUE;
-		else if (!l7_is_tchar(c))	/* includes space before ':' */
-			return fail(b, L7_BODY_E_TRAILER);
+	enum l7_fl_ev ev = l7_fl_byte(&b->fl, NULL, 0, c);
+
+	switch (ev) {
+	case L7_FL_NAME_BEGIN:
+		if (b->trailer_count >= b->lim.max_trailers)
+			return fail(b, L7_BODY_E_TOO_MANY_TRAILERS);
+		b->trailer_count++;
 		return L7_BODY_MORE;
-	case B_VALUE:
-		if (c == '\r')
-			b->state = B_VALUE_LF;
-		else if (c == '\n')
-			return fail(b, L7_BODY_E_LINE_END);
-		else if (l7_is_value_ctl(c))
-			return fail(b, L7_BODY_E_TRAILER_VALUE);
-		return L7_BODY_MORE;
-	case B_VALUE_LF:
-		if (c != '\n')
-			return fail(b, L7_BODY_E_LINE_END);
-		b->state = B_LINE;
+	case L7_FL_END:
+		b->state = B_DONE;
+		return L7_BODY_DONE;
+	default:
+		if (ev >= L7_FL_E_LINE_END)
+			return fail(b, field_errs[L7_FL_ERR(ev)]);
 		return L7_BODY_MORE;
 	}
-	/* B_END_LF */
-	if (c != '\n')
-		return fail(b, L7_BODY_E_LINE_END);
-	b->state = B_DONE;
-	return L7_BODY_DONE;
 }
 
 static enum l7_body_status step(struct l7_http_body *b, uint8_t c)
@@ -302,8 +279,8 @@ static enum l7_body_status step(struct l7_http_body *b, uint8_t c)
 /* What running out of ->budget in the current state is reported as. */
 static enum l7_body_err budget_err(const struct l7_http_body *b)
 {
-	return b->state >= B_LINE ? L7_BODY_E_TRAILER_TOO_LARGE :
-				    L7_BODY_E_CHUNK_LINE_TOO_LARGE;
+	return b->state >= B_TRAILER ? L7_BODY_E_TRAILER_TOO_LARGE :
+				       L7_BODY_E_CHUNK_LINE_TOO_LARGE;
 }
 
 uint64_t l7_http_body_skippable(const struct l7_http_body *b)

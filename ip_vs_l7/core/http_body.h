@@ -17,7 +17,7 @@
 #ifndef _IP_VS_L7_CORE_HTTP_BODY_H
 #define _IP_VS_L7_CORE_HTTP_BODY_H
 
-#include "l7_types.h"
+#include "http_field.h"
 
 #define L7_BODY_DEFAULT_MAX_TRAILER	4096
 #define L7_BODY_DEFAULT_MAX_TRAILERS	100	/* trailer fields */
@@ -60,6 +60,7 @@ struct l7_http_body {
 	uint64_t remaining;	/* body or chunk bytes to take; chunk size */
 	uint32_t budget;	/* bytes the current line or trailer may add */
 	uint32_t trailer_count;
+	struct l7_field_line fl;	/* the trailer field line being read */
 	uint8_t state;
 	uint8_t sub;		/* sub-state of a chunk-size line */
 };

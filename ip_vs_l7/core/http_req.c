@@ -15,24 +15,9 @@ enum {
 	S_METHOD,
 	S_TARGET,
 	S_VERSION,
-	S_LINE_LF,	/* CR seen at the end of the request line */
-	S_LINE,		/* start of a header line, or of the final CRLF */
-	S_NAME,
-	S_VALUE,
-	S_VALUE_LF,
-	S_END_LF,
+	S_FIELDS,	/* from the CR ending the request line: ->f.fl has it */
 	S_DONE,
 	S_ERROR,
-};
-
-/* Header fields the framer has to understand; 0 is "any other field". */
-enum {
-	F_OTHER,
-	F_HOST,
-	F_CONTENT_LENGTH,
-	F_TRANSFER_ENCODING,
-	F_CONNECTION,
-	F_EXPECT,
 };
 
 /* Indexed by enum l7_http_method - 1; methods are case-sensitive. */
@@ -40,19 +25,6 @@ static const char *const method_names[] = {
 	"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH",
 	"CONNECT",
 };
-
-/* Indexed by F_* - 1; field names are matched lower-cased. */
-static const char *const field_names[] = {
-	"host", "content-length", "transfer-encoding", "connection", "expect",
-};
-
-enum { C_CLOSE, C_KEEP_ALIVE, C_UPGRADE };
-static const char *const connection_tokens[] = {
-	"close", "keep-alive", "upgrade",
-};
-
-static const char *const te_tokens[] = { "chunked" };
-static const char *const expect_tokens[] = { "100-continue" };
 
 static const char *const err_names[L7_HTTP_E_COUNT] = {
 	[L7_HTTP_E_NONE]		= "none",
@@ -161,66 +133,38 @@ static enum l7_http_status target_byte(struct l7_http_req *r, uint8_t c)
 	return L7_HTTP_MORE;
 }
 
-/* "HTTP/" DIGIT "." DIGIT CR, ->sub counting the bytes. */
+/* HTTP-version, then the CR ending the request line. */
 static enum l7_http_status version_byte(struct l7_http_req *r, uint8_t c)
 {
-	static const char lit[] = "HTTP/";
-	uint8_t i = r->sub++;
-
-	if (i < sizeof(lit) - 1)
-		return (uint8_t)lit[i] == c ? L7_HTTP_MORE :
-					     fail(r, L7_HTTP_E_VERSION);
-	switch (i) {
-	case 5:
-		if (!l7_is_digit(c))
-			return fail(r, L7_HTTP_E_VERSION);
-		r->version_major = c - '0';
+	switch (l7_version_byte(&r->sub, &r->version_major, &r->version_minor,
+				'\r', c)) {
+	case L7_VER_MORE:
 		return L7_HTTP_MORE;
-	case 6:
-		return c == '.' ? L7_HTTP_MORE : fail(r, L7_HTTP_E_VERSION);
-	case 7:
-		if (!l7_is_digit(c))
-			return fail(r, L7_HTTP_E_VERSION);
-		r->version_minor = c - '0';
+	case L7_VER_DONE:
+		r->f.fl.state = L7_FL_LF;
+		r->state = S_FIELDS;
 		return L7_HTTP_MORE;
-	}
-	if (c != '\r')
-		return fail(r, L7_HTTP_E_VERSION);
-	if (r->version_major != 1)
+	case L7_VER_UNSUPPORTED:
 		return fail(r, L7_HTTP_E_VERSION_UNSUPPORTED);
-	r->state = S_LINE_LF;
-	return L7_HTTP_MORE;
+	default:
+		return fail(r, L7_HTTP_E_VERSION);
+	}
 }
 
 /* ---- header fields ---- */
 
 static enum l7_http_status name_end(struct l7_http_req *r)
 {
-	int f = l7_tok_match(&r->tok, field_names, L7_ARRAY_SIZE(field_names));
-
-	r->field = f < 0 ? F_OTHER : (uint8_t)(f + 1);
-	l7_list_begin(&r->list);
+	l7_fields_name_end(&r->f, L7_F_REQ_COUNT);
+	if (r->f.field != L7_F_HOST)
+		return L7_HTTP_MORE;
+	if (r->has_host)
+		return fail(r, L7_HTTP_E_HOST);
+	r->has_host = true;
+	r->host.off = r->pos + 1;
+	r->host.len = 0;
 	r->val_gap = false;
 	r->val_end = 0;
-
-	switch (r->field) {
-	case F_HOST:
-		if (r->has_host)
-			return fail(r, L7_HTTP_E_HOST);
-		r->has_host = true;
-		r->host.off = r->pos + 1;
-		r->host.len = 0;
-		break;
-	case F_CONTENT_LENGTH:
-		r->cl_digits = false;
-		r->cl_cur = 0;
-		break;
-	case F_TRANSFER_ENCODING:
-		/* present, even if empty: the body is not length-framed */
-		r->te_seen = true;
-		break;
-	}
-	r->state = S_VALUE;
 	return L7_HTTP_MORE;
 }
 
@@ -248,159 +192,55 @@ static void host_end(struct l7_http_req *r)
 		r->host.off = r->pos;	/* empty Host is allowed */
 }
 
-/* One element of a Content-Length list ends; all must agree. */
-static enum l7_http_status cl_commit(struct l7_http_req *r)
+/* What the shared field reader found; the request's own tokens. */
+static enum l7_http_status field_event(struct l7_http_req *r,
+				       enum l7_fv_ev ev, int w)
 {
-	if (!r->cl_digits)
-		return fail(r, L7_HTTP_E_CONTENT_LENGTH);
-	if (r->cl_seen && r->content_length != r->cl_cur)
-		return fail(r, L7_HTTP_E_CONTENT_LENGTH);
-	r->cl_seen = true;
-	r->content_length = r->cl_cur;
-	r->cl_digits = false;
-	r->cl_cur = 0;
-	r->val_gap = false;
-	return L7_HTTP_MORE;
-}
-
-static enum l7_http_status cl_byte(struct l7_http_req *r, uint8_t c)
-{
-	if (l7_is_digit(c)) {
-		uint64_t d = c - '0';
-
-		if (r->val_gap || r->cl_cur > (~(uint64_t)0 - d) / 10)
-			return fail(r, L7_HTTP_E_CONTENT_LENGTH);
-		r->cl_cur = r->cl_cur * 10 + d;
-		r->cl_digits = true;
-		return L7_HTTP_MORE;
-	}
-	if (l7_is_ows(c)) {
-		if (r->cl_digits)
-			r->val_gap = true;
-		return L7_HTTP_MORE;
-	}
-	if (c == ',')
-		return cl_commit(r);
-	return fail(r, L7_HTTP_E_CONTENT_LENGTH);
-}
-
-static enum l7_http_err list_err(const struct l7_http_req *r)
-{
-	switch (r->field) {
-	case F_TRANSFER_ENCODING:
-		return L7_HTTP_E_TRANSFER_ENCODING;
-	case F_EXPECT:
-		return L7_HTTP_E_EXPECT;
-	}
-	return L7_HTTP_E_HEADER_VALUE;
-}
-
-static void list_words(const struct l7_http_req *r,
-		       const char *const **words, size_t *n)
-{
-	switch (r->field) {
-	case F_TRANSFER_ENCODING:
-		*words = te_tokens;
-		*n = L7_ARRAY_SIZE(te_tokens);
+	switch (ev) {
+	case L7_FV_MORE:
 		break;
-	case F_CONNECTION:
-		*words = connection_tokens;
-		*n = L7_ARRAY_SIZE(connection_tokens);
-		break;
-	default:
-		*words = expect_tokens;
-		*n = L7_ARRAY_SIZE(expect_tokens);
-		break;
-	}
-}
-
-/* A token of a Transfer-Encoding list; -1: one with parameters. */
-static enum l7_http_status te_token(struct l7_http_req *r, int w)
-{
-	/* chunked must be the final coding, applied exactly once */
-	if (w == 0 && r->te_chunked_seen)
-		return fail(r, L7_HTTP_E_TRANSFER_ENCODING);
-	if (w == 0)
-		r->te_chunked_seen = true;
-	r->te_chunked_last = w == 0;
-	return L7_HTTP_MORE;
-}
-
-/* Act on what the list reader found in a Connection, TE or Expect value. */
-static enum l7_http_status list_event(struct l7_http_req *r,
-				      enum l7_list_ev ev)
-{
-	const char *const *words;
-	size_t n;
-	int w;
-
-	if (ev == L7_LIST_MORE)
-		return L7_HTTP_MORE;
-	if (ev == L7_LIST_ERROR)
-		return fail(r, list_err(r));
-	list_words(r, &words, &n);
-	/* a coding with parameters is never the plain "chunked" */
-	w = ev == L7_LIST_PARAMS ? -1 : l7_list_word(&r->list, words, n);
-
-	switch (r->field) {
-	case F_TRANSFER_ENCODING:
-		return te_token(r, w);
-	case F_CONNECTION:
-		if (w == C_CLOSE)
-			r->conn_close = true;
-		else if (w == C_KEEP_ALIVE)
-			r->conn_keep_alive = true;
-		else if (w == C_UPGRADE)
+	case L7_FV_TOKEN:
+		if (r->f.field == L7_F_CONNECTION && w == L7_C_UPGRADE)
 			r->upgrade = true;
-		break;
-	case F_EXPECT:
+		if (r->f.field != L7_F_EXPECT)
+			break;
 		if (w != 0)
 			return fail(r, L7_HTTP_E_EXPECT);
 		r->expect_seen = true;
 		break;
+	case L7_FV_E_CONTENT_LENGTH:
+		return fail(r, L7_HTTP_E_CONTENT_LENGTH);
+	case L7_FV_E_TE:
+		return fail(r, L7_HTTP_E_TRANSFER_ENCODING);
+	case L7_FV_E_LIST:
+		return fail(r, r->f.field == L7_F_EXPECT ? L7_HTTP_E_EXPECT :
+							  L7_HTTP_E_HEADER_VALUE);
 	}
 	return L7_HTTP_MORE;
-}
-
-static enum l7_http_status list_byte(struct l7_http_req *r, uint8_t c)
-{
-	const char *const *words;
-	size_t n;
-
-	list_words(r, &words, &n);
-	return list_event(r, l7_list_byte(&r->list, words, n,
-					  r->field == F_TRANSFER_ENCODING, c));
 }
 
 static enum l7_http_status value_byte(struct l7_http_req *r, uint8_t c)
 {
-	switch (r->field) {
-	case F_HOST:
+	enum l7_fv_ev ev;
+	int w = -1;
+
+	if (r->f.field == L7_F_HOST)
 		return host_byte(r, c);
-	case F_CONTENT_LENGTH:
-		return cl_byte(r, c);
-	case F_TRANSFER_ENCODING:
-	case F_CONNECTION:
-	case F_EXPECT:
-		return list_byte(r, c);
-	}
-	return L7_HTTP_MORE;
+	ev = l7_fields_value_byte(&r->f, &r->content_length, &w, c);
+	return field_event(r, ev, w);
 }
 
 static enum l7_http_status value_end(struct l7_http_req *r)
 {
-	switch (r->field) {
-	case F_HOST:
+	enum l7_fv_ev ev;
+	int w = -1;
+
+	if (r->f.field == L7_F_HOST) {
 		host_end(r);
-		break;
-	case F_CONTENT_LENGTH:
-		return cl_commit(r);
-	case F_TRANSFER_ENCODING:
-	case F_CONNECTION:
-	case F_EXPECT:
-		return list_event(r, l7_list_end(&r->list));
+		return L7_HTTP_MORE;
 	}
-	return L7_HTTP_MORE;
+	ev = l7_fields_value_end(&r->f, &r->content_length, &w);
+	return field_event(r, ev, w);
 }
 
 /* The empty line was read: decide framing (RFC 9112 6.1-6.3). */
@@ -410,23 +250,56 @@ static enum l7_http_status head_end(struct l7_http_req *r)
 
 	if (http11 && !r->has_host)
 		return fail(r, L7_HTTP_E_HOST);
-	if (r->te_seen) {
-		if (r->cl_seen)
+	if (r->f.te_seen) {
+		if (r->f.cl_seen)
 			return fail(r, L7_HTTP_E_TE_AND_CL);
-		if (!http11 || !r->te_chunked_last)
+		if (!http11 || !r->f.te_chunked_last)
 			return fail(r, L7_HTTP_E_TRANSFER_ENCODING);
 		r->body = L7_HTTP_BODY_CHUNKED;
-	} else if (r->cl_seen) {
+	} else if (r->f.cl_seen) {
 		r->body = L7_HTTP_BODY_LENGTH;
 	} else {
 		r->body = L7_HTTP_BODY_NONE;
 	}
-	r->keep_alive = !r->conn_close && (http11 || r->conn_keep_alive);
+	r->keep_alive = l7_fields_keep_alive(&r->f, http11);
 	/* an HTTP/1.0 client cannot take a 100 (RFC 9110 10.1.1) */
 	r->expect_continue = r->expect_seen && http11;
 	r->head_len = r->pos + 1;
 	r->state = S_DONE;
 	return L7_HTTP_DONE;
+}
+
+static const enum l7_http_err field_errs[L7_FL_NERR] = {
+	[L7_FL_ERR(L7_FL_E_LINE_END)]	= L7_HTTP_E_LINE_END,
+	[L7_FL_ERR(L7_FL_E_NAME)]	= L7_HTTP_E_HEADER_NAME,
+	[L7_FL_ERR(L7_FL_E_OBS_FOLD)]	= L7_HTTP_E_OBS_FOLD,
+	[L7_FL_ERR(L7_FL_E_VALUE)]	= L7_HTTP_E_HEADER_VALUE,
+};
+
+static enum l7_http_status field_byte(struct l7_http_req *r, uint8_t c)
+{
+	enum l7_fl_ev ev = l7_fl_byte(&r->f.fl, l7_field_names,
+				      L7_F_REQ_COUNT, c);
+
+	switch (ev) {
+	case L7_FL_MORE:
+		return L7_HTTP_MORE;
+	case L7_FL_NAME_BEGIN:
+		if (r->header_count >= r->lim.max_headers)
+			return fail(r, L7_HTTP_E_TOO_MANY_HEADERS);
+		r->header_count++;
+		return L7_HTTP_MORE;
+	case L7_FL_NAME_END:
+		return name_end(r);
+	case L7_FL_VALUE_BYTE:
+		return value_byte(r, c);
+	case L7_FL_VALUE_END:
+		return value_end(r);
+	case L7_FL_END:
+		return head_end(r);
+	default:
+		return fail(r, field_errs[L7_FL_ERR(ev)]);
+	}
 }
 
 static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
@@ -461,52 +334,8 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 		return target_byte(r, c);
 	case S_VERSION:
 		return version_byte(r, c);
-	case S_LINE_LF:
-	case S_VALUE_LF:
-		if (c != '\n')
-			return fail(r, L7_HTTP_E_LINE_END);
-		r->state = S_LINE;
-		return L7_HTTP_MORE;
-	case S_LINE:
-		if (c == '\r') {
-			r->state = S_END_LF;
-			return L7_HTTP_MORE;
-		}
-		if (l7_is_ows(c))
-			return fail(r, L7_HTTP_E_OBS_FOLD);
-		if (!l7_is_tchar(c))
-			return fail(r, c == '\n' ? L7_HTTP_E_LINE_END :
-						   L7_HTTP_E_HEADER_NAME);
-		if (r->header_count >= r->lim.max_headers)
-			return fail(r, L7_HTTP_E_TOO_MANY_HEADERS);
-		r->header_count++;
-		l7_tok_begin(&r->tok, L7_ARRAY_SIZE(field_names));
-		l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
-			 l7_to_lower(c));
-		r->state = S_NAME;
-		return L7_HTTP_MORE;
-	case S_NAME:
-		if (c == ':')
-			return name_end(r);
-		if (!l7_is_tchar(c))	/* includes space before ':' */
-			return fail(r, L7_HTTP_E_HEADER_NAME);
-		l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
-			 l7_to_lower(c));
-		return L7_HTTP_MORE;
-	case S_VALUE:
-		if (c == '\r') {
-			r->state = S_VALUE_LF;
-			return value_end(r);
-		}
-		if (c == '\n')
-			return fail(r, L7_HTTP_E_LINE_END);
-		if (l7_is_value_ctl(c))
-			return fail(r, L7_HTTP_E_HEADER_VALUE);
-		return value_byte(r, c);
-	case S_END_LF:
-		if (c != '\n')
-			return fail(r, L7_HTTP_E_LINE_END);
-		return head_end(r);
+	case S_FIELDS:
+		return field_byte(r, c);
 	case S_DONE:
 		return L7_HTTP_DONE;
 	}

@@ -15,7 +15,7 @@
 #ifndef _IP_VS_L7_CORE_HTTP_REQ_H
 #define _IP_VS_L7_CORE_HTTP_REQ_H
 
-#include "http_chars.h"
+#include "http_field.h"
 
 #define L7_HTTP_DEFAULT_MAX_HEAD	8192
 #define L7_HTTP_DEFAULT_MAX_HEADERS	100
@@ -109,19 +109,10 @@ struct l7_http_req {
 	uint32_t pos;		/* bytes consumed so far */
 	uint8_t state;
 	uint8_t sub;		/* position inside a literal or sub-state */
-	uint8_t field;		/* which known header is being read */
-	struct l7_tok tok;	/* known method or field name being matched */
-	struct l7_list list;	/* Connection, Transfer-Encoding, Expect value */
-	uint32_t val_end;	/* offset just past the last non-OWS value byte */
-	bool val_gap;		/* OWS seen after value bytes */
-	bool conn_close;
-	bool conn_keep_alive;
-	bool te_seen;
-	bool te_chunked_seen;
-	bool te_chunked_last;
-	bool cl_seen;
-	bool cl_digits;		/* digits seen in the current list element */
-	uint64_t cl_cur;
+	struct l7_tok tok;	/* known method being matched */
+	struct l7_fields f;	/* header fields that decide framing */
+	uint32_t val_end;	/* offset just past the last non-OWS Host byte */
+	bool val_gap;		/* OWS seen after Host bytes */
 	bool expect_seen;
 };
 

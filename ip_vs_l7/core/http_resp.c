@@ -15,12 +15,7 @@ enum {
 	S_VERSION,	/* "HTTP/1.1 " */
 	S_CODE,		/* three digits, then SP or CR */
 	S_REASON,
-	S_LINE_LF,	/* CR seen at the end of the status line */
-	S_LINE,		/* start of a field line, or of the final CRLF */
-	S_NAME,
-	S_VALUE,
-	S_VALUE_LF,
-	S_END_LF,
+	S_FIELDS,	/* from the CR ending the status line: ->f.fl has it */
 	S_BODY,		/* Content-Length or chunked: ->framer has it */
 	S_BODY_CLOSE,	/* everything, until eof() */
 	S_INTERIM,	/* a 1xx was reported; the next feed() starts afresh */
@@ -28,24 +23,6 @@ enum {
 	S_DONE,
 	S_ERROR,
 };
-
-/* Header fields that decide framing; 0 is "any other field". */
-enum {
-	F_OTHER,
-	F_CONTENT_LENGTH,
-	F_TRANSFER_ENCODING,
-	F_CONNECTION,
-};
-
-/* Indexed by F_* - 1; field names are matched lower-cased. */
-static const char *const field_names[] = {
-	"content-length", "transfer-encoding", "connection",
-};
-
-enum { C_CLOSE, C_KEEP_ALIVE };
-static const char *const connection_tokens[] = { "close", "keep-alive" };
-
-static const char *const te_tokens[] = { "chunked" };
 
 static const char *const err_names[L7_RESP_E_COUNT] = {
 	[L7_RESP_E_NONE]		= "none",
@@ -111,35 +88,29 @@ void l7_http_resp_init(struct l7_http_resp *r,
 
 /* ---- status line ---- */
 
-/* "HTTP/" DIGIT "." DIGIT SP, ->sub counting the bytes. */
+/* HTTP-version, then the SP before the status code. */
 static enum l7_resp_status version_byte(struct l7_http_resp *r, uint8_t c)
 {
-	static const char lit[] = "HTTP/";
-	uint8_t i = r->sub++;
-
-	if (i < sizeof(lit) - 1)
-		return (uint8_t)lit[i] == c ? L7_RESP_MORE :
-					     fail(r, L7_RESP_E_VERSION);
-	switch (i) {
-	case 5:
-		if (!l7_is_digit(c))
-			return fail(r, L7_RESP_E_VERSION);
-		r->version_major = c - '0';
+	switch (l7_version_byte(&r->sub, &r->version_major, &r->version_minor,
+				' ', c)) {
+	case L7_VER_MORE:
 		return L7_RESP_MORE;
-	case 6:
-		return c == '.' ? L7_RESP_MORE : fail(r, L7_RESP_E_VERSION);
-	case 7:
-		if (!l7_is_digit(c))
-			return fail(r, L7_RESP_E_VERSION);
-		r->version_minor = c - '0';
+	case L7_VER_DONE:
+		r->sub = 0;
+		r->state = S_CODE;
 		return L7_RESP_MORE;
-	}
-	if (c != ' ')
-		return fail(r, L7_RESP_E_VERSION);
-	if (r->version_major != 1)
+	case L7_VER_UNSUPPORTED:
 		return fail(r, L7_RESP_E_VERSION_UNSUPPORTED);
-	r->sub = 0;
-	r->state = S_CODE;
+	default:
+		return fail(r, L7_RESP_E_VERSION);
+	}
+}
+
+/* The CR ending the status line: its LF, then the header fields. */
+static enum l7_resp_status line_end(struct l7_http_resp *r)
+{
+	r->f.fl.state = L7_FL_LF;
+	r->state = S_FIELDS;
 	return L7_RESP_MORE;
 }
 
@@ -163,8 +134,7 @@ static enum l7_resp_status code_byte(struct l7_http_resp *r, uint8_t c)
 	}
 	if (c == '\r') {
 		r->reason.off = (uint32_t)r->pos;
-		r->state = S_LINE_LF;
-		return L7_RESP_MORE;
+		return line_end(r);
 	}
 	return fail(r, L7_RESP_E_STATUS);
 }
@@ -173,179 +143,12 @@ static enum l7_resp_status reason_byte(struct l7_http_resp *r, uint8_t c)
 {
 	if (c == '\r') {
 		r->reason.len = (uint32_t)r->pos - r->reason.off;
-		r->state = S_LINE_LF;
-		return L7_RESP_MORE;
+		return line_end(r);
 	}
 	if (c == '\n')
 		return fail(r, L7_RESP_E_LINE_END);
 	if (l7_is_value_ctl(c))
 		return fail(r, L7_RESP_E_REASON);
-	return L7_RESP_MORE;
-}
-
-/* ---- header and trailer fields ---- */
-
-static enum l7_resp_status name_begin(struct l7_http_resp *r, uint8_t c)
-{
-	if (r->header_count >= r->lim.max_headers)
-		return fail(r, L7_RESP_E_TOO_MANY_HEADERS);
-	r->header_count++;
-	l7_tok_begin(&r->tok, L7_ARRAY_SIZE(field_names));
-	l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
-		    l7_to_lower(c));
-	r->state = S_NAME;
-	return L7_RESP_MORE;
-}
-
-static enum l7_resp_status name_end(struct l7_http_resp *r)
-{
-	int f = l7_tok_match(&r->tok, field_names, L7_ARRAY_SIZE(field_names));
-
-	r->field = f < 0 ? F_OTHER : (uint8_t)(f + 1);
-	l7_list_begin(&r->list);
-	r->val_gap = false;
-
-	switch (r->field) {
-	case F_CONTENT_LENGTH:
-		r->cl_digits = false;
-		r->cl_cur = 0;
-		break;
-	case F_TRANSFER_ENCODING:
-		/* present, even if empty: the body is not length-framed */
-		r->te_seen = true;
-		break;
-	}
-	r->state = S_VALUE;
-	return L7_RESP_MORE;
-}
-
-/* One element of a Content-Length list ends; all must agree. */
-static enum l7_resp_status cl_commit(struct l7_http_resp *r)
-{
-	if (!r->cl_digits)
-		return fail(r, L7_RESP_E_CONTENT_LENGTH);
-	if (r->cl_seen && r->content_length != r->cl_cur)
-		return fail(r, L7_RESP_E_CONTENT_LENGTH);
-	r->cl_seen = true;
-	r->content_length = r->cl_cur;
-	r->cl_digits = false;
-	r->cl_cur = 0;
-	r->val_gap = false;
-	return L7_RESP_MORE;
-}
-
-static enum l7_resp_status cl_byte(struct l7_http_resp *r, uint8_t c)
-{
-	if (l7_is_digit(c)) {
-		uint64_t d = c - '0';
-
-		/* U64_MAX is 1844674407370955161 * 10 + 5: no division */
-		if (r->val_gap || r->cl_cur > 1844674407370955161ull ||
-		    (r->cl_cur == 1844674407370955161ull && d > 5))
-			return fail(r, L7_RESP_E_CONTENT_LENGTH);
-		r->cl_cur = r->cl_cur * 10 + d;
-		r->cl_digits = true;
-		return L7_RESP_MORE;
-	}
-	if (l7_is_ows(c)) {
-		if (r->cl_digits)
-			r->val_gap = true;
-		return L7_RESP_MORE;
-	}
-	if (c == ',')
-		return cl_commit(r);
-	return fail(r, L7_RESP_E_CONTENT_LENGTH);
-}
-
-static enum l7_resp_err list_err(const struct l7_http_resp *r)
-{
-	return r->field == F_TRANSFER_ENCODING ? L7_RESP_E_TRANSFER_ENCODING :
-						 L7_RESP_E_HEADER_VALUE;
-}
-
-static void list_words(const struct l7_http_resp *r,
-		       const char *const **words, size_t *n)
-{
-	if (r->field == F_TRANSFER_ENCODING) {
-		*words = te_tokens;
-		*n = L7_ARRAY_SIZE(te_tokens);
-	} else {
-		*words = connection_tokens;
-		*n = L7_ARRAY_SIZE(connection_tokens);
-	}
-}
-
-/* What the list reader found in a Transfer-Encoding value. */
-static enum l7_resp_status te_event(struct l7_http_resp *r,
-				    enum l7_list_ev ev, int w)
-{
-	/* a coding with parameters is never the plain "chunked" */
-	if (ev == L7_LIST_PARAMS)
-		w = -1;
-	/* chunked may be applied once only (RFC 9112 6.1) */
-	if (w == 0 && r->te_chunked_seen)
-		return fail(r, L7_RESP_E_TRANSFER_ENCODING);
-	if (w == 0)
-		r->te_chunked_seen = true;
-	r->te_chunked_last = w == 0;
-	r->te_coding = true;
-	return L7_RESP_MORE;
-}
-
-/* Act on what the list reader found in a Connection or TE value. */
-static enum l7_resp_status list_event(struct l7_http_resp *r,
-				      enum l7_list_ev ev)
-{
-	const char *const *words;
-	size_t n;
-	int w;
-
-	if (ev == L7_LIST_MORE)
-		return L7_RESP_MORE;
-	if (ev == L7_LIST_ERROR)
-		return fail(r, list_err(r));
-	list_words(r, &words, &n);
-	w = l7_list_word(&r->list, words, n);
-	if (r->field == F_TRANSFER_ENCODING)
-		return te_event(r, ev, w);
-	if (w == C_CLOSE)
-		r->conn_close = true;
-	else if (w == C_KEEP_ALIVE)
-		r->conn_keep_alive = true;
-	return L7_RESP_MORE;
-}
-
-static enum l7_resp_status list_byte(struct l7_http_resp *r, uint8_t c)
-{
-	const char *const *words;
-	size_t n;
-
-	list_words(r, &words, &n);
-	return list_event(r, l7_list_byte(&r->list, words, n,
-					  r->field == F_TRANSFER_ENCODING, c));
-}
-
-static enum l7_resp_status value_byte(struct l7_http_resp *r, uint8_t c)
-{
-	switch (r->field) {
-	case F_CONTENT_LENGTH:
-		return cl_byte(r, c);
-	case F_TRANSFER_ENCODING:
-	case F_CONNECTION:
-		return list_byte(r, c);
-	}
-	return L7_RESP_MORE;
-}
-
-static enum l7_resp_status value_end(struct l7_http_resp *r)
-{
-	switch (r->field) {
-	case F_CONTENT_LENGTH:
-		return cl_commit(r);
-	case F_TRANSFER_ENCODING:
-	case F_CONNECTION:
-		return list_event(r, l7_list_end(&r->list));
-	}
 	return L7_RESP_MORE;
 }
 
@@ -355,11 +158,11 @@ static enum l7_resp_body body_kind(const struct l7_http_resp *r)
 	if (r->req_method == L7_HTTP_M_HEAD || r->status_code == 204 ||
 	    r->status_code == 304)
 		return L7_RESP_BODY_NONE;
-	if (r->te_seen)
+	if (r->f.te_seen)
 		/* RFC 9112 6.3: not chunked at the end, so read to close */
-		return r->te_chunked_last ? L7_RESP_BODY_CHUNKED :
-					    L7_RESP_BODY_CLOSE;
-	if (r->cl_seen)
+		return r->f.te_chunked_last ? L7_RESP_BODY_CHUNKED :
+					      L7_RESP_BODY_CLOSE;
+	if (r->f.cl_seen)
 		return L7_RESP_BODY_LENGTH;
 	return L7_RESP_BODY_CLOSE;
 }
@@ -385,15 +188,15 @@ static enum l7_resp_status head_end(struct l7_http_resp *r)
 	bool http11 = r->version_minor >= 1;
 
 	r->head_len = (uint32_t)r->pos + 1;
-	if (r->te_seen) {
+	if (r->f.te_seen) {
 		/* TE would win, but a backend sending both is not trusted */
-		if (r->cl_seen)
+		if (r->f.cl_seen)
 			return fail(r, L7_RESP_E_TE_AND_CL);
 		/* an HTTP/1.0 message with TE has faulty framing (6.1) */
-		if (!http11 || !r->te_coding)
+		if (!http11 || !r->f.te_coding)
 			return fail(r, L7_RESP_E_TRANSFER_ENCODING);
 	}
-	r->keep_alive = !r->conn_close && (http11 || r->conn_keep_alive);
+	r->keep_alive = l7_fields_keep_alive(&r->f, http11);
 
 	if (r->status_code < 200) {
 		r->body = L7_RESP_BODY_NONE;
@@ -428,6 +231,63 @@ static enum l7_resp_status head_end(struct l7_http_resp *r)
 	return L7_RESP_DONE;
 }
 
+/* ---- header fields ---- */
+
+static enum l7_resp_status field_event(struct l7_http_resp *r,
+				       enum l7_fv_ev ev)
+{
+	switch (ev) {
+	case L7_FV_E_CONTENT_LENGTH:
+		return fail(r, L7_RESP_E_CONTENT_LENGTH);
+	case L7_FV_E_TE:
+		return fail(r, L7_RESP_E_TRANSFER_ENCODING);
+	case L7_FV_E_LIST:
+		return fail(r, L7_RESP_E_HEADER_VALUE);
+	default:
+		return L7_RESP_MORE;
+	}
+}
+
+static const enum l7_resp_err field_errs[L7_FL_NERR] = {
+	[L7_FL_ERR(L7_FL_E_LINE_END)]	= L7_RESP_E_LINE_END,
+	[L7_FL_ERR(L7_FL_E_NAME)]	= L7_RESP_E_HEADER_NAME,
+	[L7_FL_ERR(L7_FL_E_OBS_FOLD)]	= L7_RESP_E_OBS_FOLD,
+	[L7_FL_ERR(L7_FL_E_VALUE)]	= L7_RESP_E_HEADER_VALUE,
+};
+
+/* Only the fields that decide framing are read, not their values. */
+static enum l7_resp_status field_byte(struct l7_http_resp *r, uint8_t c)
+{
+	enum l7_fl_ev ev = l7_fl_byte(&r->f.fl, l7_field_names,
+				      L7_F_RESP_COUNT, c);
+	int w;
+
+	switch (ev) {
+	case L7_FL_MORE:
+		return L7_RESP_MORE;
+	case L7_FL_NAME_BEGIN:
+		if (r->header_count >= r->lim.max_headers)
+			return fail(r, L7_RESP_E_TOO_MANY_HEADERS);
+		r->header_count++;
+		return L7_RESP_MORE;
+	case L7_FL_NAME_END:
+		l7_fields_name_end(&r->f, L7_F_RESP_COUNT);
+		return L7_RESP_MORE;
+	case L7_FL_VALUE_BYTE:
+		return field_event(r, l7_fields_value_byte(&r->f,
+							   &r->content_length,
+							   &w, c));
+	case L7_FL_VALUE_END:
+		return field_event(r, l7_fields_value_end(&r->f,
+							  &r->content_length,
+							  &w));
+	case L7_FL_END:
+		return head_end(r);
+	default:
+		return fail(r, field_errs[L7_FL_ERR(ev)]);
+	}
+}
+
 static enum l7_resp_status step(struct l7_http_resp *r, uint8_t c)
 {
 	switch (r->state) {
@@ -437,45 +297,8 @@ static enum l7_resp_status step(struct l7_http_resp *r, uint8_t c)
 		return code_byte(r, c);
 	case S_REASON:
 		return reason_byte(r, c);
-	case S_LINE_LF:
-	case S_VALUE_LF:
-		if (c != '\n')
-			return fail(r, L7_RESP_E_LINE_END);
-		r->state = S_LINE;
-		return L7_RESP_MORE;
-	case S_LINE:
-		if (c == '\r') {
-			r->state = S_END_LF;
-			return L7_RESP_MORE;
-		}
-		if (l7_is_ows(c))
-			return fail(r, L7_RESP_E_OBS_FOLD);
-		if (!l7_is_tchar(c))
-			return fail(r, c == '\n' ? L7_RESP_E_LINE_END :
-						   L7_RESP_E_HEADER_NAME);
-		return name_begin(r, c);
-	case S_NAME:
-		if (c == ':')
-			return name_end(r);
-		if (!l7_is_tchar(c))	/* includes space before ':' */
-			return fail(r, L7_RESP_E_HEADER_NAME);
-		l7_tok_byte(&r->tok, field_names, L7_ARRAY_SIZE(field_names),
-			    l7_to_lower(c));
-		return L7_RESP_MORE;
-	case S_VALUE:
-		if (c == '\r') {
-			r->state = S_VALUE_LF;
-			return value_end(r);
-		}
-		if (c == '\n')
-			return fail(r, L7_RESP_E_LINE_END);
-		if (l7_is_value_ctl(c))
-			return fail(r, L7_RESP_E_HEADER_VALUE);
-		return value_byte(r, c);
-	case S_END_LF:
-		if (c != '\n')
-			return fail(r, L7_RESP_E_LINE_END);
-		return head_end(r);
+	case S_FIELDS:
+		return field_byte(r, c);
 	}
 	return L7_RESP_ERROR;
 }

@@ -22,7 +22,7 @@
 
 #include "l7_types.h"
 #include "http_body.h"
-#include "http_chars.h"
+#include "http_field.h"
 #include "http_req.h"
 
 #define L7_RESP_DEFAULT_MAX_HEAD	16384
@@ -101,23 +101,11 @@ struct l7_http_resp {
 	struct l7_http_resp_limits lim;
 	enum l7_http_method req_method;
 	uint64_t pos;		/* bytes of this response consumed so far */
-	uint64_t cl_cur;
 	struct l7_http_body framer;	/* a Content-Length or chunked body */
 	uint32_t budget;	/* bytes the rest of the head may add */
 	uint8_t state;
 	uint8_t sub;		/* position inside a literal */
-	uint8_t field;		/* which known header is being read */
-	struct l7_tok tok;	/* known field name being matched */
-	struct l7_list list;	/* Connection or Transfer-Encoding value */
-	bool val_gap;		/* OWS seen after value bytes */
-	bool conn_close;
-	bool conn_keep_alive;
-	bool te_seen;
-	bool te_coding;		/* at least one transfer-coding named */
-	bool te_chunked_seen;
-	bool te_chunked_last;
-	bool cl_seen;
-	bool cl_digits;
+	struct l7_fields f;	/* header fields that decide framing */
 	bool after_interim;	/* a 1xx came first: a close truncates */
 };
 
