@@ -28,50 +28,73 @@
 #define L7_COPY_TRIES		8
 
 /* a before b: fewer per unit of weight, by cross-multiplying */
-static int l7_cmp_weighted(u64 a, u64 wa, u64 b, u64 wb)
+static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
 {
-	u64 x = a * wb, y = b * wa;
+	return a * wb < b * wa;
+}
 
-	return x < y ? -1 : x > y;
+/*
+ * Where round-robin among equals starts this time: the server owning
+ * slot cursor % (sum of weights), so that equals are taken in proportion
+ * to their weights - which matters because one request at a time leaves
+ * every server with nothing outstanding, a tie at each pick.
+ */
+static unsigned int l7_pick_start(struct l7_service *ls, unsigned int *n)
+{
+	unsigned int idx = 0, start = 0;
+	struct l7_dest *ld;
+	u32 total = 0, slot;
+
+	*n = 0;
+	list_for_each_entry_rcu(ld, &ls->dests, list) {
+		(*n)++;
+		total += max(READ_ONCE(ld->pool.weight), 0);
+	}
+	if (!total)
+		return 0;
+	slot = (u32)atomic_inc_return(&ls->pick_cursor) % total;
+	list_for_each_entry_rcu(ld, &ls->dests, list) {
+		u32 w = max(READ_ONCE(ld->pool.weight), 0);
+
+		if (slot < w) {
+			start = idx;
+			break;
+		}
+		slot -= w;
+		idx++;
+	}
+	return start;
 }
 
 /*
  * Weighted least outstanding requests, among the servers with an idle
- * pooled connection.  Ties - the usual case while the cluster keeps up -
- * go to the server that served fewest requests per unit of weight, so
- * weights hold for one request at a time too, then round-robin.
+ * pooled connection; ties go weighted round-robin.
  */
 static struct l7_pconn *l7_pick(struct l7_service *ls)
 {
-	unsigned int idx = 0, start, best_idx = 0, n = 0;
+	unsigned int idx = 0, start, best_idx = 0, n;
 	struct l7_dest *ld, *best = NULL;
-	u64 best_out = 0, best_w = 1, best_served = 0;
+	u64 best_out = 0, best_w = 1;
 
-	list_for_each_entry_rcu(ld, &ls->dests, list)
-		n++;
+	start = l7_pick_start(ls, &n);
 	if (!n)
 		return NULL;
-	start = (u32)atomic_inc_return(&ls->pick_cursor) % n;
 
 	list_for_each_entry_rcu(ld, &ls->dests, list) {
 		struct l7_pool *p = &ld->pool;
 		int w = READ_ONCE(p->weight);
 		u64 out = atomic_read(&p->outstanding);
-		u64 served = READ_ONCE(p->stats.bindings);
 		unsigned int rank = (idx + n - start) % n;
-		int d;
 
 		idx++;
 		if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
 			continue;
-		d = l7_cmp_weighted(out, w, best_out, best_w);
-		if (!d)
-			d = l7_cmp_weighted(served, w, best_served, best_w);
-		if (!best || d < 0 || (!d && rank < best_idx)) {
+		if (!best || l7_fewer_weighted(out, w, best_out, best_w) ||
+		    (!l7_fewer_weighted(best_out, best_w, out, w) &&
+		     rank < best_idx)) {
 			best = ld;
 			best_out = out;
 			best_w = w;
-			best_served = served;
 			best_idx = rank;
 		}
 	}
