@@ -115,6 +115,7 @@ struct l7_pool {
 	struct l7_service	*ls;		/* whose waiting requests to serve */
 	struct sockaddr_in	addr;
 	int			weight;		/* mirror of the dest's weight */
+	u64			pass;		/* its next turn among equals */
 };
 
 struct l7_dest {
@@ -155,7 +156,7 @@ struct l7_service {
 	bool			hashed;
 	struct list_head	dests;		/* l7_dest */
 	atomic_t		nr_conns;	/* l7_conn objects alive */
-	atomic_t		pick_cursor;	/* round-robin among equals */
+	u64			pass_clock;	/* stride scheduling of ties */
 	spinlock_t		waitq_lock;	/* after a conn's lock */
 	struct list_head	waitq;		/* L7C_QUEUED, oldest first */
 	unsigned int		waitq_len;

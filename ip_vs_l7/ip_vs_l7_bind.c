@@ -33,72 +33,46 @@ static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
 	return a * wb < b * wa;
 }
 
-/*
- * Where round-robin among equals starts this time: the server owning
- * slot cursor % (sum of weights), so that equals are taken in proportion
- * to their weights - which matters because one request at a time leaves
- * every server with nothing outstanding, a tie at each pick.
- */
-static unsigned int l7_pick_start(struct l7_service *ls, unsigned int *n)
-{
-	unsigned int idx = 0, start = 0;
-	struct l7_dest *ld;
-	u32 total = 0, slot;
-
-	*n = 0;
-	list_for_each_entry_rcu(ld, &ls->dests, list) {
-		(*n)++;
-		total += max(READ_ONCE(ld->pool.weight), 0);
-	}
-	if (!total)
-		return 0;
-	slot = (u32)atomic_inc_return(&ls->pick_cursor) % total;
-	list_for_each_entry_rcu(ld, &ls->dests, list) {
-		u32 w = max(READ_ONCE(ld->pool.weight), 0);
-
-		if (slot < w) {
-			start = idx;
-			break;
-		}
-		slot -= w;
-		idx++;
-	}
-	return start;
-}
+#define L7_STRIDE	(1ULL << 32)	/* per pick, divided by the weight */
 
 /*
  * Weighted least outstanding requests, among the servers with an idle
- * pooled connection; ties go weighted round-robin.
+ * pooled connection.  One request at a time leaves every server with
+ * nothing outstanding, so ties are the usual case: they go by stride
+ * scheduling - the server whose pass is lowest, its pass then advanced
+ * by STRIDE / weight - which takes equals in turn and in proportion to
+ * their weights.  A pass left behind (a server that was down) counts
+ * from the service's clock, so its return is not a flood.  The passes
+ * are read and written racily across CPUs: a lost update costs one turn.
  */
 static struct l7_pconn *l7_pick(struct l7_service *ls)
 {
-	unsigned int idx = 0, start, best_idx = 0, n;
+	u64 clock = READ_ONCE(ls->pass_clock);
+	u64 best_out = 0, best_w = 1, best_pass = 0;
 	struct l7_dest *ld, *best = NULL;
-	u64 best_out = 0, best_w = 1;
-
-	start = l7_pick_start(ls, &n);
-	if (!n)
-		return NULL;
 
 	list_for_each_entry_rcu(ld, &ls->dests, list) {
 		struct l7_pool *p = &ld->pool;
 		int w = READ_ONCE(p->weight);
 		u64 out = atomic_read(&p->outstanding);
-		unsigned int rank = (idx + n - start) % n;
+		u64 pass = max(READ_ONCE(p->pass), clock);
 
-		idx++;
 		if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
 			continue;
 		if (!best || l7_fewer_weighted(out, w, best_out, best_w) ||
 		    (!l7_fewer_weighted(best_out, best_w, out, w) &&
-		     rank < best_idx)) {
+		     pass < best_pass)) {
 			best = ld;
 			best_out = out;
 			best_w = w;
-			best_idx = rank;
+			best_pass = pass;
 		}
 	}
-	return best ? l7_pool_take(&best->pool) : NULL;
+	if (!best)
+		return NULL;
+	WRITE_ONCE(ls->pass_clock, best_pass);
+	WRITE_ONCE(best->pool.pass, best_pass + div64_u64(L7_STRIDE, best_w));
+	return l7_pool_take(&best->pool);
 }
 
 static u16 l7_win_to_backend(const struct l7_conn *c,
