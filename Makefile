@@ -26,6 +26,8 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
 VM_SUITES ?= foundation pool datapath splice splice_loss rebind
+# one boot runs every suite: about 15-30 minutes under emulation
+VM_TIMEOUT ?= 3600
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
@@ -97,7 +99,7 @@ testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 # ---- VM runs ----
 
 vm-test: module testbed
-	scripts/vm -k $(KVER) testbed/tests/run-suites.sh $(VM_SUITES)
+	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
 	scripts/vm-selftest -k $(KVER)
