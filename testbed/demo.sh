@@ -31,12 +31,6 @@ run_clients() {
 	wait $pids
 }
 
-# pools_ready: every backend of the l7 service has an idle pooled connection
-pools_ready() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" && $4 >= 1 && $9 == "up" { n++ } END { exit !(n == 3) }'
-}
-
 declare -A REQS
 for sched in rr l7; do
 	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done

@@ -139,3 +139,17 @@ cv() {
 		for (i = 1; i <= NF; i++) v += ($i - m) ^ 2
 		printf "%.3f\n", m ? sqrt(v / NF) / m : 0 }'
 }
+
+# pool_col BACKEND N: column N of the backend's line in /proc/net/ip_vs_l7
+# (3 weight, 4 idle, 5 busy, 6 opened, 7 failed, 8 closed, 9 state)
+pool_col() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v rs="$(backend_ip "$1"):80" -v n="$2" \
+			'$1 == "->" && $2 == rs { print $n }'
+}
+
+# pools_ready: every backend of the l7 service has an idle pooled connection
+pools_ready() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk '$1 == "->" && $4 >= 1 && $9 == "up" { n++ } END { exit !(n == 3) }'
+}

@@ -12,14 +12,6 @@ MIN_IDLE=8
 
 testbed_up
 
-# pool_col BACKEND N: column N of the backend's line in /proc/net/ip_vs_l7
-# (3 weight, 4 idle, 5 busy, 6 opened, 7 failed, 8 closed, 9 state)
-pool_col() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v rs="$(backend_ip "$1"):80" -v n="$2" \
-			'$1 == "->" && $2 == rs { print $n }'
-}
-
 # director_conns BACKEND: established connections the backend has from
 # the director, as the backend's own kernel sees them
 director_conns() {

@@ -21,26 +21,12 @@ modprobe ip_vs_l7 datapath=1 queue_timeout=30000
 testbed_up
 add_service "$VS" l7 1 1 1
 
-# pool_col BACKEND N: column N of the backend's line in /proc/net/ip_vs_l7
-# (3 weight, 4 idle, 5 busy, 6 opened, 7 failed, 8 closed, 9 state)
-pool_col() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v rs="$(backend_ip "$1"):80" -v n="$2" \
-			'$1 == "->" && $2 == rs { print $n }'
-}
-
-# pool_ready: every backend's pool up with an idle connection
-pool_ready() {
-	in_dir cat /proc/net/ip_vs_l7 | awk '$1 == "->" && $4 >= 1 && $9 == "up" { n++ }
-		END { exit !(n == 3) }'
-}
-
 # note TEXT: shown under the test's line whether it passes or not
 exec 3>&1
 note() { printf '     %s\n' "$@" >&3; }
 
 wait_pools() {
-	wait_for pool_ready >/dev/null || { in_dir cat /proc/net/ip_vs_l7; return 1; }
+	wait_for pools_ready >/dev/null || { in_dir cat /proc/net/ip_vs_l7; return 1; }
 }
 
 # client NAME ARGS...: run testbed/clients/NAME.py in the client namespace
