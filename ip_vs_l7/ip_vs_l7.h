@@ -166,6 +166,9 @@ struct l7_service {
 /* the window scale the director announces (Linux's for a 6 MB rcvbuf) */
 #define L7_OUR_WSCALE	7
 
+/* the director's retransmission clock, for its replies and its copies */
+#define L7_RTO		(HZ / 5)
+
 /*
  * One request and its response, carried by one pooled connection (FPS
  * steps 4-7).  A client connection makes one binding per request; the
@@ -200,6 +203,12 @@ struct l7_binding {
 	u32			copy_len;	/* our copy of the request's start */
 	u8			copy[];
 };
+
+/* Server seq just after the director's copy: the request's start. */
+static inline u32 l7_binding_copy_end(const struct l7_binding *b)
+{
+	return b->pc->tcp.snd_nxt + b->copy_len;
+}
 
 enum l7_conn_state {
 	L7C_HEAD,	/* collecting a request head */
@@ -306,6 +315,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 			      __be16 cport, __be32 vaddr, __be16 vport);
 bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
+void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason);
 void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool);
 struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
 				 __be16 bport, __be32 laddr, __be16 lport);
@@ -357,6 +367,7 @@ void l7_reply(struct l7_conn *c, int status);
 void l7_reply_503(struct l7_conn *c);
 void l7_close_client(struct l7_conn *c);
 void l7_head_frame(struct l7_conn *c);
+void l7_head_restart(struct l7_conn *c);
 void l7_head_reframe(struct l7_conn *c);
 void l7_cur_done(struct l7_conn *c);
 void l7_client_timer(struct l7_conn *c);

@@ -24,7 +24,6 @@
 
 #include "ip_vs_l7.h"
 
-#define L7_RTO			(HZ / 5)
 #define L7_COPY_TRIES		8
 
 /* a before b: fewer per unit of weight, by cross-multiplying */
@@ -142,11 +141,7 @@ static void l7_head_consume(struct l7_conn *c, u32 n)
 	c->head_len -= n;
 	memmove(c->head, c->head + n, c->head_len);
 	c->c_seq0 += n;
-	c->framed = 0;
-	l7_http_req_init(&c->req, &(struct l7_http_limits){
-		.max_head = l7_max_head,
-		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
-	});
+	l7_head_restart(c);
 }
 
 /* c->lock held, head framed, nothing under way: bind, or -EAGAIN/-ENOMEM. */
@@ -459,7 +454,7 @@ bool l7_binding_timer(struct l7_conn *c)
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 {
 	bool again = !b->retried && b->req_done &&
-		     b->b_req_end == b->pc->tcp.snd_nxt + b->copy_len &&
+		     b->b_req_end == l7_binding_copy_end(b) &&
 		     c->head_len + b->copy_len <= l7_max_head &&
 		     l7_http_method_idempotent(b->method);
 	u32 n = b->copy_len;

@@ -29,7 +29,6 @@
 
 #define L7_DEFAULT_MSS		536	/* RFC 9293: no MSS option */
 #define L7_REPLY_TRIES		6
-#define L7_RTO			(HZ / 5)
 
 static int l7_parse_opts(const struct tcphdr *th, struct l7_tcp_opts *o)
 {
@@ -68,7 +67,7 @@ static bool l7_may_take(const struct l7_conn *c)
 {
 	const struct l7_binding *b = c->cur;
 
-	return !b || b->copy_len == b->b_req_end - b->pc->tcp.snd_nxt ||
+	return !b || b->b_req_end == l7_binding_copy_end(b) ||
 	       !before(b->b_acked, b->b_req_end);
 }
 
@@ -146,8 +145,8 @@ void l7_head_frame(struct l7_conn *c)
 	}
 }
 
-/* Frame ->head from its first byte again (it changed in front). */
-void l7_head_reframe(struct l7_conn *c)
+/* The framer starts over at ->head[0]: a new request begins there. */
+void l7_head_restart(struct l7_conn *c)
 {
 	c->framed = 0;
 	c->bad_status = 0;
@@ -155,6 +154,12 @@ void l7_head_reframe(struct l7_conn *c)
 		.max_head = l7_max_head,
 		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
 	});
+}
+
+/* Frame ->head from its first byte again (it changed in front). */
+void l7_head_reframe(struct l7_conn *c)
+{
+	l7_head_restart(c);
 	l7_head_frame(c);
 }
 
@@ -289,11 +294,8 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		return l7_splice_c2b(c, c->cur, skb);
 	if (th->rst) {
 		/* RFC 5961: only an exact RST kills, others are ignored */
-		if (seq == c->c_rcv_nxt) {
-			c->dead_reason = "reset by client";
-			c->end = L7_END_CLIENT_RST;
-			l7_conn_expire_in(c, 0);
-		}
+		if (seq == c->c_rcv_nxt)
+			l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
 		return NF_DROP;
 	}
 	if (th->syn)
@@ -439,10 +441,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
 	c->c_tsval = o.tsval;
 	c->d_ts_last = o.tsecr;
-	l7_http_req_init(&c->req, &(struct l7_http_limits){
-		.max_head = l7_max_head,
-		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
-	});
+	l7_head_restart(c);
 	if (!l7_conn_insert(c))
 		return NF_DROP;	/* a twin of this ACK made it already */
 

@@ -195,6 +195,14 @@ void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 	mod_timer(&c->timer, jiffies + delay);
 }
 
+/* c->lock held: the connection ends at once, from its timer. */
+void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason)
+{
+	c->end = end;
+	c->dead_reason = reason;
+	l7_conn_expire_in(c, 0);
+}
+
 /* c->lock held: whether a binding of @c is on a connection of @pool. */
 static bool l7_conn_uses_pool(struct l7_conn *c, const struct l7_pool *pool)
 {

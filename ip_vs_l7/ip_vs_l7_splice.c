@@ -244,9 +244,7 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 		if (c->state == L7C_BODY && s.seq != c->c_rcv_nxt)
 			return NF_DROP;
 		c->reset = true;
-		c->end = L7_END_CLIENT_RST;
-		c->dead_reason = "reset by client";
-		l7_conn_expire_in(c, 0);
+		l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
 	}
 	c->c_win = s.win;
 	if (s.ts)
@@ -335,9 +333,7 @@ unsigned int l7_splice_body(struct l7_conn *c, struct sk_buff *skb)
 	}
 
 	if (st == L7_BODY_ERROR) {
-		c->dead_reason = "bad request body";
-		c->end = L7_END_CLIENT_RST;
-		l7_conn_expire_in(c, 0);
+		l7_conn_end(c, L7_END_CLIENT_RST, "bad request body");
 		return NF_DROP;
 	}
 	if (st == L7_BODY_DONE) {
@@ -487,9 +483,7 @@ static enum l7_follow l7_rsp_fin(struct l7_binding *b, u32 seq, u32 payload)
 /* A response the director cannot follow: reset both ends. */
 static unsigned int l7_rsp_bad(struct l7_conn *c)
 {
-	c->end = L7_END_BAD_RESPONSE;
-	c->dead_reason = "bad response";
-	l7_conn_expire_in(c, 0);
+	l7_conn_end(c, L7_END_BAD_RESPONSE, "bad response");
 	return NF_DROP;
 }
 
@@ -515,7 +509,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		if (after(s.ack, b->b_acked))
 			b->b_acked = s.ack;
 		if (!b->head_acked &&
-		    !before(s.ack, b->pc->tcp.snd_nxt + b->copy_len)) {
+		    !before(s.ack, l7_binding_copy_end(b))) {
 			b->head_acked = true;
 			if (!c->dead_reason)
 				l7_conn_expire_in(c, l7_idle_timeout * HZ);
@@ -536,9 +530,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			return NF_DROP;
 		}
 		c->reset = true;
-		c->end = L7_END_SERVER_RST;
-		c->dead_reason = "reset by server";
-		l7_conn_expire_in(c, 0);
+		l7_conn_end(c, L7_END_SERVER_RST, "reset by server");
 	} else if (!tunnel) {
 		follow = l7_rsp_follow(c, b, skb, hlen, s.seq, payload);
 		if (follow == L7_FOLLOW_EARLY)
