@@ -278,9 +278,9 @@ struct l7_guard_verdict l7_req_guard_seg(struct l7_req_guard *g,
 			g->done ? L7_GUARD_AFTER_END : L7_GUARD_HOLD;
 		return v;
 	}
-	v.act = L7_GUARD_FORWARD;
-	v.why = why;
 	v.keep = l7_seq_before(end, framed) ? s->len : framed - s->seq;
+	v.act = v.keep ? L7_GUARD_FORWARD : L7_GUARD_DROP;
+	v.why = v.keep ? why : L7_GUARD_OLD;	/* a FIN behind its bytes */
 	return v;
 }
 
