@@ -234,7 +234,7 @@ static enum l7_guard_why frame_early(struct l7_req_guard *g, uint32_t end,
 struct l7_guard_verdict l7_req_guard_seg(struct l7_req_guard *g,
 					 const struct l7_req_seg *s)
 {
-	uint32_t end = s->seq + s->len, framed, limit;
+	uint32_t end = s->seq + s->len, start = s->seq, framed, limit;
 	struct l7_guard_verdict v = verdict(L7_GUARD_DROP, L7_GUARD_OK);
 	enum l7_guard_why why = L7_GUARD_OK;
 
@@ -242,21 +242,24 @@ struct l7_guard_verdict l7_req_guard_seg(struct l7_req_guard *g,
 		return verdict(L7_GUARD_RESET, L7_GUARD_BAD_BODY);
 	if (!s->len && !s->fin)
 		return v;	/* nothing for the backend's byte stream */
+	if (l7_seq_before(start, g->lo)) {
+		/* the backend reads the director's copy there, never these */
+		if (!l7_seq_after(end, g->lo)) {
+			v.why = L7_GUARD_OLD;
+			v.resync = true;
+			return v;
+		}
+		start = g->lo;
+	}
 	/* what the framer read in a resent range must not have changed */
 	framed = l7_seq_before(end, g->nxt) ? end : g->nxt;
-	if (l7_seq_before(s->seq, framed) &&
-	    !log_matches(g, s, s->seq, framed)) {
+	if (l7_seq_before(start, framed) &&
+	    !log_matches(g, s, start, framed)) {
 		g->failed = true;
 		return verdict(L7_GUARD_RESET, L7_GUARD_CHANGED);
 	}
-	if (l7_seq_before(s->seq, g->lo)) {
-		/* the backend reads the director's copy there, never these */
-		v.why = L7_GUARD_OLD;
-		v.resync = true;
-		return v;
-	}
 
-	if (l7_seq_after(s->seq, g->nxt)) {
+	if (l7_seq_after(start, g->nxt)) {
 		why = frame_early(g, end, &v);
 	} else if (!g->done) {
 		limit = end;
@@ -272,15 +275,20 @@ struct l7_guard_verdict l7_req_guard_seg(struct l7_req_guard *g,
 		g->failed = true;
 		return verdict(L7_GUARD_RESET, L7_GUARD_FIN_IN_BODY);
 	}
+	if (start == end) {
+		v.why = L7_GUARD_OLD;	/* a FIN behind its bytes */
+		return v;
+	}
 	framed = g->done ? g->end : g->nxt;
-	if (!l7_seq_after(framed, s->seq)) {
+	if (!l7_seq_after(framed, start)) {
 		v.why = why != L7_GUARD_OK ? why :
 			g->done ? L7_GUARD_AFTER_END : L7_GUARD_HOLD;
 		return v;
 	}
-	v.keep = l7_seq_before(end, framed) ? s->len : framed - s->seq;
-	v.act = v.keep ? L7_GUARD_FORWARD : L7_GUARD_DROP;
-	v.why = v.keep ? why : L7_GUARD_OLD;	/* a FIN behind its bytes */
+	v.act = L7_GUARD_FORWARD;
+	v.why = why;
+	v.skip = start - s->seq;
+	v.keep = (l7_seq_before(end, framed) ? end : framed) - s->seq;
 	return v;
 }
 

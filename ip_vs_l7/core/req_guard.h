@@ -86,7 +86,7 @@ struct l7_req_seg {
 
 enum l7_guard_act {
 	L7_GUARD_DROP,		/* nothing of it goes to the backend */
-	L7_GUARD_FORWARD,	/* its first ->keep payload bytes go, no FIN */
+	L7_GUARD_FORWARD,	/* payload bytes [->skip, ->keep) go, no FIN */
 	L7_GUARD_RESET,		/* the client broke the stream: reset */
 };
 
@@ -105,7 +105,8 @@ enum l7_guard_why {
 struct l7_guard_verdict {
 	enum l7_guard_act act;
 	enum l7_guard_why why;
-	uint32_t keep;		/* FORWARD: payload bytes from the start */
+	uint32_t skip;		/* FORWARD: payload bytes [skip, keep) go */
+	uint32_t keep;
 	bool ended;		/* this segment completed the request */
 	bool resync;		/* DROP of old bytes: the client should be
 				 * told again what the director has */

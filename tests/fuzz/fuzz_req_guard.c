@@ -167,10 +167,11 @@ static void client_send(struct run *r, uint32_t seq, const uint8_t *seg,
 		r->reset = true;	/* the backend gets a RST */
 		break;
 	case L7_GUARD_FORWARD:
-		FUZZ_ASSERT(v.keep > 0 && v.keep <= len);
-		FUZZ_ASSERT(!l7_seq_before(seq, r->lo));
+		FUZZ_ASSERT(v.skip < v.keep && v.keep <= len);
+		FUZZ_ASSERT(!l7_seq_before(seq + v.skip, r->lo));
 		if (!director_drops && !link_drops)
-			backend_rx(&r->b, seq - r->base, seg, v.keep);
+			backend_rx(&r->b, seq + v.skip - r->base,
+				   seg + v.skip, v.keep - v.skip);
 		break;
 	case L7_GUARD_DROP:
 		break;

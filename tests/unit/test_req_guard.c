@@ -110,10 +110,14 @@ static void below_copy_never_forwarded(void)
 	struct l7_guard_verdict v;
 
 	start(&g, false, 10);
-	v = seg(&g, LO - 5, "GET /0123456789", false);
+	v = seg(&g, LO - 5, "GET /", false);
 	CHECK(v.act == L7_GUARD_DROP && v.why == L7_GUARD_OLD && v.resync,
 	      "act %d why %d", v.act, v.why);
 	CHECK(g.nxt == LO, "nxt %u", g.nxt);
+	/* a segment that straddles the copy's end: its front is cut */
+	v = seg(&g, LO - 5, "GET /0123456789", false);
+	CHECK(v.act == L7_GUARD_FORWARD && v.skip == 5 && v.keep == 15 &&
+	      v.ended, "act %d skip %u keep %u", v.act, v.skip, v.keep);
 }
 
 /* Once the backend acknowledged read bytes, their log is gone. */
