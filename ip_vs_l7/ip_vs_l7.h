@@ -26,6 +26,7 @@
 #include "core/http_body.h"
 #include "core/http_req.h"
 #include "core/http_resp.h"
+#include "core/req_guard.h"
 #include "core/tcp_map.h"
 
 struct l7_pool;
@@ -131,6 +132,7 @@ enum l7_end {
 	L7_END_SERVER_RST,
 	L7_END_HEAD_LOST,	/* the backend never took our copy of the head */
 	L7_END_BAD_RESPONSE,	/* a response the framer refused */
+	L7_END_BAD_REQUEST,	/* a body the client broke (req_guard) */
 	L7_END_IDLE,		/* idle_timeout */
 	L7_END_FLUSHED,		/* service, server or module went away */
 	L7_END_COUNT
@@ -181,6 +183,7 @@ struct l7_binding {
 	struct list_head	node;		/* in conn->bindings, oldest first */
 	struct l7_pconn		*pc;
 	struct l7_binding_map	map;
+	struct l7_req_guard	guard;		/* frames the request body */
 	struct l7_http_resp	rsp;		/* frames the response */
 	u32			b_req_end;	/* backend seq after the request */
 	u32			b_snd_nxt;	/* highest seq sent to the backend */
@@ -273,7 +276,6 @@ struct l7_conn {
 	u32			framed;		/* bytes fed to ->req */
 	int			bad_status;	/* held head refused: answer */
 	struct l7_http_req	req;
-	struct l7_http_body	body;		/* the current request's body */
 	unsigned int		requests;	/* bound so far */
 	bool			retry_next;	/* the next bind is a retry */
 
@@ -345,12 +347,14 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb);
 unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb);
-unsigned int l7_splice_body(struct l7_conn *c, struct sk_buff *skb);
+unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
+			    struct sk_buff *skb);
 
 /* ip_vs_l7_xmit.c */
 u32 l7_now_ts(void);
 void l7_send_client(struct l7_conn *c, u8 flags,
 		    u32 seq, const void *data, u32 len);
+void l7_send_client_ack(struct l7_conn *c, u32 ack);
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr);
 void l7_send_rst(struct net *net, const struct sk_buff *in);
@@ -371,6 +375,8 @@ void l7_head_restart(struct l7_conn *c);
 void l7_head_reframe(struct l7_conn *c);
 void l7_cur_done(struct l7_conn *c);
 void l7_client_timer(struct l7_conn *c);
+unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
+				u32 hlen);
 
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);

@@ -115,21 +115,24 @@ static void l7_send_copy(struct l7_conn *c, struct l7_binding *b)
 
 /*
  * How many buffered bytes after the framed head belong to the request:
- * its body, as far as it is here.  Sets *done when the body ends there.
+ * its body, as far as it is here, framed by @body.  Returns -EBADMSG if
+ * they are not a body the director can frame: then nothing of the
+ * request may reach a server.
  */
-static u32 l7_body_buffered(struct l7_conn *c, bool *done)
+static int l7_body_buffered(struct l7_conn *c, struct l7_http_body *body,
+			    u32 *used)
 {
 	const u8 *rest = c->head + c->req.head_len;
 	u32 avail = c->head_len - c->req.head_len;
-	size_t used = 0;
+	size_t n = 0;
 
-	l7_http_body_init(&c->body, NULL,
-			  c->req.body == L7_HTTP_BODY_CHUNKED,
+	l7_http_body_init(body, NULL, c->req.body == L7_HTTP_BODY_CHUNKED,
 			  c->req.body == L7_HTTP_BODY_LENGTH ?
 			  c->req.content_length : 0);
-	*done = l7_http_body_feed(&c->body, rest, avail, &used) ==
-		L7_BODY_DONE;
-	return used;
+	if (l7_http_body_feed(body, rest, avail, &n) == L7_BODY_ERROR)
+		return -EBADMSG;
+	*used = n;
+	return 0;
 }
 
 /*
@@ -144,16 +147,26 @@ static void l7_head_consume(struct l7_conn *c, u32 n)
 	l7_head_restart(c);
 }
 
-/* c->lock held, head framed, nothing under way: bind, or -EAGAIN/-ENOMEM. */
+/*
+ * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
+ * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
+ * cannot frame came with the head).
+ */
 int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
+	struct l7_http_body body;
 	struct l7_binding *b;
 	struct l7_pconn *pc;
 	bool body_done;
 	u32 copy_len;
+	int err;
 
-	copy_len = c->req.head_len + l7_body_buffered(c, &body_done);
+	err = l7_body_buffered(c, &body, &copy_len);
+	if (err)
+		return err;
+	body_done = l7_http_body_done(&body);
+	copy_len += c->req.head_len;
 	b = kzalloc(struct_size(b, copy, copy_len), GFP_ATOMIC);
 	if (!b)
 		return -ENOMEM;
@@ -204,6 +217,8 @@ int l7_bind(struct l7_conn *c)
 		atomic64_inc(&c->ls->stats.rebinds);
 	c->retries = 0;
 	l7_head_consume(c, copy_len);
+	/* what follows the copy in the client's stream is the guard's */
+	l7_req_guard_init(&b->guard, c->c_seq0, &body, body_done);
 	/* the client may have closed after a pipelined request */
 	c->c_rcv_nxt = c->c_seq0 + c->head_len + c->c_fin;
 	if (body_done) {
@@ -241,6 +256,10 @@ void l7_dispatch(struct l7_conn *c)
 		return;
 	}
 	err = l7_bind(c);
+	if (err == -EBADMSG) {
+		l7_reply(c, 400);	/* the body that came with it */
+		return;
+	}
 	if (err == -EAGAIN)
 		err = l7_queue_add(c);
 	if (err)
@@ -290,6 +309,7 @@ void l7_queue_kick(struct l7_service *ls)
 {
 	struct l7_conn *c;
 	bool more = true;
+	int err;
 
 	while (more) {
 		rcu_read_lock();	/* a dequeued conn is freed by RCU */
@@ -306,7 +326,10 @@ void l7_queue_kick(struct l7_service *ls)
 			break;
 		}
 		spin_lock_bh(&c->lock);
-		if (!c->dead && c->state == L7C_QUEUED && l7_bind(c)) {
+		err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
+		if (err == -EBADMSG) {
+			l7_reply(c, 400);
+		} else if (err) {
 			/* none idle after all: back to the front */
 			spin_lock_bh(&ls->waitq_lock);
 			list_add(&c->wait_node, &ls->waitq);

@@ -71,6 +71,16 @@ static bool l7_may_take(const struct l7_conn *c)
 	       !before(b->b_acked, b->b_req_end);
 }
 
+/*
+ * PAWS: a segment must carry a timestamp once both ends agreed on them,
+ * and it must not be older than the newest the director took.
+ */
+static bool l7_ts_acceptable(const struct l7_conn *c,
+			     const struct l7_tcp_opts *o)
+{
+	return (o->present & L7_TCPO_TS) && !before(o->tsval, c->c_tsval);
+}
+
 static void l7_send_ack(struct l7_conn *c)
 {
 	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
@@ -254,7 +264,18 @@ static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 	return l7_splice_c2b(c, b, skb);
 }
 
-/* A retransmission of request bytes that went through a binding. */
+/* A data segment the director does not take: its ACK still counts. */
+unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
+				u32 hlen)
+{
+	return l7_pass_ack(c, skb, hlen, false);
+}
+
+/*
+ * A resend of request bytes the director has framed already: the guard
+ * of the binding they went through decides, so that a resend with other
+ * bytes never reaches a server.
+ */
 static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
 				  u32 seq)
 {
@@ -263,7 +284,7 @@ static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
 	list_for_each_entry(b, &c->bindings, node)
 		if (l7_range_where(&b->map.req_range, seq) == L7_HERE &&
 		    !(b->req_done && seq == b->map.req_range.end))
-			return l7_splice_c2b(c, b, skb);
+			return l7_splice_body(c, b, skb);
 	if (l7_may_take(c))
 		l7_send_ack(c);
 	return NF_DROP;
@@ -292,6 +313,15 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 
 	if (c->state == L7C_TUNNEL)
 		return l7_splice_c2b(c, c->cur, skb);
+	/*
+	 * Nothing of a segment whose options do not parse, or that fails
+	 * PAWS (RFC 7323 5.3), is taken or framed: a backend's TCP would
+	 * drop it too.
+	 */
+	if (l7_parse_opts(th, &o) < 0)
+		return NF_DROP;
+	if (c->c_ts && !th->rst && !l7_ts_acceptable(c, &o))
+		return NF_DROP;
 	if (th->rst) {
 		/* RFC 5961: only an exact RST kills, others are ignored */
 		if (seq == c->c_rcv_nxt)
@@ -300,14 +330,13 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	}
 	if (th->syn)
 		return NF_DROP;
-	if (c->c_ts && l7_parse_opts(th, &o) == 0 &&
-	    (o.present & L7_TCPO_TS) && !after(seq, c->c_rcv_nxt))
-		c->c_tsval = o.tsval;
+	if (c->c_ts && !after(seq, c->c_rcv_nxt))
+		l7_ts_note(&c->c_tsval, o.tsval);
 	c->c_win = ntohs(th->window);
 	l7_client_ack(c, th);
 
 	if (c->state == L7C_BODY)
-		return l7_splice_body(c, skb);
+		return l7_splice_body(c, c->cur, skb);
 	if (c->state == L7C_CLOSING) {
 		if (th->fin && !c->c_fin && seq + len == c->c_rcv_nxt) {
 			c->c_fin = true;
@@ -320,17 +349,13 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	}
 	if (!len && !th->fin)
 		return l7_pass_ack(c, skb, hlen, true);
-	if (len && before(seq, c->c_rcv_nxt) && !after(seq + len, c->c_rcv_nxt))
+	/*
+	 * A resend, or one reaching past a body the server has not
+	 * acknowledged yet: its old part may have to go through again
+	 */
+	if (len && before(seq, c->c_rcv_nxt) &&
+	    (!after(seq + len, c->c_rcv_nxt) || !l7_may_take(c)))
 		return l7_client_old(c, skb, seq);
-	if (len && before(seq, c->c_rcv_nxt) && !l7_may_take(c)) {
-		/*
-		 * A resend reaching past a body the server has not
-		 * acknowledged yet: its old part has to go through again
-		 */
-		if (l7_seg_trim(skb, hlen, c->c_rcv_nxt - seq))
-			return NF_DROP;
-		return l7_client_old(c, skb, seq);
-	}
 
 	/* HEAD, HELD or QUEUED: the bytes are the director's to take */
 	if (after(seq, c->c_rcv_nxt) || c->c_fin || !l7_may_take(c)) {
@@ -346,7 +371,7 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	if (c->state == L7C_BODY && after(seq + len, c->c_rcv_nxt)) {
 		/* a body larger than the head buffer: the rest goes through */
 		l7_send_ack(c);
-		return l7_splice_body(c, skb);
+		return l7_splice_body(c, c->cur, skb);
 	}
 	if (th->fin && seq + len == c->c_rcv_nxt)
 		l7_client_fin(c);

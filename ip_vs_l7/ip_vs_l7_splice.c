@@ -224,21 +224,17 @@ static void l7_tunnel_track_close(struct l7_conn *c, const struct tcphdr *th,
 	}
 }
 
-/* c->lock held: a client segment goes to @b's server, rewritten. */
-unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
-			   struct sk_buff *skb)
+/* c->lock held: a client segment, taken, goes to @b's server rewritten. */
+static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
+				struct sk_buff *skb, struct l7_tcp_opts *o,
+				struct l7_tcp_seg *seg)
 {
 	struct l7_pconn *pc = b->pc;
-	struct l7_tcp_opts o;
-	struct l7_tcp_seg s;
+	struct l7_tcp_seg s = *seg;
+	struct tcphdr *th = tcp_hdr(skb);
+	u32 payload = s.len - th->fin;
 	unsigned int flags;
-	struct tcphdr *th;
-	u32 payload;
 
-	if (l7_seg_take(skb, &o, &s))
-		return NF_DROP;
-	th = tcp_hdr(skb);
-	payload = s.len - th->fin;
 	if (th->rst) {
 		/* RFC 5961: in a body, only the exact RST counts */
 		if (c->state == L7C_BODY && s.seq != c->c_rcv_nxt)
@@ -247,12 +243,13 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 		l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
 	}
 	c->c_win = s.win;
-	if (s.ts)
+	/* elsewhere the client's clock moves only with in-order segments */
+	if (s.ts && c->state == L7C_TUNNEL)
 		l7_ts_note(&c->c_tsval, s.tsval);
 	flags = l7_map_c2b(&b->map, &s);
 	if (flags & L7_SEG_SEQ_OUTSIDE)
 		return NF_DROP;	/* never bytes of another request */
-	l7_seg_rewrite(skb, &o, &s, flags, &b->map, l7_sack_c2b);
+	l7_seg_rewrite(skb, o, &s, flags, &b->map, l7_sack_c2b);
 	if (s.ts && !(flags & L7_SEG_STRIP_TS))
 		l7_ts_note(&b->ts_sent, s.tsval);
 	if (after(s.seq + s.len, b->b_snd_nxt))
@@ -266,91 +263,116 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 	return l7_forward(c->net, skb, pc->tcp.mss);
 }
 
-/* Frame @len body bytes of @skb from @off; *used: how many belong to it. */
-static enum l7_body_status l7_body_frame(struct l7_http_body *body,
-					 const struct sk_buff *skb, u32 off,
-					 u32 len, u32 *used)
+/* c->lock held: a client segment goes to @b's server, rewritten. */
+unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb)
 {
-	enum l7_body_status st = L7_BODY_MORE;
-	u8 buf[L7_PEEK];
+	struct l7_tcp_opts o;
+	struct l7_tcp_seg s;
 
-	*used = 0;
-	while (*used < len && st == L7_BODY_MORE) {
-		u64 skip = l7_http_body_skippable(body);
-		u32 n = len - *used;
-		const u8 *p;
-		size_t u;
-
-		if (skip) {
-			n = min_t(u64, n, skip);
-			l7_http_body_skip(body, n);
-			*used += n;
-			continue;
-		}
-		n = min_t(u32, n, sizeof(buf));
-		p = skb_header_pointer(skb, off + *used, n, buf);
-		if (!p)
-			return L7_BODY_ERROR;
-		st = l7_http_body_feed(body, p, n, &u);
-		*used += u;
-	}
-	if (st == L7_BODY_MORE && l7_http_body_done(body))
-		st = L7_BODY_DONE;
-	return st;
+	if (l7_seg_take(skb, &o, &s))
+		return NF_DROP;
+	return l7_c2b_send(c, b, skb, &o, &s);
 }
 
 /*
- * c->lock held, state BODY: a client segment while the current request's
- * body passes through.  Bytes up to the body's end go to the server; what
- * follows starts the next request, and the client sends it again once
- * the server has the body - the director may not acknowledge it before.
+ * Cut the first @n payload bytes of @skb: the backend reads the
+ * director's copy there.  The headers move up by @n.
  */
-unsigned int l7_splice_body(struct l7_conn *c, struct sk_buff *skb)
+static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 {
-	struct l7_binding *b = c->cur;
-	struct tcphdr *th = tcp_hdr(skb);
-	u32 hlen = ip_hdrlen(skb) + th->doff * 4;
-	u32 len = skb->len - hlen;
-	u32 seq = ntohl(th->seq), end = seq + len, used;
-	enum l7_body_status st = L7_BODY_MORE;
+	struct tcphdr *th;
+
+	if (!n)
+		return 0;
+	if (!pskb_may_pull(skb, hlen + n))
+		return -ENOMEM;
+	memmove(skb->data + n, skb->data, hlen);
+	__skb_pull(skb, n);
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, ip_hdrlen(skb));
+	ip_hdr(skb)->tot_len = htons(skb->len);
+	th = tcp_hdr(skb);
+	th->seq = htonl(ntohl(th->seq) + n);
+	return 0;
+}
+
+/* The guard reads payload through this: skbs need not be linear. */
+struct l7_skb_payload {
+	const struct sk_buff *skb;
+	u32 hlen;
+};
+
+static const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf)
+{
+	const struct l7_skb_payload *p = ctx;
+
+	return skb_header_pointer(p->skb, p->hlen + off, n, buf);
+}
+
+/* What the guard let through: payload [skip, keep), never the FIN. */
+static int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep)
+{
+	if (l7_seg_trim(skb, hlen, keep) || l7_seg_cut_front(skb, hlen, skip))
+		return -ENOMEM;
+	tcp_hdr(skb)->fin = 0;	/* the director takes it, after the body */
+	return 0;
+}
+
+/*
+ * c->lock held: a client segment with bytes of @b's request body, new or
+ * resent.  The guard (core/req_guard.c) frames them and says what of the
+ * segment may reach @b's server; everything that could make the director
+ * drop the segment is checked before, so what it framed goes out.
+ */
+unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
+			    struct sk_buff *skb)
+{
+	struct l7_skb_payload pl = { .skb = skb };
+	struct l7_guard_verdict v;
+	struct l7_req_seg rs;
+	struct l7_tcp_opts o;
+	struct l7_tcp_seg s;
 	unsigned int verdict;
+	struct tcphdr *th;
+	bool ended;
 
-	if (!len || !after(end, c->c_rcv_nxt)) {
-		/* an ACK, or bytes the server had already */
-	} else if (after(seq, c->c_rcv_nxt)) {
-		/* out of order: fine if they are surely body bytes */
-		if (end - c->c_rcv_nxt > l7_http_body_skippable(&c->body))
-			return NF_DROP;
-		l7_http_body_skip(&c->body, end - c->c_rcv_nxt);
-		c->c_rcv_nxt = end;
-		if (l7_http_body_done(&c->body))
-			st = L7_BODY_DONE;
-	} else {
-		u32 off = c->c_rcv_nxt - seq;
+	if (l7_seg_take(skb, &o, &s))
+		return NF_DROP;
+	th = tcp_hdr(skb);
+	pl.hlen = ip_hdrlen(skb) + th->doff * 4;
+	rs = (struct l7_req_seg){
+		.seq = s.seq,
+		.len = skb->len - pl.hlen,
+		.fin = th->fin,
+		.peek = l7_skb_peek,
+		.ctx = &pl,
+	};
+	if (th->rst || (!rs.len && !rs.fin))
+		return l7_c2b_send(c, b, skb, &o, &s);
 
-		st = l7_body_frame(&c->body, skb, hlen + off, len - off, &used);
-		c->c_rcv_nxt += used;
-	}
-
-	if (st == L7_BODY_ERROR) {
-		l7_conn_end(c, L7_END_CLIENT_RST, "bad request body");
+	v = l7_req_guard_seg(&b->guard, &rs);
+	ended = v.ended && b == c->cur && c->state == L7C_BODY;
+	if (b == c->cur && c->state == L7C_BODY)
+		c->c_rcv_nxt = b->guard.done ? b->guard.end : b->guard.nxt;
+	if (v.act == L7_GUARD_RESET) {
+		l7_conn_end(c, L7_END_BAD_REQUEST, l7_guard_why_name(v.why));
 		return NF_DROP;
 	}
-	if (st == L7_BODY_DONE) {
-		l7_binding_req_end(c, b, c->c_rcv_nxt);
-		c->c_seq0 = c->c_rcv_nxt;
+	if (v.resync)
+		l7_send_client_ack(c, c->c_acked);
+	if (v.act == L7_GUARD_DROP)
+		return l7_client_pass_ack(c, skb, pl.hlen);
+	if (l7_seg_clip(skb, pl.hlen, v.skip, v.keep))
+		return NF_DROP;
+	if (ended) {
+		l7_binding_req_end(c, b, b->guard.end);
+		c->c_seq0 = b->guard.end;
 		c->state = L7C_HEAD;
-		if (l7_seg_trim(skb, hlen, c->c_rcv_nxt - seq))
-			return NF_DROP;
-	} else if (th->fin && !after(end, c->c_rcv_nxt)) {
-		/* closed inside the body: the rest is plain TCP */
-		c->state = L7C_TUNNEL;
 	}
-	if (c->state != L7C_TUNNEL && tcp_hdr(skb)->fin &&
-	    skb_ensure_writable(skb, hlen) == 0)
-		tcp_hdr(skb)->fin = 0;	/* the director takes it later */
-	verdict = l7_splice_c2b(c, b, skb);
-	if (st == L7_BODY_DONE)
+	l7_seg_read(skb, &o, &s);
+	verdict = l7_c2b_send(c, b, skb, &o, &s);
+	if (ended)
 		l7_cur_done(c);
 	return verdict;
 }
@@ -487,6 +509,19 @@ static unsigned int l7_rsp_bad(struct l7_conn *c)
 	return NF_DROP;
 }
 
+/*
+ * The backend's ACK and window bound what the request guard may still
+ * have to check, and how far it may frame.
+ */
+static void l7_b2c_guard(struct l7_binding *b, const struct l7_tcp_seg *s)
+{
+	int shift = max_t(int, b->pc->tcp.snd_wscale, 0);
+	u32 edge = s->ack + ((u32)s->win << shift);
+
+	l7_req_guard_acked(&b->guard, l7_seq_inv(&b->map.req, s->ack));
+	l7_req_guard_window(&b->guard, l7_seq_inv(&b->map.req, edge));
+}
+
 /* c->lock held: a server segment on @b goes to the client. */
 unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb)
@@ -505,9 +540,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	th = tcp_hdr(skb);
 	hlen = ip_hdrlen(skb) + th->doff * 4;
 	payload = s.len - th->fin;
-	if (th->ack) {
+	if (th->ack && !after(s.ack, b->b_snd_nxt)) {
 		if (after(s.ack, b->b_acked))
 			b->b_acked = s.ack;
+		l7_b2c_guard(b, &s);
 		if (!b->head_acked &&
 		    !before(s.ack, l7_binding_copy_end(b))) {
 			b->head_acked = true;

@@ -105,12 +105,9 @@ static u16 l7_client_win(const struct l7_conn *c)
 	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
 }
 
-/*
- * A segment to the client from VIP:port, acknowledging everything taken
- * so far: flags plus @len bytes of @data at @seq.
- */
-void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
-		    u32 len)
+/* A segment to the client from VIP:port: flags, @ack, @len bytes at @seq. */
+static void l7_send_client_acking(struct l7_conn *c, u8 flags, u32 seq,
+				  u32 ack, const void *data, u32 len)
 {
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
@@ -120,7 +117,7 @@ void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
 		.sport = c->vport,
 		.dport = c->cport,
 		.seq = seq,
-		.ack = c->c_rcv_nxt,
+		.ack = ack,
 		.flags = flags | TCPHDR_ACK,
 		.win = l7_client_win(c),
 		.opt = opt,
@@ -143,6 +140,25 @@ void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
 	if (after(s.ack, c->c_acked))
 		c->c_acked = s.ack;
 	l7_xmit(c->net, &s);
+}
+
+/*
+ * A segment to the client acknowledging everything taken so far: flags
+ * plus @len bytes of @data at @seq.
+ */
+void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
+		    u32 len)
+{
+	l7_send_client_acking(c, flags, seq, c->c_rcv_nxt, data, len);
+}
+
+/*
+ * A pure ACK of @ack, for a client that resends what the director took
+ * long ago (its ACK was lost) while body bytes after it pass through.
+ */
+void l7_send_client_ack(struct l7_conn *c, u32 ack)
+{
+	l7_send_client_acking(c, 0, c->d_snd_nxt, ack, NULL, 0);
 }
 
 /*

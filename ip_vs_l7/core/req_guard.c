@@ -306,6 +306,5 @@ const char *l7_guard_why_name(enum l7_guard_why why)
 		[L7_GUARD_UNREADABLE] = "unreadable",
 	};
 
-	return (unsigned int)why < sizeof(names) / sizeof(names[0]) ?
-	       names[why] : "?";
+	return (unsigned int)why < L7_ARRAY_SIZE(names) ? names[why] : "?";
 }

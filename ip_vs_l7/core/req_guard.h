@@ -108,8 +108,7 @@ struct l7_guard_verdict {
 	uint32_t skip;		/* FORWARD: payload bytes [skip, keep) go */
 	uint32_t keep;
 	bool ended;		/* this segment completed the request */
-	bool resync;		/* DROP of old bytes: the client should be
-				 * told again what the director has */
+	bool resync;		/* DROP of old bytes: ACK them again */
 };
 
 /*
