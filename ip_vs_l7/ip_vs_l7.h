@@ -134,6 +134,7 @@ enum l7_end {
 	L7_END_BAD_RESPONSE,	/* a response the framer refused */
 	L7_END_BAD_REQUEST,	/* a body the client broke (req_guard) */
 	L7_END_IDLE,		/* idle_timeout */
+	L7_END_SLOW_READER,	/* ack_timeout: the client took no response */
 	L7_END_FLUSHED,		/* service, server or module went away */
 	L7_END_COUNT
 };
@@ -258,6 +259,7 @@ struct l7_conn {
 	u32			c_acked;	/* highest ACK the director sent */
 	u32			d_snd_una;	/* oldest of ours not acked */
 	u32			d_snd_nxt;	/* our next seq */
+	unsigned long		ack_seen;	/* jiffies: client ACK progress */
 	u32			c_tsval;	/* newest client TSval */
 	u32			d_ts_last;	/* newest TSval we sent */
 	u16			c_mss;		/* what the client takes */
@@ -285,6 +287,7 @@ struct l7_conn {
 	u32			reply_seq;
 
 	struct list_head	bindings;	/* l7_binding, oldest first */
+	unsigned int		nr_bindings;	/* at most l7_client_max_pooled */
 	struct l7_binding	*cur;		/* request/response under way */
 };
 
@@ -298,6 +301,8 @@ extern unsigned int l7_head_timeout;
 extern unsigned int l7_idle_timeout;
 extern unsigned int l7_queue_max;
 extern unsigned int l7_queue_timeout;
+extern unsigned int l7_client_max_pooled;
+extern unsigned int l7_ack_timeout;
 
 /* ip_vs_l7_svc.c */
 extern struct list_head l7_services;
@@ -335,6 +340,7 @@ void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 		     u32 seq, const void *data, u32 len);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
 void l7_binding_acked(struct l7_conn *c, u32 ack);
+bool l7_may_dispatch(const struct l7_conn *c);
 void l7_binding_finish(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);

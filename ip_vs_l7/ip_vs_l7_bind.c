@@ -210,7 +210,10 @@ int l7_bind(struct l7_conn *c)
 	l7_http_resp_init(&b->rsp, NULL, b->method);
 	atomic_inc(&pc->pool->outstanding);
 
+	if (list_empty(&c->bindings))
+		c->ack_seen = jiffies;	/* the client owes nothing before */
 	list_add_tail(&b->node, &c->bindings);
+	c->nr_bindings++;
 	c->cur = b;
 	WRITE_ONCE(pc->conn, c);
 	if (c->requests++)
@@ -360,6 +363,7 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 	if (c->cur == b)
 		c->cur = NULL;
 	list_del(&b->node);
+	c->nr_bindings--;
 	kfree(b);
 }
 
@@ -436,13 +440,30 @@ void l7_binding_abort_all(struct l7_conn *c)
 void l7_binding_acked(struct l7_conn *c, u32 ack)
 {
 	struct l7_binding *b, *next;
+	bool freed = false;
 
 	list_for_each_entry_safe(b, next, &c->bindings, node) {
 		if (!b->rsp_done || !b->req_done ||
 		    before(ack, b->map.rsp_range.end))
 			break;	/* in order: later ones are not acked either */
 		l7_binding_finish(c, b);
+		freed = true;
 	}
+	/* a pipelined head that waited for room */
+	if (freed && c->state == L7C_HELD && l7_may_dispatch(c))
+		l7_dispatch(c);
+}
+
+/*
+ * A client connection holds a pooled connection for each response the
+ * client has not acknowledged whole.  A client that pipelines requests
+ * and never reads would take one per request, until no server has an
+ * idle one left for anybody else: past client_max_pooled its next
+ * request waits for its ACKs.
+ */
+bool l7_may_dispatch(const struct l7_conn *c)
+{
+	return !c->cur && c->nr_bindings < l7_client_max_pooled;
 }
 
 /*

@@ -147,7 +147,7 @@ void l7_head_frame(struct l7_conn *c)
 	else if (st != L7_HTTP_DONE)
 		return;
 
-	if (c->cur) {
+	if (!l7_may_dispatch(c)) {
 		c->state = L7C_HELD;
 		atomic64_inc(&c->ls->stats.held);
 	} else {
@@ -188,9 +188,11 @@ void l7_cur_done(struct l7_conn *c)
 		l7_close_client(c);	/* pipelined requests are void */
 		return;
 	}
-	if (c->state == L7C_HELD)
-		l7_dispatch(c);		/* even after the client's FIN */
-	else if (c->c_fin)
+	if (c->state == L7C_HELD) {
+		/* even after the client's FIN; else at an ACK that frees one */
+		if (l7_may_dispatch(c))
+			l7_dispatch(c);
+	} else if (c->c_fin)
 		l7_close_client(c);
 	else if (c->state == L7C_HEAD)
 		l7_await_head(c);
@@ -223,8 +225,10 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th)
 
 	if (!th->ack || before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
 		return;
-	if (after(ack, c->d_snd_una))
+	if (after(ack, c->d_snd_una)) {
 		c->retries = 0;	/* progress: our FIN's resends start over */
+		c->ack_seen = jiffies;
+	}
 	c->d_snd_una = ack;
 	l7_binding_acked(c, ack);
 }
@@ -480,9 +484,22 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	return NF_DROP;
 }
 
+/*
+ * A response is under way or waits for the client's ACK, and the client
+ * leaves bytes of it unacknowledged or its window shut: it pins pooled
+ * connections, for ack_timeout at most.
+ */
+static bool l7_client_stalls(const struct l7_conn *c)
+{
+	return READ_ONCE(l7_ack_timeout) && !list_empty(&c->bindings) &&
+	       (c->d_snd_una != c->d_snd_nxt || !c->c_win);
+}
+
 /* The connection timer, with c->lock held: retransmit or give up. */
 void l7_client_timer(struct l7_conn *c)
 {
+	unsigned long idle_by, ack_by, next;
+
 	if (c->dead_reason) {
 		c->dead = true;
 		return;
@@ -535,13 +552,25 @@ void l7_client_timer(struct l7_conn *c)
 	}
 	/*
 	 * Bindings under way: the timer is set at milestones only, not per
-	 * packet, so look when the connection was last heard of.
+	 * packet, so look when the connection was last heard of, and when
+	 * the client last took response bytes.
 	 */
-	if (time_before(jiffies, c->last_seen + l7_idle_timeout * HZ)) {
-		l7_conn_expire_in(c, c->last_seen + l7_idle_timeout * HZ -
-				  jiffies);
+	idle_by = c->last_seen + l7_idle_timeout * HZ;
+	next = idle_by;
+	if (l7_client_stalls(c)) {
+		ack_by = c->ack_seen + l7_ack_timeout * HZ;
+		if (!time_before(jiffies, ack_by)) {
+			c->end = L7_END_SLOW_READER;
+			c->dead = true;
+			return;
+		}
+		if (time_before(ack_by, next))
+			next = ack_by;
+	}
+	if (!time_before(jiffies, idle_by)) {
+		c->end = L7_END_IDLE;
+		c->dead = true;
 		return;
 	}
-	c->end = L7_END_IDLE;
-	c->dead = true;
+	l7_conn_expire_in(c, next - jiffies);
 }

@@ -60,11 +60,21 @@ module_param_named(queue_timeout, l7_queue_timeout, uint, 0644);
 MODULE_PARM_DESC(queue_timeout,
 		 "milliseconds a request may wait for a pooled connection, else 503 (default 5000)");
 
+unsigned int l7_client_max_pooled = 4;
+module_param_named(client_max_pooled, l7_client_max_pooled, uint, 0644);
+MODULE_PARM_DESC(client_max_pooled,
+		 "pooled connections one client connection may hold at once; its further pipelined requests wait (default 4)");
+
+unsigned int l7_ack_timeout = 30;
+module_param_named(ack_timeout, l7_ack_timeout, uint, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "seconds a client may leave response bytes unacknowledged (or its window closed) before both ends are reset, 0: never (default 30)");
+
 static int __init ip_vs_l7_init(void)
 {
 	int err;
 
-	if (l7_max_head < 64)
+	if (l7_max_head < 64 || !l7_client_max_pooled)
 		return -EINVAL;
 	err = l7_pool_module_init();
 	if (err)

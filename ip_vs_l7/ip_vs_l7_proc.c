@@ -33,7 +33,7 @@ static void l7_proc_show_service(struct seq_file *seq,
 		   atomic64_read(&ls->stats.retried),
 		   atomic64_read(&ls->stats.rebinds),
 		   atomic64_read(&ls->stats.held));
-	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld bad_response %lld bad_request %lld idle %lld flushed %lld\n",
+	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld bad_response %lld bad_request %lld idle %lld slow_reader %lld flushed %lld\n",
 		   atomic64_read(&ls->stats.ended[L7_END_CLOSED]),
 		   atomic64_read(&ls->stats.ended[L7_END_CLIENT_RST]),
 		   atomic64_read(&ls->stats.ended[L7_END_SERVER_RST]),
@@ -41,6 +41,7 @@ static void l7_proc_show_service(struct seq_file *seq,
 		   atomic64_read(&ls->stats.ended[L7_END_BAD_RESPONSE]),
 		   atomic64_read(&ls->stats.ended[L7_END_BAD_REQUEST]),
 		   atomic64_read(&ls->stats.ended[L7_END_IDLE]),
+		   atomic64_read(&ls->stats.ended[L7_END_SLOW_READER]),
 		   atomic64_read(&ls->stats.ended[L7_END_FLUSHED]));
 }
 

@@ -548,7 +548,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		    !before(s.ack, l7_binding_copy_end(b))) {
 			b->head_acked = true;
 			if (!c->dead_reason)
-				l7_conn_expire_in(c, l7_idle_timeout * HZ);
+				l7_conn_expire_in(c, min_not_zero(l7_idle_timeout,
+								  l7_ack_timeout) * HZ);
 		}
 	}
 	if (s.ts && after(s.tsval, b->b_tsval))
@@ -604,8 +605,11 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	if (s.ts && c->c_ts && before(s.tsval, c->d_ts_last))
 		s.tsval = c->d_ts_last;
 	l7_seg_rewrite(skb, &o, &s, flags, &b->map, l7_sack_b2c);
-	if (after(s.seq + s.len, c->d_snd_nxt))
+	if (after(s.seq + s.len, c->d_snd_nxt)) {
+		if (c->d_snd_una == c->d_snd_nxt)
+			c->ack_seen = jiffies;	/* owed from now on */
 		c->d_snd_nxt = s.seq + s.len;
+	}
 	if (s.ts && c->c_ts)
 		c->d_ts_last = s.tsval;
 	this_cpu_add(b->pc->pool->bytes->from_server, payload);
