@@ -384,6 +384,10 @@ void l7_client_timer(struct l7_conn *c);
 unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 				u32 hlen);
 
+/* ip_vs_l7_icmp.c */
+unsigned int l7_icmp_packet(struct sk_buff *skb,
+			    const struct nf_hook_state *state);
+
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);
 void l7_hook_exit(void);

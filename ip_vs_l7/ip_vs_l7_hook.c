@@ -73,8 +73,11 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 	struct l7_conn *c;
 	struct tcphdr _th;
 
-	if (!READ_ONCE(l7_datapath) || iph->protocol != IPPROTO_TCP ||
-	    ip_is_fragment(iph))
+	if (!READ_ONCE(l7_datapath) || ip_is_fragment(iph))
+		return NF_ACCEPT;
+	if (iph->protocol == IPPROTO_ICMP)
+		return l7_icmp_packet(skb, state);
+	if (iph->protocol != IPPROTO_TCP)
 		return NF_ACCEPT;
 	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
 	if (!th)

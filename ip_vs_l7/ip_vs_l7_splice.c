@@ -98,7 +98,13 @@ static void l7_seg_rewrite(struct sk_buff *skb, struct l7_tcp_opts *o,
 	}
 }
 
-/* Send a rewritten skb on, cut to @mss payload bytes per segment. */
+/*
+ * Send a rewritten skb on, cut to @mss payload bytes per segment, and to
+ * what the route's MTU carries with this segment's options: the client's
+ * options (SACK blocks, say) are not the ones the receiver's MSS was
+ * announced for, and a segment over the MTU with DF set would only make
+ * an ICMP error addressed to the director itself.
+ */
 static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 {
 	struct iphdr *iph = ip_hdr(skb);
@@ -111,6 +117,14 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 		.flowi4_proto = IPPROTO_TCP,
 	};
 	struct rtable *rt;
+	u32 room;
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return NF_DROP;
+	room = dst_mtu(&rt->dst) - ip_hdrlen(skb) - th->doff * 4;
+	if (room < mss)
+		mss = max_t(u32, room, TCP_MIN_MSS);
 
 	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
 	ip_send_check(iph);
@@ -136,9 +150,6 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 		skb_shinfo(skb)->gso_type |= SKB_GSO_DODGY;
 	}
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt))
-		return NF_DROP;
 	skb_dst_drop(skb);
 	skb_dst_set(skb, &rt->dst);
 	skb->tstamp = 0;
