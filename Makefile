@@ -98,8 +98,9 @@ testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 
 # ---- VM runs ----
 
+# VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
 vm-test: module testbed
-	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) testbed/tests/run-suites.sh $(VM_SUITES)
+	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
 	scripts/vm-selftest -k $(KVER)
