@@ -27,6 +27,7 @@
 #include "core/http_req.h"
 #include "core/http_resp.h"
 #include "core/req_guard.h"
+#include "core/tcp_guard.h"
 #include "core/tcp_map.h"
 
 struct l7_pool;
@@ -172,6 +173,9 @@ struct l7_service {
 /* the director's retransmission clock, for its replies and its copies */
 #define L7_RTO		(HZ / 5)
 
+/* at most one RFC 5961 challenge ACK per this, per connection */
+#define L7_CHALLENGE_GAP	(HZ / 2)
+
 /*
  * One request and its response, carried by one pooled connection (FPS
  * steps 4-7).  A client connection makes one binding per request; the
@@ -203,6 +207,10 @@ struct l7_binding {
 	bool			b_rst;		/* backend sent RST */
 	bool			retried;	/* second try of the request */
 	u32			c_ack_passed;	/* newest client ACK passed on */
+	/* RFC 5961: a backend RST counts only at exactly b_rcv_nxt */
+	u32			b_rcv_nxt;	/* after its in-order segments seen */
+	bool			b_rcv_known;	/* else b_fed is where it stands */
+	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
 	u32			copy_len;	/* our copy of the request's start */
 	u8			copy[];
@@ -270,6 +278,7 @@ struct l7_conn {
 	bool			c_sack;
 	bool			c_fin;		/* client sent FIN */
 	bool			reset;		/* a RST went through */
+	struct l7_tcp_ratelimit	challenge;	/* our challenge ACKs */
 
 	/* request heads not yet sent, bounded by l7_max_head */
 	u8			*head;
@@ -364,6 +373,8 @@ void l7_send_client_ack(struct l7_conn *c, u32 ack);
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr);
 void l7_send_rst(struct net *net, const struct sk_buff *in);
+u32 l7_client_rcv_wnd(const struct l7_conn *c);
+bool l7_unanswerable(const struct sk_buff *skb);
 void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		   u16 win, bool ts, u32 tsval, u32 tsecr, const void *data,
 		   u32 len);

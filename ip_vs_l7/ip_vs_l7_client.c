@@ -305,6 +305,57 @@ static void l7_client_fin(struct l7_conn *c)
 	/* else: after the response under way (l7_cur_done) */
 }
 
+/*
+ * RFC 5961 challenge ACK, at most one per L7_CHALLENGE_GAP: our snd_nxt,
+ * and the client seq the director stands at - c_rcv_nxt where it holds
+ * the stream, else (a body on its way to a backend) what it acknowledged
+ * last: it never acknowledges bytes a backend may not have.
+ */
+static void l7_challenge_ack(struct l7_conn *c)
+{
+	if (!l7_tcp_ratelimit_allow(&c->challenge, (u32)jiffies,
+				    L7_CHALLENGE_GAP))
+		return;
+	if (c->state != L7C_BODY && l7_may_take(c))
+		l7_send_ack(c);
+	else
+		l7_send_client_ack(c, c->c_acked);
+}
+
+/*
+ * Flags first (RFC 5961): a RST ends the connection only at exactly
+ * c_rcv_nxt, one elsewhere in our window gets a challenge ACK, others
+ * nothing; a SYN gets a challenge ACK; SYN+FIN, SYN+RST or a segment
+ * without ACK are dropped unanswered.  True when the segment is done
+ * with.
+ */
+static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
+{
+	switch (l7_tcp_flags_check(tcp_flag_byte(th), true)) {
+	case L7_FLAGS_OK:
+		return false;
+	case L7_FLAGS_RST:
+		switch (l7_tcp_rst_check(ntohl(th->seq), c->c_rcv_nxt,
+					 l7_client_rcv_wnd(c))) {
+		case L7_RST_ACCEPT:
+			l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
+			break;
+		case L7_RST_CHALLENGE:
+			l7_challenge_ack(c);
+			break;
+		case L7_RST_DROP:
+			break;
+		}
+		return true;
+	case L7_FLAGS_CHALLENGE:
+		l7_challenge_ack(c);
+		return true;
+	case L7_FLAGS_DROP:
+		break;
+	}
+	return true;
+}
+
 /* Called with c->lock held on a live connection. */
 static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 {
@@ -326,13 +377,7 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		return NF_DROP;
 	if (c->c_ts && !th->rst && !l7_ts_acceptable(c, &o))
 		return NF_DROP;
-	if (th->rst) {
-		/* RFC 5961: only an exact RST kills, others are ignored */
-		if (seq == c->c_rcv_nxt)
-			l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
-		return NF_DROP;
-	}
-	if (th->syn)
+	if (l7_client_guard(c, th))
 		return NF_DROP;
 	if (c->c_ts && !after(seq, c->c_rcv_nxt))
 		l7_ts_note(&c->c_tsval, o.tsval);
@@ -430,6 +475,9 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	u32 mss;
 
 	if (th->rst)
+		return NF_DROP;
+	/* SYN+FIN, SYN+RST: no stack sends them; no answer, no cookie */
+	if (l7_tcp_flags_check(tcp_flag_byte(th), false) == L7_FLAGS_DROP)
 		return NF_DROP;
 	if (l7_parse_opts(th, &o) < 0)
 		return NF_DROP;

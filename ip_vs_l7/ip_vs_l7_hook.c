@@ -101,7 +101,12 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
 	if (!ls)
 		return NF_ACCEPT;
-	if (!l7_tcp_valid(skb, state))
+	/*
+	 * No connection has a martian client (none is ever made for one),
+	 * so this is the one place such a source can reach us: ignore it,
+	 * as routing would have.
+	 */
+	if (l7_unanswerable(skb) || !l7_tcp_valid(skb, state))
 		return NF_DROP;
 	return l7_client_new(ls, skb);
 }

@@ -55,13 +55,21 @@ static bool l7_seg_syn(const struct sk_buff *skb)
 	return tcp_hdr(skb)->syn;
 }
 
+/*
+ * Parse the options of a segment to forward, and NOP out in place all
+ * but the known set (core/tcp_guard.h says why): the other side gets
+ * only options the director read.  An area that does not parse fails,
+ * and the segment is dropped.  Called on writable headers (SYNs never
+ * get here), and the checksum is recomputed on the way out.
+ */
 static int l7_seg_opts(struct sk_buff *skb, struct l7_tcp_opts *o)
 {
 	struct tcphdr *th = tcp_hdr(skb);
+	int rc;
 
-	memset(o, 0, sizeof(*o));
-	return l7_tcp_opts_parse((u8 *)(th + 1), th->doff * 4 - sizeof(*th),
-				 o);
+	rc = l7_tcp_opts_sanitize((u8 *)(th + 1), th->doff * 4 - sizeof(*th),
+				  false, o);
+	return rc < 0 ? rc : 0;
 }
 
 /*
@@ -82,6 +90,14 @@ static void l7_seg_rewrite(struct sk_buff *skb, struct l7_tcp_opts *o,
 	th->seq = htonl(s->seq);
 	th->ack_seq = htonl(s->ack);
 	th->window = htons(s->win);
+	/*
+	 * No urgent data, either way: HTTP has none, and a receiver without
+	 * SO_OOBINLINE (Apache, any client) takes the urgent byte out of the
+	 * stream the director frames with it in.  Cleared, the byte is an
+	 * ordinary one for both.
+	 */
+	th->urg = 0;
+	th->urg_ptr = 0;
 	if (o->present & L7_TCPO_TS) {
 		if (flags & L7_SEG_STRIP_TS)
 			l7_tcp_opts_strip(opt, optlen, o, L7_TCPO_TS);
@@ -513,6 +529,59 @@ static enum l7_follow l7_rsp_fin(struct l7_binding *b, u32 seq, u32 payload)
 	return L7_FOLLOW_OK;
 }
 
+/*
+ * The backend seq after its in-order segments seen so far, FIN included:
+ * where a Linux backend stands when it resets (at its snd_nxt).  From
+ * the binding's start (b_fed, the pooled connection's rcv_nxt) on, a
+ * segment that starts at or before it moves it to its end; framed or not.
+ */
+static u32 *l7_backend_rcv_nxt(struct l7_binding *b)
+{
+	if (!b->b_rcv_known) {
+		b->b_rcv_nxt = b->b_fed;
+		b->b_rcv_known = true;
+	}
+	return &b->b_rcv_nxt;
+}
+
+static void l7_backend_seq_note(struct l7_binding *b,
+				const struct l7_tcp_seg *s)
+{
+	u32 *rcv_nxt = l7_backend_rcv_nxt(b);
+
+	if (!after(s->seq, *rcv_nxt) && after(s->seq + s->len, *rcv_nxt))
+		*rcv_nxt = s->seq + s->len;
+}
+
+/*
+ * RFC 5961 on the backend's side: a RST counts only at exactly that seq.
+ * One elsewhere in the window the backend was given (the client's, as
+ * the splice passes it on) gets a challenge ACK, which a backend that
+ * really reset answers with a RST at exactly that seq; others nothing.
+ */
+static bool l7_backend_rst_ok(struct l7_conn *c, struct l7_binding *b,
+			      u32 seq)
+{
+	u32 rcv_nxt = *l7_backend_rcv_nxt(b);
+	u32 wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0);
+
+	switch (l7_tcp_rst_check(seq, rcv_nxt, wnd)) {
+	case L7_RST_ACCEPT:
+		return true;
+	case L7_RST_CHALLENGE:
+		if (l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
+					   L7_CHALLENGE_GAP))
+			l7_send_pconn(b->pc, 0, b->b_snd_nxt, rcv_nxt,
+				      l7_win_rescale(c->c_win, c->c_wscale,
+						     b->pc->tcp.rcv_wscale),
+				      false, 0, 0, NULL, 0);
+		break;
+	case L7_RST_DROP:
+		break;
+	}
+	return false;
+}
+
 /* A response the director cannot follow: reset both ends. */
 static unsigned int l7_rsp_bad(struct l7_conn *c)
 {
@@ -551,6 +620,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	th = tcp_hdr(skb);
 	hlen = ip_hdrlen(skb) + th->doff * 4;
 	payload = s.len - th->fin;
+	if (th->rst && !l7_backend_rst_ok(c, b, s.seq))
+		return NF_DROP;
+	if (!th->rst)
+		l7_backend_seq_note(b, &s);
 	if (th->ack && !after(s.ack, b->b_snd_nxt)) {
 		if (after(s.ack, b->b_acked))
 			b->b_acked = s.ack;

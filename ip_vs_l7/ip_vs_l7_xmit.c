@@ -10,6 +10,7 @@
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
@@ -105,9 +106,15 @@ static u16 l7_client_win(const struct l7_conn *c)
 	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
 }
 
-/* A segment to the client from VIP:port: flags, @ack, @len bytes at @seq. */
-static void l7_send_client_acking(struct l7_conn *c, u8 flags, u32 seq,
-				  u32 ack, const void *data, u32 len)
+/* The window we announce to the client, in bytes. */
+u32 l7_client_rcv_wnd(const struct l7_conn *c)
+{
+	return (u32)l7_client_win(c) << max_t(int, c->d_wscale, 0);
+}
+
+/* A segment to the client from VIP:port: flags, @len bytes of @data. */
+static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
+			   const void *data, u32 len)
 {
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
@@ -142,23 +149,68 @@ static void l7_send_client_acking(struct l7_conn *c, u8 flags, u32 seq,
 	l7_xmit(c->net, &s);
 }
 
-/*
- * A segment to the client acknowledging everything taken so far: flags
- * plus @len bytes of @data at @seq.
- */
+/* ... acknowledging everything taken so far */
 void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
 		    u32 len)
 {
-	l7_send_client_acking(c, flags, seq, c->c_rcv_nxt, data, len);
+	l7_client_xmit(c, flags, seq, c->c_rcv_nxt, data, len);
 }
 
 /*
- * A pure ACK of @ack, for a client that resends what the director took
- * long ago (its ACK was lost) while body bytes after it pass through.
+ * A pure ACK of client seq @ack at our snd_nxt: a challenge ACK, or for a
+ * client that resends what the director took long ago (its ACK was lost)
+ * while body bytes after it pass through.
  */
 void l7_send_client_ack(struct l7_conn *c, u32 ack)
 {
-	l7_send_client_acking(c, 0, c->d_snd_nxt, ack, NULL, 0);
+	l7_client_xmit(c, 0, c->d_snd_nxt, ack, NULL, 0);
+}
+
+/* The broadcast address of the device @skb came in on, if @addr is one. */
+static bool l7_dev_broadcast(const struct sk_buff *skb, __be32 addr)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *idev;
+	bool found = false;
+
+	if (!skb->dev)
+		return false;
+	rcu_read_lock();
+	idev = __in_dev_get_rcu(skb->dev);
+	if (idev) {
+		in_dev_for_each_ifa_rcu(ifa, idev) {
+			if (ifa->ifa_broadcast == addr) {
+				found = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * A segment no TCP may answer, and no client sends: its source is a
+ * broadcast, multicast, "this network" (0/8) or - from outside - a
+ * loopback address, or the broadcast of the device it came in on; or its
+ * frame went to a link-layer broadcast or multicast (RFC 1122 4.2.3.10,
+ * Linux's tcp_v4_rcv()).  Routing would drop most of these as martians,
+ * but the hook runs before it; answering one with a SYN-ACK or RST would
+ * reflect traffic to a whole segment, or to ourselves.
+ */
+bool l7_unanswerable(const struct sk_buff *skb)
+{
+	__be32 saddr = ip_hdr(skb)->saddr;
+
+	if (skb->pkt_type == PACKET_BROADCAST ||
+	    skb->pkt_type == PACKET_MULTICAST)
+		return true;
+	if (ipv4_is_multicast(saddr) || ipv4_is_lbcast(saddr) ||
+	    ipv4_is_zeronet(saddr))
+		return true;
+	if (ipv4_is_loopback(saddr))
+		return !skb->dev || !(skb->dev->flags & IFF_LOOPBACK);
+	return l7_dev_broadcast(skb, saddr);
 }
 
 /*
@@ -219,6 +271,9 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		.opt = opt,
 	};
 
+	if (l7_unanswerable(syn))
+		return;
+
 	want.present = L7_TCPO_MSS;
 	want.mss = mss;
 	if (wscale >= 0) {
@@ -251,7 +306,7 @@ void l7_send_rst(struct net *net, const struct sk_buff *in)
 		.dport = th->source,
 	};
 
-	if (th->rst)
+	if (th->rst || l7_unanswerable(in))
 		return;
 	if (th->ack) {
 		s.seq = ntohl(th->ack_seq);
