@@ -506,8 +506,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	hlen = ip_hdrlen(skb) + th->doff * 4;
 	payload = s.len - th->fin;
 	if (th->ack) {
-		if (after(s.ack, b->b_acked))
+		if (after(s.ack, b->b_acked)) {
 			b->b_acked = s.ack;
+			l7_conn_progress(c);
+		}
 		if (!b->head_acked &&
 		    !before(s.ack, l7_binding_copy_end(b))) {
 			b->head_acked = true;
@@ -568,8 +570,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	if (s.ts && c->c_ts && before(s.tsval, c->d_ts_last))
 		s.tsval = c->d_ts_last;
 	l7_seg_rewrite(skb, &o, &s, flags, &b->map, l7_sack_b2c);
-	if (after(s.seq + s.len, c->d_snd_nxt))
+	if (after(s.seq + s.len, c->d_snd_nxt)) {
 		c->d_snd_nxt = s.seq + s.len;
+		l7_conn_progress(c);	/* new response bytes */
+	}
 	if (s.ts && c->c_ts)
 		c->d_ts_last = s.tsval;
 	this_cpu_add(b->pc->pool->bytes->from_server, payload);
