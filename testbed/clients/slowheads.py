@@ -9,7 +9,8 @@ After --settle seconds it prints
 
     open N reset R
 
-(N connections made, R of them reset by the server by then) and, with
+(N connections made, R of them reset by the server by then, during
+the handshake or after) and, with
 --then-close, closes them all and exits.  Otherwise it waits, up to --hold
 seconds, for the server to answer and close each; a connection the server
 closed is closed too, unless --keep-open.  At the end it prints
@@ -68,7 +69,13 @@ def main():
     socks = []
     reset = 0
     for _ in range(args.n):
-        s = connect(args)
+        try:
+            # a reset right after the handshake may come before
+            # connect() returns
+            s = connect(args)
+        except ConnectionResetError:
+            reset += 1
+            continue
         try:
             s.send(args.head.encode())
         except OSError:
@@ -112,7 +119,7 @@ def main():
         else:
             s.close()
     closed_early = reset
-    print(f"open {len(socks)} reset {closed_early}", flush=True)
+    print(f"open {args.n} reset {closed_early}", flush=True)
     if args.then_close:
         for s in live:
             s.close()

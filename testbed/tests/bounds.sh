@@ -152,10 +152,11 @@ global_cap() {
 
 # (c) A client that sends part of a head, then only acknowledges (TCP
 # keepalive probes every second, which also acknowledge the director's
-# 408 and FIN) is gone head_timeout + max(head_timeout, 10 s) later,
-# while it is still probing.  Before, every probe re-armed the timer.
+# 408 and FIN) is gone head_timeout + max(head_timeout, 10 s) later
+# (10 s more allowed for a slow start), while it is still probing.
+# Before, every probe re-armed the timer.
 pure_acks_closed() {
-	local pid start limit=$((HEAD_TIMEOUT + 10 + 5))
+	local pid start limit=$((HEAD_TIMEOUT + 10 + 10))
 	start=$SECONDS
 	slowheads 1 --keepalive --keep-open --hold $((limit + 10)) \
 		> "$TMP/ka" 2>&1 &
