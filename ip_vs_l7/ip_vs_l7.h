@@ -32,6 +32,7 @@
 
 struct l7_pool;
 struct l7_conn;
+struct l7_source;
 
 enum l7_pconn_state {
 	L7_PC_IDLE,	/* established, ready to be bound */
@@ -147,6 +148,8 @@ struct l7_service_stats {
 	atomic64_t	retried;	/* sent again: server closed first */
 	atomic64_t	rebinds;	/* requests after a connection's first */
 	atomic64_t	held;		/* pipelined heads held for their turn */
+	atomic64_t	refused_max;	/* handshakes refused: max_conns */
+	atomic64_t	refused_source;	/* ... max_conns_per_source */
 	atomic64_t	ended[L7_END_COUNT];
 };
 
@@ -258,8 +261,10 @@ struct l7_conn {
 	__be32			vaddr;
 	__be16			cport;
 	__be16			vport;
+	struct l7_source	*src;		/* its client address's count */
 	struct timer_list	timer;		/* timeouts, retransmits */
-	unsigned long		last_seen;	/* jiffies of the last segment */
+	unsigned long		last_seen;	/* jiffies of the last progress */
+	unsigned long		closing_until;	/* hard deadline in CLOSING */
 	unsigned int		retries;
 
 	/* the client side of TCP, as the director plays it */
@@ -281,7 +286,8 @@ struct l7_conn {
 	struct l7_tcp_ratelimit	challenge;	/* our challenge ACKs */
 
 	/* request heads not yet sent, bounded by l7_max_head */
-	u8			*head;
+	u8			*head;		/* NULL while empty */
+	u32			head_cap;	/* bytes allocated at ->head */
 	u32			head_len;	/* bytes in ->head */
 	u32			c_seq0;		/* client seq of ->head[0] */
 	u32			framed;		/* bytes fed to ->req */
@@ -312,6 +318,9 @@ extern unsigned int l7_queue_max;
 extern unsigned int l7_queue_timeout;
 extern unsigned int l7_client_max_pooled;
 extern unsigned int l7_ack_timeout;
+extern unsigned int l7_max_conns;
+extern unsigned int l7_max_conns_per_source;
+extern unsigned int l7_conn_buckets;
 
 /* ip_vs_l7_svc.c */
 extern struct list_head l7_services;
@@ -325,18 +334,34 @@ struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
 				     __be16 vport);
 
 /* ip_vs_l7_conn.c */
+int l7_conn_module_init(void);
+void l7_conn_module_exit(void);
 struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
 			       __be16 cport, __be32 vaddr, __be16 vport);
 struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 			      __be16 cport, __be32 vaddr, __be16 vport);
 bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
+void l7_conn_closing(struct l7_conn *c);
+bool l7_head_reserve(struct l7_conn *c, u32 need);
+void l7_head_release(struct l7_conn *c);
 void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason);
 void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool);
 struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
 				 __be16 bport, __be32 laddr, __be16 lport);
 void l7_pconn_hash(struct l7_pconn *pc);
 void l7_pconn_unhash(struct l7_pconn *pc);
+
+/*
+ * c->lock held: the connection moved forward - new in-order client bytes
+ * taken or forwarded, an ACK that covers more of what was sent, response
+ * bytes forwarded.  Only progress re-arms idle_timeout: pure ACKs,
+ * window probes and dropped segments do not keep a connection alive.
+ */
+static inline void l7_conn_progress(struct l7_conn *c)
+{
+	c->last_seen = jiffies;
+}
 
 /* ip_vs_l7_bind.c */
 int l7_bind(struct l7_conn *c);

@@ -143,6 +143,7 @@ static void l7_head_consume(struct l7_conn *c, u32 n)
 {
 	c->head_len -= n;
 	memmove(c->head, c->head + n, c->head_len);
+	l7_head_release(c);	/* if empty */
 	c->c_seq0 += n;
 	l7_head_restart(c);
 }
@@ -499,8 +500,8 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 {
 	bool again = !b->retried && b->req_done &&
 		     b->b_req_end == l7_binding_copy_end(b) &&
-		     c->head_len + b->copy_len <= l7_max_head &&
-		     l7_http_method_idempotent(b->method);
+		     l7_http_method_idempotent(b->method) &&
+		     l7_head_reserve(c, c->head_len + b->copy_len);
 	u32 n = b->copy_len;
 
 	if (again) {

@@ -90,7 +90,7 @@ static void l7_send_ack(struct l7_conn *c)
 void l7_reply(struct l7_conn *c, int status)
 {
 	c->reply = l7_http_reply(status, &c->reply_len);
-	c->state = L7C_CLOSING;
+	l7_conn_closing(c);
 	c->retries = 0;
 	c->reply_seq = c->d_snd_nxt;
 	l7_send_client(c, TCPHDR_PSH | TCPHDR_FIN, c->d_snd_nxt, c->reply,
@@ -109,7 +109,7 @@ void l7_reply_503(struct l7_conn *c)
 /* Close our side after the last response: FIN, resent until acked. */
 void l7_close_client(struct l7_conn *c)
 {
-	c->state = L7C_CLOSING;
+	l7_conn_closing(c);
 	c->reply = NULL;
 	c->reply_len = 0;
 	c->reply_seq = c->d_snd_nxt;
@@ -198,24 +198,25 @@ void l7_cur_done(struct l7_conn *c)
 		l7_await_head(c);
 }
 
-/* Take in-order head bytes into the buffer, as far as there is room. */
+/*
+ * Take in-order head bytes into the buffer, as far as there is room;
+ * the buffer grows with what arrives.  What is not taken is not
+ * acknowledged: the client sends it again.
+ */
 static void l7_take_head(struct l7_conn *c, const struct sk_buff *skb,
 			 u32 off, u32 len)
 {
-	u32 room;
+	u32 room = l7_max_head - c->head_len;
 
-	if (!c->head) {
-		c->head = kmalloc(l7_max_head, GFP_ATOMIC);
-		if (!c->head)
-			return;	/* not acknowledged: the client resends */
-	}
-	room = l7_max_head - c->head_len;
 	if (len > room)
 		len = room;	/* the rest comes again once there is room */
-	if (skb_copy_bits(skb, off, c->head + c->head_len, len))
+	if (!l7_head_reserve(c, c->head_len + len))
+		len = min(len, c->head_cap - c->head_len);
+	if (!len || skb_copy_bits(skb, off, c->head + c->head_len, len))
 		return;
 	c->head_len += len;
 	c->c_rcv_nxt += len;
+	l7_conn_progress(c);
 	l7_head_frame(c);
 }
 
@@ -228,6 +229,7 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th)
 	if (after(ack, c->d_snd_una)) {
 		c->retries = 0;	/* progress: our FIN's resends start over */
 		c->ack_seen = jiffies;
+		l7_conn_progress(c);
 	}
 	c->d_snd_una = ack;
 	l7_binding_acked(c, ack);
@@ -438,7 +440,6 @@ bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 	struct l7_binding *b = NULL;
 
 	spin_lock_bh(&c->lock);
-	c->last_seen = jiffies;
 	if (!c->dead)
 		b = l7_binding_of(c, pc);
 	if (b)
@@ -452,7 +453,6 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
 	unsigned int verdict = NF_DROP;
 
 	spin_lock_bh(&c->lock);
-	c->last_seen = jiffies;
 	if (!c->dead)
 		verdict = l7_client_segment(c, skb);
 	spin_unlock_bh(&c->lock);
@@ -504,8 +504,17 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	}
 
 	c = l7_conn_alloc(ls, iph->saddr, th->source, iph->daddr, th->dest);
-	if (!c)
-		return NF_DROP;	/* the client resends its ACK */
+	if (IS_ERR(c)) {
+		/*
+		 * Over max_conns or max_conns_per_source: the client believes
+		 * it is connected, and dropping would leave it resending into
+		 * the same refusal (each resend a cookie check) until its own
+		 * timeout.  A RST tells it now.  Out of memory, it resends.
+		 */
+		if (PTR_ERR(c) != -ENOMEM)
+			l7_send_rst(ls->net, skb);
+		return NF_DROP;
+	}
 	c->c_rcv_nxt = ntohl(th->seq);
 	c->c_acked = c->c_rcv_nxt;
 	c->c_seq0 = c->c_rcv_nxt;
@@ -579,6 +588,13 @@ void l7_client_timer(struct l7_conn *c)
 		if (c->d_snd_una == c->d_snd_nxt &&
 		    (list_empty(&c->bindings) || c->c_fin)) {
 			c->dead = true;	/* all acked; FIN-WAIT ends here */
+			return;
+		}
+		if (list_empty(&c->bindings) &&
+		    !time_before(jiffies, c->closing_until)) {
+			/* the hard deadline: our reply or FIN is not acked */
+			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
+			c->dead = true;
 			return;
 		}
 		if (c->d_snd_una == c->d_snd_nxt)

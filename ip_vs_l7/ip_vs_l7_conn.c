@@ -15,40 +15,91 @@
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
-#include <linux/hash.h>
-#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
+#include <net/netns/hash.h>
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
 
-#define L7_CONN_HASH_BITS	12
+/* a chain of a hash table: readers walk it under RCU, writers lock it */
+struct l7_bucket {
+	spinlock_t		lock;
+	struct hlist_head	chain;
+};
 
-static struct hlist_head l7_conn_hash[1 << L7_CONN_HASH_BITS];
-/* spliced pooled connections by their tuple, to find a server's packets */
-static struct hlist_head l7_pconn_table[1 << L7_CONN_HASH_BITS];
-static DEFINE_SPINLOCK(l7_conn_hash_lock);	/* writers of both */
+/* How many client connections one address holds, while it holds any. */
+struct l7_source {
+	struct hlist_node	node;		/* under its bucket's lock */
+	const struct net	*net;
+	__be32			addr;
+	unsigned int		conns;
+};
 
-static u32 l7_conn_hashfn(const struct net *net, __be32 caddr, __be16 cport,
-			  __be32 vaddr, __be16 vport)
+/*
+ * Three tables of l7_hash_mask + 1 buckets each, sized at load from
+ * conn_buckets (or max_conns) and never resized: client connections by
+ * tuple, spliced pooled connections by tuple (to find a server's
+ * packets), and client addresses with connections.  The key is random,
+ * so no client can choose tuples that pile up in one chain.
+ */
+static struct l7_bucket *l7_conn_table __read_mostly;
+static struct l7_bucket *l7_pconn_table __read_mostly;
+static struct l7_bucket *l7_source_table __read_mostly;
+static u32 l7_hash_mask __read_mostly;
+static hsiphash_key_t l7_hash_key __read_mostly;
+
+static struct kmem_cache *l7_conn_cache __read_mostly;
+static atomic_t l7_conns_alive = ATOMIC_INIT(0);	/* for max_conns */
+
+#define L7_HEAD_MIN		512	/* first allocation of ->head */
+#define L7_BUCKETS_MIN		(1U << 14)
+#define L7_BUCKETS_MAX		(1U << 20)
+#define L7_CLOSING_MIN		(10 * HZ)
+
+static u32 l7_tuple_hash(const struct net *net, __be32 a1, __be16 p1,
+			 __be32 a2, __be16 p2)
 {
-	return hash_32(jhash_3words((__force u32)caddr, (__force u32)vaddr,
-				    ((__force u32)cport << 16) |
-				    (__force u32)vport,
-				    (u32)(unsigned long)net),
-		       L7_CONN_HASH_BITS);
+	return hsiphash_4u32((__force u32)a1, (__force u32)a2,
+			     ((__force u32)p1 << 16) | (__force u32)p2,
+			     net_hash_mix(net), &l7_hash_key) & l7_hash_mask;
 }
 
-/* Under RCU; the caller locks the connection and checks ->dead. */
-struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
-			       __be16 cport, __be32 vaddr, __be16 vport)
+static struct l7_bucket *l7_conn_bucket(const struct net *net, __be32 caddr,
+					__be16 cport, __be32 vaddr,
+					__be16 vport)
 {
-	u32 h = l7_conn_hashfn(net, caddr, cport, vaddr, vport);
+	return &l7_conn_table[l7_tuple_hash(net, caddr, cport, vaddr, vport)];
+}
+
+static struct l7_bucket *l7_pconn_bucket(const struct net *net, __be32 baddr,
+					 __be16 bport, __be32 laddr,
+					 __be16 lport)
+{
+	return &l7_pconn_table[l7_tuple_hash(net, baddr, bport, laddr, lport)];
+}
+
+static struct l7_bucket *l7_source_bucket(const struct net *net, __be32 addr)
+{
+	return &l7_source_table[hsiphash_2u32((__force u32)addr,
+					      net_hash_mix(net),
+					      &l7_hash_key) & l7_hash_mask];
+}
+
+/* Under RCU or the bucket's lock. */
+static struct l7_conn *l7_conn_find(struct l7_bucket *b, const struct net *net,
+				    __be32 caddr, __be16 cport, __be32 vaddr,
+				    __be16 vport)
+{
 	struct l7_conn *c;
 
-	hlist_for_each_entry_rcu(c, &l7_conn_hash[h], c_node)
+	hlist_for_each_entry_rcu(c, &b->chain, c_node,
+				 lockdep_is_held(&b->lock))
 		if (c->caddr == caddr && c->cport == cport &&
 		    c->vaddr == vaddr && c->vport == vport &&
 		    net_eq(c->net, net))
@@ -56,14 +107,22 @@ struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
 	return NULL;
 }
 
+/* Under RCU; the caller locks the connection and checks ->dead. */
+struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
+			       __be16 cport, __be32 vaddr, __be16 vport)
+{
+	return l7_conn_find(l7_conn_bucket(net, caddr, cport, vaddr, vport),
+			    net, caddr, cport, vaddr, vport);
+}
+
 /* Under RCU: the pooled connection a server's segment belongs to. */
 struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
 				 __be16 bport, __be32 laddr, __be16 lport)
 {
-	u32 h = l7_conn_hashfn(net, baddr, bport, laddr, lport);
+	struct l7_bucket *b = l7_pconn_bucket(net, baddr, bport, laddr, lport);
 	struct l7_pconn *pc;
 
-	hlist_for_each_entry_rcu(pc, &l7_pconn_table[h], b_node)
+	hlist_for_each_entry_rcu(pc, &b->chain, b_node)
 		if (pc->tcp.lport == lport && pc->tcp.laddr == laddr &&
 		    pc->pool->addr.sin_addr.s_addr == baddr &&
 		    pc->pool->addr.sin_port == bport &&
@@ -72,44 +131,137 @@ struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
 	return NULL;
 }
 
+static struct l7_bucket *l7_pconn_bucket_of(const struct l7_pconn *pc)
+{
+	return l7_pconn_bucket(pc->pool->net, pc->pool->addr.sin_addr.s_addr,
+			       pc->pool->addr.sin_port, pc->tcp.laddr,
+			       pc->tcp.lport);
+}
+
 /* From its first binding on, the data path takes @pc's packets. */
 void l7_pconn_hash(struct l7_pconn *pc)
 {
-	u32 h = l7_conn_hashfn(pc->pool->net, pc->pool->addr.sin_addr.s_addr,
-			       pc->pool->addr.sin_port, pc->tcp.laddr,
-			       pc->tcp.lport);
+	struct l7_bucket *b = l7_pconn_bucket_of(pc);
 
-	spin_lock_bh(&l7_conn_hash_lock);
-	hlist_add_head_rcu(&pc->b_node, &l7_pconn_table[h]);
+	spin_lock_bh(&b->lock);
+	hlist_add_head_rcu(&pc->b_node, &b->chain);
 	pc->hashed = true;
-	spin_unlock_bh(&l7_conn_hash_lock);
+	spin_unlock_bh(&b->lock);
 }
 
 /* The caller waits for an RCU grace period before freeing @pc. */
 void l7_pconn_unhash(struct l7_pconn *pc)
 {
-	spin_lock_bh(&l7_conn_hash_lock);
+	struct l7_bucket *b = l7_pconn_bucket_of(pc);
+
+	spin_lock_bh(&b->lock);
 	hlist_del_init_rcu(&pc->b_node);
 	pc->hashed = false;
-	spin_unlock_bh(&l7_conn_hash_lock);
+	spin_unlock_bh(&b->lock);
+}
+
+/* Under the bucket's lock. */
+static struct l7_source *l7_source_find(struct l7_bucket *b,
+					const struct net *net, __be32 addr)
+{
+	struct l7_source *s;
+
+	hlist_for_each_entry(s, &b->chain, node)
+		if (s->addr == addr && net_eq(s->net, net))
+			return s;
+	return NULL;
+}
+
+/*
+ * Count one more connection of @c's client address, unless it has
+ * max_conns_per_source already (-EMFILE).  An address is in the table
+ * only while it has connections, so the table holds at most one entry
+ * per live connection.
+ */
+static int l7_source_get(struct l7_conn *c)
+{
+	unsigned int max = READ_ONCE(l7_max_conns_per_source);
+	struct l7_bucket *b = l7_source_bucket(c->net, c->caddr);
+	struct l7_source *s;
+	int err = 0;
+
+	spin_lock_bh(&b->lock);
+	s = l7_source_find(b, c->net, c->caddr);
+	if (!s) {
+		s = kmalloc(sizeof(*s), GFP_ATOMIC);
+		if (s) {
+			s->net = c->net;
+			s->addr = c->caddr;
+			s->conns = 0;
+			hlist_add_head(&s->node, &b->chain);
+		} else {
+			err = -ENOMEM;
+		}
+	} else if (max && s->conns >= max) {
+		s = NULL;
+		err = -EMFILE;
+	}
+	if (s) {
+		s->conns++;
+		c->src = s;
+	}
+	spin_unlock_bh(&b->lock);
+	return err;
+}
+
+static void l7_source_put(struct l7_source *s)
+{
+	struct l7_bucket *b = l7_source_bucket(s->net, s->addr);
+
+	spin_lock_bh(&b->lock);
+	if (--s->conns)
+		s = NULL;
+	else
+		hlist_del(&s->node);
+	spin_unlock_bh(&b->lock);
+	kfree(s);
+}
+
+/* A place under max_conns, or -ENFILE. */
+static int l7_conns_reserve(void)
+{
+	unsigned int max = READ_ONCE(l7_max_conns);
+
+	if (atomic_inc_return(&l7_conns_alive) > max && max) {
+		atomic_dec(&l7_conns_alive);
+		return -ENFILE;
+	}
+	return 0;
+}
+
+/* @c no longer counts against the caps (it is dead or was never hashed). */
+static void l7_conn_unaccount(struct l7_conn *c)
+{
+	l7_source_put(c->src);
+	atomic_dec(&l7_conns_alive);
+}
+
+static void l7_conn_free(struct l7_conn *c)
+{
+	kfree(c->head);
+	kmem_cache_free(l7_conn_cache, c);
 }
 
 static void l7_conn_free_rcu(struct rcu_head *head)
 {
-	struct l7_conn *c = container_of(head, struct l7_conn, rcu);
-
-	kfree(c->head);
-	kfree(c);
+	l7_conn_free(container_of(head, struct l7_conn, rcu));
 }
 
 /* @c is dead and owned by the caller: unhash and free it. */
 static void l7_conn_destroy(struct l7_conn *c)
 {
+	struct l7_bucket *hb = l7_conn_bucket(c->net, c->caddr, c->cport,
+					      c->vaddr, c->vport);
 	struct l7_service *ls = c->ls;
 
-	spin_lock_bh(&l7_conn_hash_lock);
+	spin_lock_bh(&hb->lock);
 	hlist_del_rcu(&c->c_node);
-	spin_unlock_bh(&l7_conn_hash_lock);
+	spin_unlock_bh(&hb->lock);
 	spin_lock_bh(&c->lock);
 	/* a binding left means the client did not get all: reset it */
 	if (!list_empty(&c->bindings) && !c->reset &&
@@ -120,6 +272,7 @@ static void l7_conn_destroy(struct l7_conn *c)
 	l7_binding_abort_all(c);
 	spin_unlock_bh(&c->lock);
 	l7_queue_del(c);
+	l7_conn_unaccount(c);
 	call_rcu(&c->rcu, l7_conn_free_rcu);
 
 	if (atomic_dec_and_test(&ls->nr_conns))
@@ -145,27 +298,48 @@ static void l7_conn_timer_fn(struct timer_list *t)
 		l7_conn_destroy(c);
 }
 
-/* A connection to fill in before l7_conn_insert() makes it visible. */
+/*
+ * A connection to fill in before l7_conn_insert() makes it visible, or
+ * ERR_PTR(-ENFILE) over max_conns, -EMFILE over max_conns_per_source
+ * (both counted in /proc), -ENOMEM.
+ */
 struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 			      __be16 cport, __be32 vaddr, __be16 vport)
 {
 	struct l7_conn *c;
+	int err;
 
-	c = kzalloc(sizeof(*c), GFP_ATOMIC);
+	c = kmem_cache_zalloc(l7_conn_cache, GFP_ATOMIC);
 	if (!c)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
+	c->net = ls->net;
+	c->caddr = caddr;
+	err = l7_conns_reserve();
+	if (err) {
+		atomic64_inc(&ls->stats.refused_max);
+		goto free;
+	}
+	err = l7_source_get(c);
+	if (err) {
+		if (err == -EMFILE)
+			atomic64_inc(&ls->stats.refused_source);
+		atomic_dec(&l7_conns_alive);
+		goto free;
+	}
 	spin_lock_init(&c->lock);
 	INIT_LIST_HEAD(&c->wait_node);
 	INIT_LIST_HEAD(&c->bindings);
 	timer_setup(&c->timer, l7_conn_timer_fn, 0);
 	c->ls = ls;
-	c->net = ls->net;
-	c->caddr = caddr;
 	c->cport = cport;
 	c->vaddr = vaddr;
 	c->vport = vport;
 	c->last_seen = jiffies;
 	return c;
+
+free:
+	kmem_cache_free(l7_conn_cache, c);
+	return ERR_PTR(err);
 }
 
 /*
@@ -174,25 +348,85 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
  */
 bool l7_conn_insert(struct l7_conn *c)
 {
-	u32 h = l7_conn_hashfn(c->net, c->caddr, c->cport, c->vaddr,
-			       c->vport);
+	struct l7_bucket *b = l7_conn_bucket(c->net, c->caddr, c->cport,
+					     c->vaddr, c->vport);
 
-	spin_lock_bh(&l7_conn_hash_lock);
-	if (l7_conn_lookup(c->net, c->caddr, c->cport, c->vaddr, c->vport)) {
-		spin_unlock_bh(&l7_conn_hash_lock);
-		kfree(c);
+	spin_lock_bh(&b->lock);
+	if (l7_conn_find(b, c->net, c->caddr, c->cport, c->vaddr, c->vport)) {
+		spin_unlock_bh(&b->lock);
+		l7_conn_unaccount(c);
+		l7_conn_free(c);
 		return false;
 	}
 	atomic_inc(&c->ls->nr_conns);
-	hlist_add_head_rcu(&c->c_node, &l7_conn_hash[h]);
-	spin_unlock_bh(&l7_conn_hash_lock);
+	hlist_add_head_rcu(&c->c_node, &b->chain);
+	spin_unlock_bh(&b->lock);
 	return true;
 }
 
-/* Called with c->lock held, never on a dead connection. */
+/*
+ * Called with c->lock held, never on a dead connection.  Once nothing of
+ * a response is left, a closing connection's timer is never set past
+ * its deadline, whatever the client sends.
+ */
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 {
-	mod_timer(&c->timer, jiffies + delay);
+	unsigned long when = jiffies + delay;
+
+	if (c->state == L7C_CLOSING && list_empty(&c->bindings) &&
+	    time_after(when, c->closing_until))
+		when = c->closing_until;
+	mod_timer(&c->timer, when);
+}
+
+/*
+ * c->lock held: our side closes (a reply and/or FIN goes out).  The
+ * client has max(head_timeout, 10 s) from now to take it and close too;
+ * after that, or once it has all, the connection is forgotten.  While a
+ * response is still on its way, progress (l7_conn_progress) decides.
+ */
+void l7_conn_closing(struct l7_conn *c)
+{
+	if (c->state != L7C_CLOSING)
+		c->closing_until = jiffies + max_t(unsigned long,
+						   l7_head_timeout * HZ,
+						   L7_CLOSING_MIN);
+	c->state = L7C_CLOSING;
+}
+
+/*
+ * c->lock held: room in ->head for @need bytes (at most max_head), grown
+ * by doubling from L7_HEAD_MIN.  False when memory is short; the caller
+ * then takes less and the client sends the rest again.
+ */
+bool l7_head_reserve(struct l7_conn *c, u32 need)
+{
+	u32 cap;
+	u8 *head;
+
+	if (need <= c->head_cap)
+		return true;
+	if (need > l7_max_head)
+		return false;
+	cap = min_t(unsigned long, l7_max_head,
+		    max_t(unsigned long, roundup_pow_of_two(need),
+			  L7_HEAD_MIN));
+	head = krealloc(c->head, cap, GFP_ATOMIC | __GFP_NOWARN);
+	if (!head)
+		return false;
+	c->head = head;
+	c->head_cap = cap;
+	return true;
+}
+
+/* c->lock held: an empty ->head costs nothing between requests. */
+void l7_head_release(struct l7_conn *c)
+{
+	if (c->head_len)
+		return;
+	kfree(c->head);
+	c->head = NULL;
+	c->head_cap = 0;
 }
 
 /* c->lock held: the connection ends at once, from its timer. */
@@ -225,10 +459,10 @@ void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool)
 	struct l7_conn *c;
 	unsigned int h;
 
-	for (h = 0; h < ARRAY_SIZE(l7_conn_hash); h++) {
+	for (h = 0; h <= l7_hash_mask; h++) {
 restart:
 		rcu_read_lock();
-		hlist_for_each_entry_rcu(c, &l7_conn_hash[h], c_node) {
+		hlist_for_each_entry_rcu(c, &l7_conn_table[h].chain, c_node) {
 			bool mine;
 
 			if (c->ls != ls)
@@ -253,4 +487,55 @@ restart:
 		wait_var_event(&pool->n_busy, !READ_ONCE(pool->n_busy));
 	else
 		wait_var_event(&ls->nr_conns, !atomic_read(&ls->nr_conns));
+}
+
+static struct l7_bucket *l7_table_alloc(u32 n)
+{
+	struct l7_bucket *t = kvmalloc_array(n, sizeof(*t), GFP_KERNEL);
+	u32 i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		spin_lock_init(&t[i].lock);
+		INIT_HLIST_HEAD(&t[i].chain);
+	}
+	return t;
+}
+
+/* Buckets per table: conn_buckets, else one per two of max_conns. */
+static u32 l7_table_size(void)
+{
+	u32 n = l7_conn_buckets ?: (l7_max_conns ?: L7_BUCKETS_MAX) / 2;
+
+	return roundup_pow_of_two(clamp_t(u32, n, L7_BUCKETS_MIN,
+					  L7_BUCKETS_MAX));
+}
+
+int l7_conn_module_init(void)
+{
+	u32 n = l7_table_size();
+
+	get_random_bytes(&l7_hash_key, sizeof(l7_hash_key));
+	l7_hash_mask = n - 1;
+	l7_conn_table = l7_table_alloc(n);
+	l7_pconn_table = l7_table_alloc(n);
+	l7_source_table = l7_table_alloc(n);
+	/* bindings stay on kmalloc: each carries a copy of its own size */
+	l7_conn_cache = kmem_cache_create("ip_vs_l7_conn",
+					  sizeof(struct l7_conn), 0, 0, NULL);
+	if (l7_conn_table && l7_pconn_table && l7_source_table &&
+	    l7_conn_cache)
+		return 0;
+	l7_conn_module_exit();
+	return -ENOMEM;
+}
+
+/* After rcu_barrier(): every connection is freed. */
+void l7_conn_module_exit(void)
+{
+	kmem_cache_destroy(l7_conn_cache);
+	kvfree(l7_source_table);
+	kvfree(l7_pconn_table);
+	kvfree(l7_conn_table);
 }

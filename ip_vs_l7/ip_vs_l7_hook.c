@@ -21,7 +21,6 @@
 #include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/netns/generic.h>
-#include <net/netfilter/ipv4/nf_defrag_ipv4.h>
 
 #include "ip_vs_l7.h"
 
@@ -145,27 +144,16 @@ static const struct nf_hook_ops l7_hook_ops[] = {
 	},
 };
 
-/*
- * The hook needs whole datagrams: a fragmented segment would otherwise
- * reach the local stack (RST) or IPVS (an L4 connection) reassembled.
- */
+/* defragmentation comes with a service (l7_service_init) */
 static int __net_init l7_hook_net_init(struct net *net)
 {
-	int err = nf_defrag_ipv4_enable(net);
-
-	if (err)
-		return err;
-	err = nf_register_net_hooks(net, l7_hook_ops,
-				    ARRAY_SIZE(l7_hook_ops));
-	if (err)
-		nf_defrag_ipv4_disable(net);
-	return err;
+	return nf_register_net_hooks(net, l7_hook_ops,
+				     ARRAY_SIZE(l7_hook_ops));
 }
 
 static void __net_exit l7_hook_net_exit(struct net *net)
 {
 	nf_unregister_net_hooks(net, l7_hook_ops, ARRAY_SIZE(l7_hook_ops));
-	nf_defrag_ipv4_disable(net);
 }
 
 static struct pernet_operations l7_hook_net_ops = {

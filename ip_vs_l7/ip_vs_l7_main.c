@@ -70,15 +70,33 @@ module_param_named(ack_timeout, l7_ack_timeout, uint, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "seconds a client may leave response bytes unacknowledged (or its window closed) before both ends are reset, 0: never (default 30)");
 
+unsigned int l7_max_conns = 65536;
+module_param_named(max_conns, l7_max_conns, uint, 0644);
+MODULE_PARM_DESC(max_conns,
+		 "client connections alive at most, all services together, else the handshake's ACK is reset; 0: no cap (default 65536)");
+
+unsigned int l7_max_conns_per_source = 256;
+module_param_named(max_conns_per_source, l7_max_conns_per_source, uint, 0644);
+MODULE_PARM_DESC(max_conns_per_source,
+		 "client connections alive at most per client IPv4 address, else reset; 0: no cap (default 256)");
+
+unsigned int l7_conn_buckets;
+module_param_named(conn_buckets, l7_conn_buckets, uint, 0444);
+MODULE_PARM_DESC(conn_buckets,
+		 "buckets of the connection hash tables, rounded up to a power of two in 16384..1048576; 0: max_conns / 2 (default 0)");
+
 static int __init ip_vs_l7_init(void)
 {
 	int err;
 
 	if (l7_max_head < 64 || !l7_client_max_pooled)
 		return -EINVAL;
-	err = l7_pool_module_init();
+	err = l7_conn_module_init();
 	if (err)
 		return err;
+	err = l7_pool_module_init();
+	if (err)
+		goto conn;
 	err = l7_proc_init();
 	if (err)
 		goto pool;
@@ -96,6 +114,8 @@ proc:
 	l7_proc_exit();
 pool:
 	l7_pool_module_exit();
+conn:
+	l7_conn_module_exit();
 	return err;
 }
 
@@ -107,6 +127,7 @@ static void __exit ip_vs_l7_exit(void)
 	l7_pool_module_exit();
 	/* connections are freed by RCU callbacks */
 	rcu_barrier();
+	l7_conn_module_exit();
 }
 
 module_init(ip_vs_l7_init);

@@ -380,8 +380,11 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 
 	v = l7_req_guard_seg(&b->guard, &rs);
 	ended = v.ended && b == c->cur && c->state == L7C_BODY;
-	if (b == c->cur && c->state == L7C_BODY)
+	if (b == c->cur && c->state == L7C_BODY &&
+	    c->c_rcv_nxt != (b->guard.done ? b->guard.end : b->guard.nxt)) {
 		c->c_rcv_nxt = b->guard.done ? b->guard.end : b->guard.nxt;
+		l7_conn_progress(c);	/* new body bytes */
+	}
 	if (v.act == L7_GUARD_RESET) {
 		l7_conn_end(c, L7_END_BAD_REQUEST, l7_guard_why_name(v.why));
 		return NF_DROP;
@@ -625,8 +628,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	if (!th->rst)
 		l7_backend_seq_note(b, &s);
 	if (th->ack && !after(s.ack, b->b_snd_nxt)) {
-		if (after(s.ack, b->b_acked))
+		if (after(s.ack, b->b_acked)) {
 			b->b_acked = s.ack;
+			l7_conn_progress(c);
+		}
 		l7_b2c_guard(b, &s);
 		if (!b->head_acked &&
 		    !before(s.ack, l7_binding_copy_end(b))) {
@@ -693,6 +698,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		if (c->d_snd_una == c->d_snd_nxt)
 			c->ack_seen = jiffies;	/* owed from now on */
 		c->d_snd_nxt = s.seq + s.len;
+		l7_conn_progress(c);	/* new response bytes */
 	}
 	if (s.ts && c->c_ts)
 		c->d_ts_last = s.tsval;

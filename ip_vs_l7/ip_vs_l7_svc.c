@@ -17,6 +17,7 @@
 #include <linux/jhash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <net/netfilter/ipv4/nf_defrag_ipv4.h>
 
 #include "ip_vs_l7.h"
 
@@ -104,6 +105,13 @@ static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
 	kfree(ld);
 }
 
+/* the data path serves IPv4 TCP services; others are scheduled */
+static bool l7_service_spliced(const struct ip_vs_service *svc)
+{
+	return svc->af == AF_INET && svc->protocol == IPPROTO_TCP &&
+	       !svc->fwmark;
+}
+
 int l7_service_init(struct ip_vs_service *svc)
 {
 	struct l7_service *ls;
@@ -119,11 +127,23 @@ int l7_service_init(struct ip_vs_service *svc)
 	spin_lock_init(&ls->waitq_lock);
 	INIT_LIST_HEAD(&ls->waitq);
 
+	/*
+	 * The packet hook needs whole datagrams: a fragmented segment would
+	 * otherwise reach the local stack (RST) or IPVS (an L4 connection)
+	 * reassembled.  Only namespaces with such a service pay for it;
+	 * nf_defrag_ipv4 counts its users per namespace.
+	 */
+	if (l7_service_spliced(svc)) {
+		err = nf_defrag_ipv4_enable(ls->net);
+		if (err) {
+			kfree(ls);
+			return err;
+		}
+	}
+
 	mutex_lock(&l7_services_mutex);
 	list_add_tail(&ls->list, &l7_services);
-	/* the data path serves IPv4 TCP services; others are scheduled */
-	if (svc->af == AF_INET && svc->protocol == IPPROTO_TCP &&
-	    !svc->fwmark) {
+	if (l7_service_spliced(svc)) {
 		ls->vaddr = svc->addr.ip;
 		ls->vport = svc->port;
 		ls->hashed = true;
@@ -160,6 +180,7 @@ void l7_service_done(struct ip_vs_service *svc)
 		l7_conn_flush(ls, NULL);
 		/* and no packet still looks at a connection of it */
 		synchronize_rcu();
+		nf_defrag_ipv4_disable(ls->net);
 	}
 
 	list_for_each_entry_safe(ld, next, &ls->dests, list)

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Bounded resources (ip_vs_l7 datapath=1): what clients that connect and
+# stall, or only acknowledge, can hold on the director - memory, table
+# entries, time - and the caps on connections per source and in all.
+# Runs inside the guest.  Client: testbed/clients/slowheads.py.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+TMP=$(mktemp -d)
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1
+CLIENT2=198.51.100.11		# a second client address, added below
+PARAMS=/sys/module/ip_vs_l7/parameters
+HEAD_TIMEOUT=3
+SLOW=3000
+
+modprobe ip_vs_l7 datapath=1 head_timeout=$HEAD_TIMEOUT
+testbed_up
+add_service "$VS" l7 1 1 1
+ip -n l7cli addr add "$CLIENT2/24" dev eth0
+wait_for pools_ready >/dev/null
+
+# note TEXT: shown under the test's line whether it passes or not
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
+svc_col() {
+	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" -v n="$1" \
+		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+param() { echo "$2" > "$PARAMS/$1"; }
+
+# objects in use in a slab cache (with SLUB merging, the cache it is in)
+slab_objects() { cut -d' ' -f1 "/sys/kernel/slab/$1/objects"; }
+
+# slowheads ARGS...: testbed/clients/slowheads.py in the client namespace
+slowheads() {
+	in_cli "$PY" "$L7TB_DIR/clients/slowheads.py" "$L7TB_VIP" "$@"
+}
+
+# wait_line FILE PATTERN SECONDS: until FILE has a line matching PATTERN
+wait_line() {
+	local i
+	for i in $(seq 1 $((5 * $3))); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.2
+	done
+	echo "no '$2' after $3 s:"; cat "$1"
+	return 1
+}
+
+get_ok() {
+	in_cli curl -sS --fail --max-time 30 -o /dev/null "$@" \
+		"http://$L7TB_VIP/static/1k.bin"
+}
+
+# (a) 3,000 clients send a few bytes of a head and stall.  While they are
+# open: one connection each in /proc and in the connection cache, no
+# 8 KB head buffer each, and a normal request is served.  After
+# head_timeout every one has its 408 and everything is back to baseline.
+slow_heads() {
+	local base_c base_8k c k8 n rc=0 pid start
+	param max_conns_per_source 0
+	param head_timeout 60	# the 3,000 connects take a while emulated
+	sleep 1
+	base_c=$(slab_objects ip_vs_l7_conn)
+	base_8k=$(slab_objects kmalloc-8k)
+	start=$SECONDS
+	slowheads "$SLOW" --hold 200 > "$TMP/slow" 2>&1 &
+	pid=$!
+	wait_line "$TMP/slow" '^open' 150 || { kill $pid; return 1; }
+	note "$(head -n 1 "$TMP/slow") after $((SECONDS - start)) s"
+	n=$(svc_col active)
+	c=$(slab_objects ip_vs_l7_conn)
+	k8=$(slab_objects kmalloc-8k)
+	note "open: active $n, ip_vs_l7_conn objects $base_c -> $c, kmalloc-8k $base_8k -> $k8"
+	[ "$n" = "$SLOW" ] || { echo "active $n, want $SLOW"; rc=1; }
+	[ $((c - base_c)) -ge $((SLOW * 95 / 100)) ] ||
+		{ echo "ip_vs_l7_conn grew by $((c - base_c)) only"; rc=1; }
+	[ $((k8 - base_8k)) -lt $((SLOW / 10)) ] ||
+		{ echo "kmalloc-8k grew by $((k8 - base_8k)): a full head buffer each"; rc=1; }
+	get_ok || { echo "a normal request failed meanwhile"; rc=1; }
+	wait_line "$TMP/slow" '^done' 150 || { kill $pid; return 1; }
+	wait $pid
+	note "$(tail -n 1 "$TMP/slow") after $((SECONDS - start)) s"
+	grep -q "^done answered 408:$SLOW reset 0 eof 0 open 0" "$TMP/slow" ||
+		{ echo "want 408 for all"; rc=1; }
+	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; rc=1; }
+	sleep 2		# RCU frees the last ones
+	c=$(slab_objects ip_vs_l7_conn)
+	note "after: ip_vs_l7_conn objects $c"
+	[ $((c - base_c)) -lt $((SLOW / 20)) ] ||
+		{ echo "ip_vs_l7_conn $c, was $base_c"; rc=1; }
+	param head_timeout $HEAD_TIMEOUT
+	param max_conns_per_source 256
+	return $rc
+}
+
+# (b) max_conns_per_source=50: the 51st connection from one address is
+# reset and counted, the other address is still served, and so is the
+# first again once it has fewer.
+per_source_cap() {
+	local before pid rc=0
+	param max_conns_per_source 50
+	param head_timeout 30
+	before=$(svc_col refused_source)
+	slowheads 51 --hold 60 > "$TMP/cap" 2>&1 &
+	pid=$!
+	wait_line "$TMP/cap" '^open' 60 || { kill $pid; return 1; }
+	note "$(head -n 1 "$TMP/cap"), refused_source $before -> $(svc_col refused_source)"
+	grep -q '^open 51 reset 1$' "$TMP/cap" || { echo "want one reset"; rc=1; }
+	[ "$(svc_col refused_source)" = $((before + 1)) ] ||
+		{ echo "refused_source $(svc_col refused_source)"; rc=1; }
+	[ "$(svc_col active)" = 50 ] || { echo "active $(svc_col active)"; rc=1; }
+	get_ok --interface "$CLIENT2" ||
+		{ echo "$CLIENT2 refused too"; rc=1; }
+	! get_ok 2>/dev/null || { echo "a 52nd from $L7TB_CLIENT served"; rc=1; }
+	kill $pid
+	wait $pid 2>/dev/null
+	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; rc=1; }
+	get_ok || { echo "$L7TB_CLIENT not served after"; rc=1; }
+	param max_conns_per_source 256
+	param head_timeout $HEAD_TIMEOUT
+	return $rc
+}
+
+# max_conns=10 over two addresses: the 11th is reset and counted.
+global_cap() {
+	local before pid rc=0
+	param max_conns 10
+	param head_timeout 30
+	before=$(svc_col refused_max)
+	slowheads 6 --hold 60 > "$TMP/g1" 2>&1 &
+	pid=$!
+	wait_line "$TMP/g1" '^open' 30 || { kill $pid; return 1; }
+	slowheads 5 --source "$CLIENT2" --then-close > "$TMP/g2" 2>&1
+	note "$(cat "$TMP/g2") from $CLIENT2, refused_max $before -> $(svc_col refused_max)"
+	grep -q '^open 5 reset 1$' "$TMP/g2" || { echo "want one reset"; rc=1; }
+	[ "$(svc_col refused_max)" = $((before + 1)) ] ||
+		{ echo "refused_max $(svc_col refused_max)"; rc=1; }
+	kill $pid
+	wait $pid 2>/dev/null
+	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; rc=1; }
+	param max_conns 65536
+	param head_timeout $HEAD_TIMEOUT
+	return $rc
+}
+
+# (c) A client that sends part of a head, then only acknowledges (TCP
+# keepalive probes every second, which also acknowledge the director's
+# 408 and FIN) is gone head_timeout + max(head_timeout, 10 s) later
+# (10 s more allowed for a slow start), while it is still probing.
+# Before, every probe re-armed the timer.
+pure_acks_closed() {
+	local pid start limit=$((HEAD_TIMEOUT + 10 + 10))
+	start=$SECONDS
+	slowheads 1 --keepalive --keep-open --hold $((limit + 10)) \
+		> "$TMP/ka" 2>&1 &
+	pid=$!
+	wait_line "$TMP/ka" '^open 1 reset 0' 20 || { kill $pid; return 1; }
+	[ "$(svc_col active)" = 1 ] || { echo "not connected"; kill $pid; return 1; }
+	while [ "$(svc_col active)" != 0 ]; do
+		if [ $((SECONDS - start)) -gt $limit ]; then
+			echo "still active after $((SECONDS - start)) s"
+			kill $pid
+			return 1
+		fi
+		sleep 1
+	done
+	note "gone after $((SECONDS - start)) s"
+	kill -0 $pid 2>/dev/null || { echo "the client stopped probing early"; cat "$TMP/ka"; return 1; }
+	kill $pid
+	wait $pid 2>/dev/null
+	return 0
+}
+
+t_check "bounds: max_conns_per_source=50: the 51st from one address is reset and counted, another address served" per_source_cap
+t_check "bounds: max_conns=10: the 11th is reset and counted" global_cap
+t_check "bounds: a client that only acknowledges is closed by the CLOSING deadline" pure_acks_closed
+t_check "bounds: $SLOW slow heads: one conn object each, no 8 KB buffer each, a request served, all freed after head_timeout" slow_heads
+
+ip -n l7cli addr del "$CLIENT2/24" dev eth0 2>/dev/null
+rm -rf "$TMP"
+testbed_down
+t_summary
