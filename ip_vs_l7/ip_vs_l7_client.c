@@ -71,16 +71,6 @@ static bool l7_may_take(const struct l7_conn *c)
 	       !before(b->b_acked, b->b_req_end);
 }
 
-/*
- * PAWS: a segment must carry a timestamp once both ends agreed on them,
- * and it must not be older than the newest the director took.
- */
-static bool l7_ts_acceptable(const struct l7_conn *c,
-			     const struct l7_tcp_opts *o)
-{
-	return (o->present & L7_TCPO_TS) && !before(o->tsval, c->c_tsval);
-}
-
 static void l7_send_ack(struct l7_conn *c)
 {
 	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
@@ -377,7 +367,7 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	 */
 	if (l7_parse_opts(th, &o) < 0)
 		return NF_DROP;
-	if (c->c_ts && !th->rst && !l7_ts_acceptable(c, &o))
+	if (!l7_tcp_paws_ok(c->c_ts, th->rst, &o, c->c_tsval))
 		return NF_DROP;
 	if (l7_client_guard(c, th))
 		return NF_DROP;

@@ -90,14 +90,7 @@ static void l7_seg_rewrite(struct sk_buff *skb, struct l7_tcp_opts *o,
 	th->seq = htonl(s->seq);
 	th->ack_seq = htonl(s->ack);
 	th->window = htons(s->win);
-	/*
-	 * No urgent data, either way: HTTP has none, and a receiver without
-	 * SO_OOBINLINE (Apache, any client) takes the urgent byte out of the
-	 * stream the director frames with it in.  Cleared, the byte is an
-	 * ordinary one for both.
-	 */
-	th->urg = 0;
-	th->urg_ptr = 0;
+	l7_tcp_hdr_no_urgent((u8 *)th);	/* either way: core/tcp_guard.h */
 	if (o->present & L7_TCPO_TS) {
 		if (flags & L7_SEG_STRIP_TS)
 			l7_tcp_opts_strip(opt, optlen, o, L7_TCPO_TS);

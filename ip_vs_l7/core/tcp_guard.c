@@ -117,3 +117,19 @@ bool l7_tcp_ratelimit_allow(struct l7_tcp_ratelimit *rl, uint32_t now,
 	rl->used = true;
 	return true;
 }
+
+bool l7_tcp_paws_ok(bool agreed, bool rst, const struct l7_tcp_opts *o,
+		    uint32_t ts_recent)
+{
+	if (!agreed || rst)
+		return true;
+	return (o->present & L7_TCPO_TS) &&
+	       (int32_t)(o->tsval - ts_recent) >= 0;
+}
+
+void l7_tcp_hdr_no_urgent(uint8_t *th)
+{
+	th[13] &= ~L7_TCPF_URG;
+	th[18] = 0;
+	th[19] = 0;
+}

@@ -108,4 +108,20 @@ struct l7_tcp_ratelimit {
 bool l7_tcp_ratelimit_allow(struct l7_tcp_ratelimit *rl, uint32_t now,
 			    uint32_t interval);
 
+/*
+ * PAWS (RFC 7323 5.3) on a connection that agreed on timestamps
+ * (@agreed): a segment other than a RST must carry one, no older than
+ * @ts_recent, the newest the receiver took in order.  Otherwise true.
+ */
+bool l7_tcp_paws_ok(bool agreed, bool rst, const struct l7_tcp_opts *o,
+		    uint32_t ts_recent);
+
+/*
+ * Clear the URG flag and the urgent pointer of the raw TCP header @th:
+ * HTTP has no urgent data, and a receiver without SO_OOBINLINE (Apache,
+ * any client) would take the urgent byte out of the stream that the
+ * director framed with it in.  Cleared, it is an ordinary byte for both.
+ */
+void l7_tcp_hdr_no_urgent(uint8_t *th);
+
 #endif /* _IP_VS_L7_CORE_TCP_GUARD_H */

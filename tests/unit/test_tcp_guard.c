@@ -345,8 +345,37 @@ static void test_ratelimit(void)
 	CHECK(!l7_tcp_ratelimit_allow(&rl, 1, 125), "then limited");
 }
 
+static void test_paws(void)
+{
+	struct l7_tcp_opts ts = { .present = L7_TCPO_TS, .tsval = 100 };
+	struct l7_tcp_opts none = { 0 };
+
+	CHECK(l7_tcp_paws_ok(true, false, &ts, 100), "equal TSval");
+	CHECK(l7_tcp_paws_ok(true, false, &ts, 99), "newer TSval");
+	CHECK(!l7_tcp_paws_ok(true, false, &ts, 101), "older TSval");
+	CHECK(!l7_tcp_paws_ok(true, false, &none, 0), "no TS when agreed");
+	CHECK(l7_tcp_paws_ok(true, true, &none, 5), "a RST is not checked");
+	CHECK(l7_tcp_paws_ok(false, false, &none, 5), "not agreed");
+	ts.tsval = 5;	/* modulo 2^32 */
+	CHECK(l7_tcp_paws_ok(true, false, &ts, 0xfffffff0u), "across wrap");
+}
+
+static void test_no_urgent(void)
+{
+	uint8_t th[20] = { 0 };
+
+	th[13] = L7_TCPF_URG | L7_TCPF_ACK | L7_TCPF_PSH;
+	th[18] = 0x12;
+	th[19] = 0x34;
+	l7_tcp_hdr_no_urgent(th);
+	CHECK(th[13] == (L7_TCPF_ACK | L7_TCPF_PSH), "flags %#x", th[13]);
+	CHECK(th[18] == 0 && th[19] == 0, "urgent pointer left");
+}
+
 int main(void)
 {
+	RUN(test_paws);
+	RUN(test_no_urgent);
 	RUN(test_known_options_untouched);
 	RUN(test_handshake_options_off_syn);
 	RUN(test_unknown_options_nopped);
