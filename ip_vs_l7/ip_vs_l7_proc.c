@@ -33,6 +33,9 @@ static void l7_proc_show_service(struct seq_file *seq,
 		   atomic64_read(&ls->stats.retried),
 		   atomic64_read(&ls->stats.rebinds),
 		   atomic64_read(&ls->stats.held));
+	seq_printf(seq, " tunnels %d tunnels_refused %lld",
+		   atomic_read(&ls->tunnels),
+		   atomic64_read(&ls->stats.tunnels_refused));
 	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld bad_response %lld idle %lld flushed %lld\n",
 		   atomic64_read(&ls->stats.ended[L7_END_CLOSED]),
 		   atomic64_read(&ls->stats.ended[L7_END_CLIENT_RST]),
@@ -88,7 +91,7 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined, then how client connections with requests ended\n");
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined tunnels Upgraded tunnels_refused PastMaxTunnels, then how client connections with requests ended\n");
 	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {
