@@ -54,6 +54,13 @@ static void l7_pool_kick(struct l7_pool *pool, unsigned long delay)
 		mod_delayed_work(l7_pool_wq, &pool->refill, delay);
 }
 
+/* From the work: run again in @delay, unless a kick comes first. */
+static void l7_pool_again(struct l7_pool *pool, unsigned long delay)
+{
+	if (!READ_ONCE(pool->dying))
+		queue_delayed_work(l7_pool_wq, &pool->refill, delay);
+}
+
 /* Called with pool->lock held. */
 static void l7_pconn_unlink(struct l7_pconn *pc)
 {
@@ -327,23 +334,20 @@ static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
 }
 
 /*
- * Called with pool->lock held: how long the refill work must wait before
- * it may open a connection, 0 for now.  A server that is down gets one
- * connection after its backoff, and is up again - refilled at once -
- * when that one has lived L7_SHORT_LIVED; closing it sooner sets it down
- * again with a longer backoff (l7_pconn_mark_dead()).
+ * Called with pool->lock held.  A server that is down gets one
+ * connection, the trial, after its backoff; failing to connect, or
+ * closing the trial sooner than L7_SHORT_LIVED, sets it down again with a
+ * longer backoff (l7_pool_failed() ends the trial).  A trial that lived
+ * that long brings it back up.  Returns how long a trial has to go.
  */
-static unsigned long l7_pool_open_wait(struct l7_pool *pool)
+static unsigned long l7_pool_trial_left(struct l7_pool *pool)
 {
-	unsigned long now = jiffies;
+	unsigned long end = pool->probe_at + L7_SHORT_LIVED;
 
-	if (!pool->down)
-		return 0;
 	if (!pool->probing)
-		return time_before(now, pool->retry_at) ?
-		       pool->retry_at - now : 0;
-	if (time_before(now, pool->probe_at + L7_SHORT_LIVED))
-		return pool->probe_at + L7_SHORT_LIVED - now;
+		return 0;
+	if (time_before(jiffies, end))
+		return end - jiffies;
 	pr_info("l7: real server %pI4:%u accepts connections again\n",
 		&pool->addr.sin_addr, ntohs(pool->addr.sin_port));
 	pool->down = false;
@@ -352,10 +356,28 @@ static unsigned long l7_pool_open_wait(struct l7_pool *pool)
 	return 0;
 }
 
+/*
+ * Called with pool->lock held: how long the refill work must wait before
+ * it may open a connection, 0 for now (see l7_pool_trial_left()).
+ */
+static unsigned long l7_pool_open_wait(struct l7_pool *pool)
+{
+	unsigned long left = l7_pool_trial_left(pool);
+
+	if (left || !pool->down)
+		return left;
+	if (time_before(jiffies, pool->retry_at))
+		return pool->retry_at - jiffies;
+	pool->probing = true;	/* the next connection is the trial */
+	pool->probe_at = jiffies;
+	return 0;
+}
+
 static void l7_pool_refill_work(struct work_struct *work)
 {
 	struct l7_pool *pool = container_of(to_delayed_work(work),
 					    struct l7_pool, refill);
+	unsigned long trial;
 	LIST_HEAD(dead);
 	int err;
 
@@ -375,7 +397,7 @@ static void l7_pool_refill_work(struct work_struct *work)
 		spin_unlock_bh(&pool->lock);
 		if (wait) {
 			/* a kick since may have replaced our delay */
-			queue_delayed_work(l7_pool_wq, &pool->refill, wait);
+			l7_pool_again(pool, wait);
 			break;
 		}
 		err = l7_pconn_open(pool);
@@ -389,22 +411,26 @@ static void l7_pool_refill_work(struct work_struct *work)
 					&pool->addr.sin_addr,
 					ntohs(pool->addr.sin_port), err);
 			l7_pool_failed(pool);
-		} else if (pool->down && !pool->probing) {
-			/* up once this one has lived L7_SHORT_LIVED */
-			pool->probing = true;
+		} else if (pool->probing) {
+			/* the trial's life starts now (a close undoes it) */
 			pool->probe_at = jiffies;
 		}
 		spin_unlock_bh(&pool->lock);
 		if (err)
 			break;
 	}
+	/* a trial is judged even when the pool needs no more */
+	spin_lock_bh(&pool->lock);
+	trial = l7_pool_trial_left(pool);
+	spin_unlock_bh(&pool->lock);
+	if (trial)
+		l7_pool_again(pool, trial);
 	/* connections came back, or were added: bind waiting requests */
 	if (READ_ONCE(pool->ls->waitq_len))
 		l7_queue_kick(pool->ls);
 	/* come back to age the idle ones; a pending kick stays as it is */
-	if (l7_pool_idle_ttl && !pool->dying)
-		queue_delayed_work(l7_pool_wq, &pool->refill,
-				   l7_pool_idle_ttl * HZ / 4);
+	if (l7_pool_idle_ttl)
+		l7_pool_again(pool, l7_pool_idle_ttl * HZ / 4);
 }
 
 int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
