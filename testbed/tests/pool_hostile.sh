@@ -35,6 +35,15 @@ director_conns() {
 		awk -v gw="$L7TB_GW" '$4 ~ "^" gw ":" { n++ } END { print n + 0 }'
 }
 
+# fresh [PARAM=VALUE...]: no services, the module loaded anew
+fresh() {
+	in_dir ipvsadm -C
+	if grep -q '^ip_vs_l7 ' /proc/modules; then
+		rmmod ip_vs_l7 || return 1
+	fi
+	modprobe ip_vs_l7 "$@"
+}
+
 report() {
 	in_dir cat /proc/net/ip_vs_l7
 	in_dir ipvsadm -Ln
@@ -57,22 +66,21 @@ at_least() {
 
 no_pools_without_datapath() {
 	local b
-	modprobe ip_vs_l7 datapath=0 || return 1
+	fresh datapath=0 || return 1
 	add_service "$VS" l7 1 1 1 || return 1
 	sleep 3
 	for b in $L7TB_BACKENDS; do
 		[ "$(director_conns "$b")" = 0 ] ||
 			{ echo "$b has $(director_conns "$b") from the director"; report; return 1; }
 	done
-	! in_dir grep -q '^  -> ' /proc/net/ip_vs_l7 || { report; return 1; }
-	in_dir ipvsadm -C && rmmod ip_vs_l7
+	! in_dir grep -q '^  -> [0-9]' /proc/net/ip_vs_l7 || { report; return 1; }
 }
 
 # fwmark and IPv6 services are only scheduled: no pools for their
 # (IPv4, TCP port 80) real servers
 no_pools_for_fwmark_and_ipv6() {
 	local b
-	modprobe ip_vs_l7 || return 1
+	fresh || return 1
 	in_dir ipvsadm -A -f 7 -s l7 &&
 		in_dir ipvsadm -a -f 7 -r "$(backend_ip s1):80" -m || return 1
 	in_dir ipvsadm -A -t '[2001:db8::1]:80' -s l7 &&
@@ -83,8 +91,7 @@ no_pools_for_fwmark_and_ipv6() {
 		[ "$(director_conns "$b")" = 0 ] ||
 			{ echo "$b has $(director_conns "$b") from the director"; report; return 1; }
 	done
-	! in_dir grep -q '^  -> ' /proc/net/ip_vs_l7 || { report; return 1; }
-	in_dir ipvsadm -C
+	! in_dir grep -q '^  -> [0-9]' /proc/net/ip_vs_l7 || { report; return 1; }
 }
 
 # A real server that accepts and at once closes every connection: within
@@ -95,6 +102,7 @@ accept_close_backs_off() {
 	server in_backend s3 python3 "$CLIENTS/odd_backend.py" accept-close \
 		"$(backend_ip s3)" 8081 --count "$TMP/accepted"
 	sleep 1
+	fresh || return 1
 	add_service "$VS" l7 1 1 1 || return 1
 	wait_for pools_ready || { report; return 1; }
 	in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
@@ -112,7 +120,7 @@ accept_close_backs_off() {
 # under rr goes on being served by IPVS, new ones are spliced.
 edit_to_l7_keeps_ipvs_conns() {
 	local before after out i
-	in_dir ipvsadm -C
+	fresh || return 1
 	add_service "$VS" rr 1 1 1 || return 1
 	in_cli python3 "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/ready" "$TMP/go" \
 		> "$TMP/held" 2>&1 &
@@ -140,6 +148,7 @@ upgrade_to() {
 
 upgrade_service() {
 	local rs=$(backend_ip s3):8082
+	fresh || return 1
 	server in_backend s3 python3 "$CLIENTS/odd_backend.py" upgrade \
 		"$(backend_ip s3)" 8082
 	sleep 1
@@ -189,9 +198,10 @@ tunnel_cap() {
 # answering it is retried or fails), pools refill, and no kernel warning.
 graceful_while_binding() {
 	local b n=0 rc requests
-	in_dir ipvsadm -D -t "$VS2" 2>/dev/null
 	"$L7TB_DIR/apache" stop
 	"$L7TB_DIR/apache" start --timeout 3
+	fresh || return 1
+	add_service "$VS" l7 1 1 1 || return 1
 	wait_for pools_ready || { report; return 1; }
 	in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 --requests 150 \
 		--path /static/1k.bin --path /static/10k.bin --path /cgi-bin/chunked?n=4 \
@@ -214,7 +224,7 @@ graceful_while_binding() {
 	[ "$requests" = 600 ] || return 1
 	for b in $L7TB_BACKENDS; do
 		wait_for at_least 8 pool_col "$b" 4 || { report; return 1; }
-		[ "$(pool_col "$b" 9)" = up ] || { report; return 1; }
+		wait_eq up pool_col "$b" 9 || { report; return 1; }
 	done
 	! dmesg | grep -q 'dropped a segment of a spliced pooled socket' ||
 		{ dmesg | grep 'spliced pooled'; return 1; }
@@ -227,6 +237,8 @@ netns_deleted_with_live_service() {
 	local i
 	"$L7TB_DIR/apache" stop
 	"$L7TB_DIR/apache" start
+	fresh || return 1
+	add_service "$VS" l7 1 1 1 || return 1
 	wait_for pools_ready || { report; return 1; }
 	in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 --requests 1000 \
 		--pace 0.05 --max-errors 1000 > "$TMP/kaloop2" 2>&1 &
