@@ -197,7 +197,7 @@ static void l7_pconn_close(struct l7_pconn *pc)
 	/* after this no state_change callback can still see @pc */
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
-	sk->sk_state_change = pc->saved_state_change;
+	WRITE_ONCE(sk->sk_state_change, pc->saved_state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	if (pc->spliced)
@@ -276,7 +276,7 @@ static int l7_pconn_open(struct l7_pool *pool)
 	write_lock_bh(&sk->sk_callback_lock);
 	pc->saved_state_change = sk->sk_state_change;
 	rcu_assign_sk_user_data(sk, pc);
-	sk->sk_state_change = l7_pconn_state_change;
+	WRITE_ONCE(sk->sk_state_change, l7_pconn_state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	spin_lock_bh(&pool->lock);
