@@ -17,6 +17,10 @@ TMP=$(mktemp -d)
 
 testbed_up
 
+# note LINE...: shown as the test runs (above its result line), pass or fail
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
 # svc_col NAME [VS]: the named counter of a service's /proc line
 svc_col() {
 	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="${2:-$VS}" -v n="$1" \
@@ -52,7 +56,7 @@ report() {
 # server CMD...: start a long-running CMD (output to a file: a test's
 # output is read until every writer has closed it), killed at the end
 server() {
-	"$@" >> "$TMP/servers.log" 2>&1 &
+	"$@" >> "$TMP/servers.log" 2>&1 3>&- &
 	echo $! >> "$TMP/servers.pid"
 }
 
@@ -110,7 +114,7 @@ accept_close_backs_off() {
 	opened=$(rs_col "$rs" 6)
 	accepted=$(cat "$TMP/accepted" 2>/dev/null || echo 0)
 	state=$(rs_col "$rs" 9)
-	echo "in 5 s: opened $opened, accepted $accepted, $state"
+	note "accept-and-close server, in 5 s: pool opened $opened, server accepted $accepted, $state"
 	in_dir ipvsadm -d -t "$VS" -r "$rs"
 	[ "$opened" -le 15 ] && [ "$accepted" -le 15 ] && [ "$state" = down ] ||
 		{ report; return 1; }
@@ -130,14 +134,14 @@ edit_to_l7_keeps_ipvs_conns() {
 	touch "$TMP/go"
 	wait
 	out=$(cat "$TMP/held")
-	echo "held connection: $out"
+	note "held connection: $out"
 	case $out in ok\ 6\ *) ;; *) report; return 1 ;; esac
 	before=$(svc_col conns)
 	for i in 1 2 3; do
 		fetch "http://$L7TB_VIP/static/1k.bin" /dev/null >/dev/null || return 1
 	done
 	after=$(svc_col conns)
-	echo "spliced connections: $before -> $after"
+	note "spliced connections: $before -> $after"
 	[ "$after" -ge $((before + 3)) ] || { report; return 1; }
 }
 
@@ -167,7 +171,7 @@ upgrade_only_when_asked() {
 		{ echo "asked: $out"; return 1; }
 	bad=$(svc_col bad_response "$VS2")
 	out=$(upgrade_to /up)
-	echo "101 to a request that did not ask: $out"
+	note "101 to a request that did not ask: $out"
 	case $out in reset|closed) ;; *) return 1 ;; esac
 	wait_eq $((bad + 1)) svc_col bad_response "$VS2" || { report; return 1; }
 }
@@ -179,7 +183,7 @@ tunnel_cap() {
 	upgrade_to /up --ask --hold 6 > "$TMP/tunnel1" &
 	wait_for grep -q 'tunnel ok' "$TMP/tunnel1" || { cat "$TMP/tunnel1"; return 1; }
 	out=$(upgrade_to /up --ask)
-	echo "second tunnel: $out; tunnels $(svc_col tunnels "$VS2") refused $(svc_col tunnels_refused "$VS2")"
+	note "second tunnel: $out; tunnels $(svc_col tunnels "$VS2") refused $(svc_col tunnels_refused "$VS2")"
 	case $out in reset|closed) ;; *) return 1 ;; esac
 	[ "$(svc_col tunnels "$VS2")" = 1 ] &&
 		[ "$(svc_col tunnels_refused "$VS2")" = 1 ] || { report; return 1; }
@@ -216,9 +220,8 @@ graceful_while_binding() {
 	done
 	wait $kapid
 	rc=$?
-	cat "$TMP/kaloop"
-	echo "$n graceful restarts"
-	report | grep -E '^TCP|->'
+	note "$n graceful restarts during: $(head -n 1 "$TMP/kaloop")"
+	note "$(report | grep -E '^TCP  198|^  -> 192')"
 	[ $rc = 0 ] || return 1
 	requests=$(awk '$1 == "requests" { print $2 }' "$TMP/kaloop")
 	[ "$requests" = 600 ] || return 1
@@ -244,7 +247,7 @@ netns_deleted_with_live_service() {
 		--pace 0.05 --max-errors 1000 > "$TMP/kaloop2" 2>&1 &
 	local kapid=$!
 	sleep 3
-	echo "active client connections: $(svc_col active)"
+	note "client connections when the namespace went: $(svc_col active)"
 	ip netns del l7dir || return 1
 	kill $kapid
 	wait
@@ -253,6 +256,7 @@ netns_deleted_with_live_service() {
 		sleep 0.5
 	done
 	! grep -q '^ip_vs_l7 ' /proc/modules || { echo "rmmod refused"; return 1; }
+	note "rmmod after $i tries"
 	sleep 2
 	! dmesg | grep 'unregister_netdevice: waiting'
 }
