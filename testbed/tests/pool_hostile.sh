@@ -233,11 +233,19 @@ graceful_while_binding() {
 		{ dmesg | grep 'spliced pooled'; return 1; }
 }
 
+# orphans: orphaned TCP sockets of every namespace (a global count)
+orphans() {
+	awk '$1 == "TCP:" { for (i = 2; i < NF; i++) if ($i == "orphan") print $(i + 1) }' \
+		/proc/net/sockstat
+}
+
 # ip netns del of the director while a service has pools and spliced
 # connections: IPVS flushes the service from its pernet exit, every
-# pooled socket goes with the namespace, and the module unloads.
+# pooled socket goes with the namespace - none is left orphaned, with
+# timers, on a freed namespace (kernel sockets hold no reference on it)
+# - and the module unloads.
 netns_deleted_with_live_service() {
-	local i
+	local i before after kapid
 	"$L7TB_DIR/apache" stop
 	"$L7TB_DIR/apache" start
 	fresh || return 1
@@ -245,19 +253,23 @@ netns_deleted_with_live_service() {
 	wait_for pools_ready || { report; return 1; }
 	in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 --requests 1000 \
 		--pace 0.05 --max-errors 1000 > "$TMP/kaloop2" 2>&1 &
-	local kapid=$!
+	kapid=$!
 	sleep 3
-	note "client connections when the namespace went: $(svc_col active)"
+	before=$(orphans)
+	note "when the namespace went: $(svc_col active) client connections, $(orphans) orphaned sockets"
 	ip netns del l7dir || return 1
-	kill $kapid
-	wait
+	# rmmod succeeds once IPVS has flushed the service: pools are gone
 	for i in $(seq 1 60); do
 		rmmod ip_vs_l7 2>/dev/null && break
 		sleep 0.5
 	done
 	! grep -q '^ip_vs_l7 ' /proc/modules || { echo "rmmod refused"; return 1; }
-	note "rmmod after $i tries"
-	sleep 2
+	sleep 1
+	after=$(orphans)
+	note "rmmod after $i tries; orphaned sockets $before -> $after"
+	kill $kapid
+	wait
+	[ "$after" -le "$before" ] || return 1
 	! dmesg | grep 'unregister_netdevice: waiting'
 }
 
