@@ -96,6 +96,7 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 		return l7_server_packet(pc, skb);
 	}
 	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
+	/* a connection IPVS made before "-E -s l7" stays IPVS's */
 	if (!ls || l7_service_ipvs_conn(state->net, iph->saddr, th->source,
 					iph->daddr, th->dest))
 		return NF_ACCEPT;
