@@ -63,9 +63,6 @@ struct l7_pconn_tcp {
 	bool	sack;
 };
 
-/* sk_user_data of a pooled socket once spliced: LOCAL_OUT drops its output */
-#define L7_SPLICED_SOCK	((void *)&l7_pool_max)
-
 struct l7_pconn {
 	struct list_head	list;		/* in pool->idle, busy or dead */
 	struct hlist_node	b_node;		/* backend tuple hash, once spliced */
@@ -73,7 +70,7 @@ struct l7_pconn {
 	struct l7_conn		*conn;		/* bound to, RCU; NULL when idle */
 	struct socket		*sock;
 	enum l7_pconn_state	state;
-	bool			spliced;	/* socket state is stale */
+	bool			spliced;	/* socket state is stale; pool->lock */
 	bool			hashed;		/* in the backend tuple hash */
 	bool			quiet;		/* the server has nothing to reset */
 	unsigned int		uses;		/* bindings so far */
@@ -81,6 +78,7 @@ struct l7_pconn {
 	struct l7_pconn_tcp	tcp;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
+	struct rcu_head		rcu;
 };
 
 struct l7_pool_stats {
@@ -109,8 +107,11 @@ struct l7_pool {
 	atomic_t		outstanding;	/* requests without full response */
 	struct l7_pool_bytes __percpu *bytes;
 	bool			dying;		/* no more refills */
-	bool			down;		/* last connect failed */
+	bool			down;		/* refused or closed at once */
+	bool			probing;	/* down, one connection on trial */
 	unsigned int		backoff_ms;	/* retry delay while down */
+	unsigned long		retry_at;	/* jiffies: next try while down */
+	unsigned long		probe_at;	/* jiffies: the trial began */
 	struct l7_pool_stats	stats;
 	struct delayed_work	refill;
 	/* what to connect to, fixed for the pool's life */
@@ -150,6 +151,7 @@ struct l7_service_stats {
 	atomic64_t	held;		/* pipelined heads held for their turn */
 	atomic64_t	refused_max;	/* handshakes refused: max_conns */
 	atomic64_t	refused_source;	/* ... max_conns_per_source */
+	atomic64_t	tunnels_refused; /* 101s past l7_max_tunnels */
 	atomic64_t	ended[L7_END_COUNT];
 };
 
@@ -163,6 +165,7 @@ struct l7_service {
 	bool			hashed;
 	struct list_head	dests;		/* l7_dest */
 	atomic_t		nr_conns;	/* l7_conn objects alive */
+	atomic_t		tunnels;	/* connections upgraded (101) */
 	u64			pass_clock;	/* stride scheduling of ties */
 	spinlock_t		waitq_lock;	/* after a conn's lock */
 	struct list_head	waitq;		/* L7C_QUEUED, oldest first */
@@ -209,6 +212,8 @@ struct l7_binding {
 	bool			b_fin;		/* backend sent FIN */
 	bool			b_rst;		/* backend sent RST */
 	bool			retried;	/* second try of the request */
+	bool			upgrade;	/* the request asked for one */
+	bool			tunnel;		/* 101: counts in ls->tunnels */
 	u32			c_ack_passed;	/* newest client ACK passed on */
 	/* RFC 5961: a backend RST counts only at exactly b_rcv_nxt */
 	u32			b_rcv_nxt;	/* after its in-order segments seen */
@@ -310,6 +315,7 @@ struct l7_conn {
 extern unsigned int l7_pool_min_idle;
 extern unsigned int l7_pool_max;
 extern unsigned int l7_pool_idle_ttl;
+extern unsigned int l7_max_tunnels;
 extern bool l7_datapath;
 extern unsigned int l7_max_head;
 extern unsigned int l7_head_timeout;
@@ -332,6 +338,10 @@ int l7_service_del_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
 int l7_service_upd_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
 struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
 				     __be16 vport);
+bool l7_service_tunnel_begin(struct l7_service *ls);
+void l7_service_tunnel_end(struct l7_service *ls);
+bool l7_service_ipvs_conn(struct net *net, __be32 caddr, __be16 cport,
+			  __be32 vaddr, __be16 vport);
 
 /* ip_vs_l7_conn.c */
 int l7_conn_module_init(void);
@@ -439,6 +449,7 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool);
 void l7_pool_release(struct l7_pconn *pc, bool keep);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
+bool l7_pool_sock_spliced(const struct sock *sk);
 
 /* ip_vs_l7_proc.c */
 int l7_proc_init(void);

@@ -180,6 +180,7 @@ int l7_bind(struct l7_conn *c)
 	b->copy_len = copy_len;
 	memcpy(b->copy, c->head, copy_len);
 	b->method = c->req.method;
+	b->upgrade = c->req.upgrade;
 	b->retried = c->retry_next;
 	c->retry_next = false;
 	b->close_after = !c->req.keep_alive;
@@ -361,6 +362,8 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 {
 	if (!b->rsp_done)
 		atomic_dec(&b->pc->pool->outstanding);
+	if (b->tunnel)
+		l7_service_tunnel_end(c->ls);
 	if (c->cur == b)
 		c->cur = NULL;
 	list_del(&b->node);

@@ -98,7 +98,9 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 		return l7_server_packet(pc, skb);
 	}
 	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
-	if (!ls)
+	/* a connection IPVS made before "-E -s l7" stays IPVS's */
+	if (!ls || l7_service_ipvs_conn(state->net, iph->saddr, th->source,
+					iph->daddr, th->dest))
 		return NF_ACCEPT;
 	/*
 	 * No connection has a martian client (none is ever made for one),
@@ -121,8 +123,7 @@ static unsigned int l7_guard_fn(void *priv, struct sk_buff *skb,
 {
 	struct sock *sk = skb->sk;
 
-	if (sk && sk_fullsock(sk) &&
-	    READ_ONCE(sk->sk_user_data) == L7_SPLICED_SOCK) {
+	if (sk && sk_fullsock(sk) && l7_pool_sock_spliced(sk)) {
 		net_warn_ratelimited("ip_vs_l7: dropped a segment of a spliced pooled socket\n");
 		return NF_DROP;
 	}

@@ -31,6 +31,11 @@ module_param_named(pool_idle_ttl, l7_pool_idle_ttl, uint, 0644);
 MODULE_PARM_DESC(pool_idle_ttl,
 		 "seconds an idle pooled connection is kept before it is replaced, 0: forever (default 20)");
 
+unsigned int l7_max_tunnels = 1024;
+module_param_named(max_tunnels, l7_max_tunnels, uint, 0644);
+MODULE_PARM_DESC(max_tunnels,
+		 "connections per service upgraded by a 101 response at once, past it a 101 is a bad response (default 1024)");
+
 bool l7_datapath = true;
 module_param_named(datapath, l7_datapath, bool, 0444);
 MODULE_PARM_DESC(datapath,

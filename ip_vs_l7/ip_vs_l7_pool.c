@@ -8,10 +8,25 @@
  * connections (never past l7_pool_max in all) and reaps the ones the
  * server closed.  A server that refuses connections is marked down and
  * retried with exponential backoff, so dispatch can skip it until it
- * accepts again.  While pooled, a socket's state changes are watched
- * through sk_state_change: a FIN or RST from the server (KeepAliveTimeout,
+ * accepts again; so is one that closes connections right after accepting
+ * them.  While pooled, a socket's state changes are watched through
+ * sk_state_change: a FIN or RST from the server (KeepAliveTimeout,
  * restart) moves it to the dead list from softirq context, and the work
  * replaces it.
+ *
+ * The socket callback and its data (see l7_pconn_state_change()): from
+ * l7_pconn_open() to l7_pconn_close() a pooled socket's sk_user_data is
+ * its l7_pconn and its sk_state_change is l7_pconn_state_change(); both
+ * are set together and cleared together under sk_callback_lock, and
+ * nothing changes them in between - taking the connection for splicing
+ * only sets pc->spliced, under pool->lock.  So the callback, which reads
+ * sk_user_data under sk_callback_lock, finds NULL or a live l7_pconn and
+ * nothing else, even when a softirq was already in tcp_fin() or
+ * tcp_reset() as the connection was taken; and it then reads
+ * pc->spliced under pool->lock, where it was set, so a spliced
+ * connection is never mistaken for an idle one.  The l7_pconn is freed an
+ * RCU grace period after its socket let go of it, for the LOCAL_OUT guard
+ * (l7_pool_sock_spliced()), which reads it without the lock.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -28,6 +43,8 @@
 #define L7_CONNECT_TIMEOUT	(2 * HZ)
 #define L7_BACKOFF_MIN_MS	100
 #define L7_BACKOFF_MAX_MS	5000
+/* a connection the server closes sooner than this was never usable */
+#define L7_SHORT_LIVED		(HZ / 2)
 
 static struct workqueue_struct *l7_pool_wq;
 
@@ -35,6 +52,13 @@ static void l7_pool_kick(struct l7_pool *pool, unsigned long delay)
 {
 	if (!pool->dying)
 		mod_delayed_work(l7_pool_wq, &pool->refill, delay);
+}
+
+/* From the work: run again in @delay, unless a kick comes first. */
+static void l7_pool_again(struct l7_pool *pool, unsigned long delay)
+{
+	if (!READ_ONCE(pool->dying))
+		queue_delayed_work(l7_pool_wq, &pool->refill, delay);
 }
 
 /* Called with pool->lock held. */
@@ -68,6 +92,22 @@ static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
 	list_add_tail(&pc->list, to);
 }
 
+/*
+ * Called with pool->lock held: the server failed us - refused a connect,
+ * or closed a connection it had just accepted.  It is down: dispatch
+ * skips it, and the refill work tries it again, one connection at a
+ * time, after a backoff that doubles with every failure.
+ */
+static void l7_pool_failed(struct l7_pool *pool)
+{
+	pool->down = true;
+	pool->probing = false;
+	pool->backoff_ms = clamp(pool->backoff_ms * 2, L7_BACKOFF_MIN_MS,
+				 L7_BACKOFF_MAX_MS);
+	pool->retry_at = jiffies + msecs_to_jiffies(pool->backoff_ms);
+	l7_pool_kick(pool, msecs_to_jiffies(pool->backoff_ms));
+}
+
 static void l7_pconn_mark_dead(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
@@ -79,7 +119,16 @@ static void l7_pconn_mark_dead(struct l7_pconn *pc)
 		pc->state = L7_PC_DEAD;
 		list_add_tail(&pc->list, &pool->dead);
 		pool->stats.closed++;
-		l7_pool_kick(pool, 0);
+		/* accepted and closed at once: not a pool to refill in a loop */
+		if (time_before(jiffies, pc->born + L7_SHORT_LIVED)) {
+			if (!pool->down)
+				pr_info("l7: real server %pI4:%u closes connections as it accepts them\n",
+					&pool->addr.sin_addr,
+					ntohs(pool->addr.sin_port));
+			l7_pool_failed(pool);
+		} else {
+			l7_pool_kick(pool, 0);
+		}
 	}
 	spin_unlock_bh(&pool->lock);
 }
@@ -87,11 +136,15 @@ static void l7_pconn_mark_dead(struct l7_pconn *pc)
 /*
  * Softirq, under the socket's lock: anything but ESTABLISHED means the
  * server sent FIN or RST (we never close a pooled socket while it is
- * watched).  The original callback still wakes any waiter.
+ * watched), which matters only while the connection is idle and not
+ * spliced - l7_pconn_mark_dead() checks that under pool->lock.  The
+ * original callback still wakes any waiter.  sk_user_data is NULL or our
+ * l7_pconn (see the top of this file): NULL once l7_pconn_close() has
+ * restored the socket's own callback, which is then the one to call.
  */
 static void l7_pconn_state_change(struct sock *sk)
 {
-	void (*orig)(struct sock *sk) = NULL;
+	void (*orig)(struct sock *sk);
 	struct l7_pconn *pc;
 
 	read_lock_bh(&sk->sk_callback_lock);
@@ -100,17 +153,39 @@ static void l7_pconn_state_change(struct sock *sk)
 		orig = pc->saved_state_change;
 		if (sk->sk_state != TCP_ESTABLISHED)
 			l7_pconn_mark_dead(pc);
+	} else {
+		orig = sk->sk_state_change;
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
-	if (orig)
+	if (orig != l7_pconn_state_change)
 		orig(sk);
+}
+
+/*
+ * LOCAL_OUT, under RCU: whether @sk is a pooled socket whose connection
+ * the data path took over.  Only a pooled socket has our callback; its
+ * sk_user_data is then NULL or its l7_pconn, freed only after an RCU
+ * grace period.
+ */
+bool l7_pool_sock_spliced(const struct sock *sk)
+{
+	const struct l7_pconn *pc;
+
+	if (READ_ONCE(sk->sk_state_change) != l7_pconn_state_change)
+		return false;
+	pc = rcu_dereference_sk_user_data(sk);
+	return pc && READ_ONCE(pc->spliced);
 }
 
 /*
  * Process context; @pc is on no list.  A connection that was spliced has
  * moved on without its socket: the socket's sequence numbers are stale,
  * so it must leave without a word (no FIN, no RST), which TCP_REPAIR
- * gives; the connection itself was ended by the data path.
+ * gives; the connection itself was ended by the data path.  In a network
+ * namespace on its way out (IPVS flushes its services from its pernet
+ * exit) the socket must not outlive it either: a kernel socket holds no
+ * reference on its namespace, and one left in FIN-WAIT or TIME-WAIT would
+ * run its timers on a freed one.  It is aborted (RST, CLOSE at once).
  */
 static void l7_pconn_close(struct l7_pconn *pc)
 {
@@ -122,16 +197,18 @@ static void l7_pconn_close(struct l7_pconn *pc)
 	/* after this no state_change callback can still see @pc */
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
-	sk->sk_state_change = pc->saved_state_change;
+	WRITE_ONCE(sk->sk_state_change, pc->saved_state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	if (pc->spliced)
 		pc->sock->ops->setsockopt(pc->sock, SOL_TCP, TCP_REPAIR,
 					  KERNEL_SOCKPTR(&one), sizeof(one));
+	else if (!check_net(sock_net(sk)))
+		sock_no_linger(sk);
 	else
 		kernel_sock_shutdown(pc->sock, SHUT_RDWR);
 	sock_release(pc->sock);
-	kfree(pc);
+	kfree_rcu(pc, rcu);	/* the LOCAL_OUT guard may be reading it */
 }
 
 /* Read what splicing needs from a freshly established socket. */
@@ -195,10 +272,11 @@ static int l7_pconn_open(struct l7_pool *pool)
 	pc->pool = pool;
 	pc->born = jiffies;
 	l7_pconn_snapshot(pc);
+	/* for the whole life of @pc: see the top of this file */
 	write_lock_bh(&sk->sk_callback_lock);
 	pc->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = pc;
-	sk->sk_state_change = l7_pconn_state_change;
+	rcu_assign_sk_user_data(sk, pc);
+	WRITE_ONCE(sk->sk_state_change, l7_pconn_state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	spin_lock_bh(&pool->lock);
@@ -255,10 +333,51 @@ static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
 	}
 }
 
+/*
+ * Called with pool->lock held.  A server that is down gets one
+ * connection, the trial, after its backoff; failing to connect, or
+ * closing the trial sooner than L7_SHORT_LIVED, sets it down again with a
+ * longer backoff (l7_pool_failed() ends the trial).  A trial that lived
+ * that long brings it back up.  Returns how long a trial has to go.
+ */
+static unsigned long l7_pool_trial_left(struct l7_pool *pool)
+{
+	unsigned long end = pool->probe_at + L7_SHORT_LIVED;
+
+	if (!pool->probing)
+		return 0;
+	if (time_before(jiffies, end))
+		return end - jiffies;
+	pr_info("l7: real server %pI4:%u accepts connections again\n",
+		&pool->addr.sin_addr, ntohs(pool->addr.sin_port));
+	pool->down = false;
+	pool->probing = false;
+	pool->backoff_ms = 0;
+	return 0;
+}
+
+/*
+ * Called with pool->lock held: how long the refill work must wait before
+ * it may open a connection, 0 for now (see l7_pool_trial_left()).
+ */
+static unsigned long l7_pool_open_wait(struct l7_pool *pool)
+{
+	unsigned long left = l7_pool_trial_left(pool);
+
+	if (left || !pool->down)
+		return left;
+	if (time_before(jiffies, pool->retry_at))
+		return pool->retry_at - jiffies;
+	pool->probing = true;	/* the next connection is the trial */
+	pool->probe_at = jiffies;
+	return 0;
+}
+
 static void l7_pool_refill_work(struct work_struct *work)
 {
 	struct l7_pool *pool = container_of(to_delayed_work(work),
 					    struct l7_pool, refill);
+	unsigned long trial;
 	LIST_HEAD(dead);
 	int err;
 
@@ -271,6 +390,16 @@ static void l7_pool_refill_work(struct work_struct *work)
 	l7_pconn_close_list(&dead);
 
 	while (l7_pool_needs_more(pool)) {
+		unsigned long wait;
+
+		spin_lock_bh(&pool->lock);
+		wait = l7_pool_open_wait(pool);
+		spin_unlock_bh(&pool->lock);
+		if (wait) {
+			/* a kick since may have replaced our delay */
+			l7_pool_again(pool, wait);
+			break;
+		}
 		err = l7_pconn_open(pool);
 		if (!err && READ_ONCE(pool->ls->waitq_len))
 			l7_queue_kick(pool->ls);	/* one more can bind */
@@ -281,29 +410,27 @@ static void l7_pool_refill_work(struct work_struct *work)
 				pr_info("l7: real server %pI4:%u refuses connections (%d)\n",
 					&pool->addr.sin_addr,
 					ntohs(pool->addr.sin_port), err);
-			pool->down = true;
-			pool->backoff_ms = clamp(pool->backoff_ms * 2,
-						 L7_BACKOFF_MIN_MS,
-						 L7_BACKOFF_MAX_MS);
-			l7_pool_kick(pool, msecs_to_jiffies(pool->backoff_ms));
-		} else if (pool->down) {
-			pr_info("l7: real server %pI4:%u accepts connections again\n",
-				&pool->addr.sin_addr,
-				ntohs(pool->addr.sin_port));
-			pool->down = false;
-			pool->backoff_ms = 0;
+			l7_pool_failed(pool);
+		} else if (pool->probing) {
+			/* the trial's life starts now (a close undoes it) */
+			pool->probe_at = jiffies;
 		}
 		spin_unlock_bh(&pool->lock);
 		if (err)
 			break;
 	}
+	/* a trial is judged even when the pool needs no more */
+	spin_lock_bh(&pool->lock);
+	trial = l7_pool_trial_left(pool);
+	spin_unlock_bh(&pool->lock);
+	if (trial)
+		l7_pool_again(pool, trial);
 	/* connections came back, or were added: bind waiting requests */
 	if (READ_ONCE(pool->ls->waitq_len))
 		l7_queue_kick(pool->ls);
 	/* come back to age the idle ones; a pending kick stays as it is */
-	if (l7_pool_idle_ttl && !pool->dying)
-		queue_delayed_work(l7_pool_wq, &pool->refill,
-				   l7_pool_idle_ttl * HZ / 4);
+	if (l7_pool_idle_ttl)
+		l7_pool_again(pool, l7_pool_idle_ttl * HZ / 4);
 }
 
 int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
@@ -381,15 +508,17 @@ void l7_pool_destroy(struct l7_pool *pool)
 /*
  * Softirq: hand out an idle connection for binding, or NULL.  From its
  * first binding on the data path owns its packets; the socket is left
- * behind.
+ * behind, its callbacks in place (see the top of this file) and its
+ * output, should it ever have any, dropped at LOCAL_OUT.
  */
 struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 {
 	struct l7_pconn *pc = NULL;
-	bool first = false;
 
 	spin_lock_bh(&pool->lock);
 	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle)) {
+		bool first;
+
 		/* the newest: least likely to be closed by the server now */
 		pc = list_last_entry(&pool->idle, struct l7_pconn, list);
 		list_move_tail(&pc->list, &pool->busy);
@@ -397,7 +526,8 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 		pool->n_busy++;
 		pc->state = L7_PC_BUSY;
 		first = !pc->spliced;
-		pc->spliced = true;
+		/* from now on its socket's state changes mean nothing */
+		WRITE_ONCE(pc->spliced, true);
 		pool->stats.bindings++;
 		if (pc->uses++)
 			pool->stats.reused++;
@@ -407,15 +537,6 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 			l7_pool_kick(pool, 0);	/* keep min_idle ready */
 	}
 	spin_unlock_bh(&pool->lock);
-	if (first) {
-		struct sock *sk = pc->sock->sk;
-
-		/* its state changes mean nothing now, its output is void */
-		write_lock_bh(&sk->sk_callback_lock);
-		sk->sk_state_change = pc->saved_state_change;
-		WRITE_ONCE(sk->sk_user_data, L7_SPLICED_SOCK);
-		write_unlock_bh(&sk->sk_callback_lock);
-	}
 	return pc;
 }
 

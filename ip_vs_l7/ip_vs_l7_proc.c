@@ -36,6 +36,9 @@ static void l7_proc_show_service(struct seq_file *seq,
 	seq_printf(seq, " refused_max %lld refused_source %lld",
 		   atomic64_read(&ls->stats.refused_max),
 		   atomic64_read(&ls->stats.refused_source));
+	seq_printf(seq, " tunnels %d tunnels_refused %lld",
+		   atomic_read(&ls->tunnels),
+		   atomic64_read(&ls->stats.tunnels_refused));
 	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld bad_response %lld bad_request %lld idle %lld slow_reader %lld flushed %lld\n",
 		   atomic64_read(&ls->stats.ended[L7_END_CLOSED]),
 		   atomic64_read(&ls->stats.ended[L7_END_CLIENT_RST]),
@@ -93,7 +96,7 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource, then how client connections with requests ended\n");
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels, then how client connections with requests ended\n");
 	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {

@@ -488,9 +488,14 @@ static enum l7_follow l7_rsp_follow(struct l7_conn *c, struct l7_binding *b,
 	case L7_RESP_ERROR:
 		return L7_FOLLOW_BAD;
 	case L7_RESP_UPGRADE:
-		/* 101: no more HTTP here; both ways pass as they come */
-		if (c->cur != b || c->head_len)
+		/*
+		 * 101: no more HTTP here; both ways pass as they come.  Only
+		 * for a request that asked for it, and within the tunnel cap.
+		 */
+		if (c->cur != b || c->head_len || !b->upgrade ||
+		    !l7_service_tunnel_begin(c->ls))
 			return L7_FOLLOW_BAD;
+		b->tunnel = true;
 		c->state = L7C_TUNNEL;
 		b->map.req_range.closed = false;
 		return L7_FOLLOW_OK;

@@ -50,11 +50,63 @@ struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
 	return NULL;
 }
 
-static bool l7_dest_pooled(const struct ip_vs_service *svc,
+/*
+ * A pool is for the data path: only a service it serves (hashed: IPv4
+ * TCP by VIP:port, module loaded with it) gets them, and only for IPv4
+ * real servers.  Others are only scheduled, connection by connection.
+ */
+static bool l7_dest_pooled(const struct l7_service *ls,
 			   const struct ip_vs_dest *dest)
 {
-	/* the splice data path is IPv4 TCP; others only get scheduled */
-	return svc->protocol == IPPROTO_TCP && dest->af == AF_INET;
+	return ls->hashed && dest->af == AF_INET;
+}
+
+/*
+ * A 101 turns a client connection into a plain splice that holds its
+ * pooled connection until both sides close, outside every request
+ * timeout: such tunnels have their own cap per service, else a client
+ * could take every pooled connection with upgrades.
+ */
+bool l7_service_tunnel_begin(struct l7_service *ls)
+{
+	unsigned int max = READ_ONCE(l7_max_tunnels);
+	int n = atomic_read(&ls->tunnels);
+
+	do {
+		if (n >= max) {
+			atomic64_inc(&ls->stats.tunnels_refused);
+			return false;
+		}
+	} while (!atomic_try_cmpxchg(&ls->tunnels, &n, n + 1));
+	return true;
+}
+
+void l7_service_tunnel_end(struct l7_service *ls)
+{
+	atomic_dec(&ls->tunnels);
+}
+
+/*
+ * Under RCU, for the packet hook: whether the packet's tuple belongs to
+ * a connection IPVS made - before "ipvsadm -E -s l7" switched its
+ * service to us.  Such a connection stays IPVS's until it ends (IPVS
+ * expires it as for any other scheduler); only tuples without one are
+ * the data path's.
+ */
+bool l7_service_ipvs_conn(struct net *net, __be32 caddr, __be16 cport,
+			  __be32 vaddr, __be16 vport)
+{
+	union nf_inet_addr c = { .ip = caddr }, v = { .ip = vaddr };
+	struct ip_vs_conn_param p;
+	struct ip_vs_conn *cp;
+
+	ip_vs_conn_fill_param(net_ipvs(net), AF_INET, IPPROTO_TCP, &c, cport,
+			      &v, vport, &p);
+	cp = ip_vs_conn_in_get(&p);
+	if (!cp)
+		return false;
+	__ip_vs_conn_put(cp);
+	return true;
 }
 
 static struct l7_dest *l7_dest_find(struct l7_service *ls,
@@ -72,7 +124,7 @@ static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 {
 	struct l7_dest *ld;
 
-	if (!l7_dest_pooled(ls->svc, dest))
+	if (!l7_dest_pooled(ls, dest))
 		return 0;
 	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
 	if (!ld)
@@ -108,8 +160,8 @@ static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
 /* the data path serves IPv4 TCP services; others are scheduled */
 static bool l7_service_spliced(const struct ip_vs_service *svc)
 {
-	return svc->af == AF_INET && svc->protocol == IPPROTO_TCP &&
-	       !svc->fwmark;
+	return l7_datapath && svc->af == AF_INET &&
+	       svc->protocol == IPPROTO_TCP && !svc->fwmark;
 }
 
 int l7_service_init(struct ip_vs_service *svc)

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""odd_backend.py MODE ADDR PORT: a misbehaving real server, for tests.
+
+MODE accept-close: accept every connection and close it at once; prints
+    the number of connections accepted so far to --count FILE after each.
+MODE upgrade: HTTP/1.1 keep-alive server (heads only, no bodies) that
+    answers "101 Switching Protocols" to every request for a path under
+    /up - whether or not the request asked to upgrade - and then echoes
+    what it receives until the peer closes; any other path gets a 200
+    with "ok\\n".
+
+Runs until killed.
+"""
+
+import argparse
+import socket
+import socketserver
+import threading
+
+
+def accept_close(addr, port, count_file):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port))
+    s.listen(128)
+    n = 0
+    while True:
+        c, _ = s.accept()
+        c.close()
+        n += 1
+        if count_file:
+            with open(count_file, "w") as f:
+                f.write("%d\n" % n)
+
+
+class UpgradeHandler(socketserver.BaseRequestHandler):
+    def handle(self):
+        sock = self.request
+        buf = b""
+        while True:
+            while b"\r\n\r\n" not in buf:
+                data = sock.recv(4096)
+                if not data:
+                    return
+                buf += data
+            head, buf = buf.split(b"\r\n\r\n", 1)
+            target = head.split(b"\r\n", 1)[0].split(b" ")
+            path = target[1] if len(target) > 1 else b"/"
+            if path.startswith(b"/up"):
+                sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\n"
+                             b"Connection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+                if buf:
+                    sock.sendall(buf)
+                while True:
+                    data = sock.recv(4096)
+                    if not data:
+                        return
+                    sock.sendall(data)
+            sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+
+
+class Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+    request_queue_size = 128
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["accept-close", "upgrade"])
+    ap.add_argument("addr")
+    ap.add_argument("port", type=int)
+    ap.add_argument("--count")
+    args = ap.parse_args()
+    if args.mode == "accept-close":
+        accept_close(args.addr, args.port, args.count)
+    else:
+        srv = Server((args.addr, args.port), UpgradeHandler)
+        threading.Thread(target=srv.serve_forever).start()
+
+
+if __name__ == "__main__":
+    main()

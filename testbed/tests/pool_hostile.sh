@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Pools against odd backends, races and teardown: no pools where no data
+# path uses them; a backend that accepts and closes at once is backed off,
+# not reconnected in a loop; a 101 only for a request that asked for it,
+# and tunnels under their own cap; a service switched to l7 keeps serving
+# the IPVS connections it had; Apache graceful restarts while requests
+# bind; a director namespace deleted under a live service.  Runs inside
+# the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+VS2=$L7TB_VIP:81
+CLIENTS=$L7TB_DIR/clients
+TMP=$(mktemp -d)
+
+testbed_up
+
+# note LINE...: shown as the test runs (above its result line), pass or fail
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
+# svc_col NAME [VS]: the named counter of a service's /proc line
+svc_col() {
+	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="${2:-$VS}" -v n="$1" \
+		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+# rs_col ADDR:PORT N: column N of a real server's line (see pool_col)
+rs_col() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v rs="$1" -v n="$2" '$1 == "->" && $2 == rs { print $n }'
+}
+
+# director_conns BACKEND: connections the backend has from the director
+director_conns() {
+	in_backend "$1" ss -Htn '( sport = :80 )' |
+		awk -v gw="$L7TB_GW" '$4 ~ "^" gw ":" { n++ } END { print n + 0 }'
+}
+
+# fresh [PARAM=VALUE...]: no services, the module loaded anew
+fresh() {
+	in_dir ipvsadm -C
+	if grep -q '^ip_vs_l7 ' /proc/modules; then
+		rmmod ip_vs_l7 || return 1
+	fi
+	modprobe ip_vs_l7 "$@"
+}
+
+report() {
+	in_dir cat /proc/net/ip_vs_l7
+	in_dir ipvsadm -Ln
+}
+
+# server CMD...: start a long-running CMD (output to a file: a test's
+# output is read until every writer has closed it), killed at the end
+server() {
+	"$@" >> "$TMP/servers.log" 2>&1 3>&- &
+	echo $! >> "$TMP/servers.pid"
+}
+
+# at_least N CMD...: CMD prints a number >= N
+at_least() {
+	local want=$1 got
+	shift
+	got=$("$@")
+	[ -n "$got" ] && [ "$got" -ge "$want" ]
+}
+
+no_pools_without_datapath() {
+	local b
+	fresh datapath=0 || return 1
+	add_service "$VS" l7 1 1 1 || return 1
+	sleep 3
+	for b in $L7TB_BACKENDS; do
+		[ "$(director_conns "$b")" = 0 ] ||
+			{ echo "$b has $(director_conns "$b") from the director"; report; return 1; }
+	done
+	! in_dir grep -q '^  -> [0-9]' /proc/net/ip_vs_l7 || { report; return 1; }
+}
+
+# fwmark and IPv6 services are only scheduled: no pools for their
+# (IPv4, TCP port 80) real servers
+no_pools_for_fwmark_and_ipv6() {
+	local b
+	fresh || return 1
+	in_dir ipvsadm -A -f 7 -s l7 &&
+		in_dir ipvsadm -a -f 7 -r "$(backend_ip s1):80" -m || return 1
+	in_dir ipvsadm -A -t '[2001:db8::1]:80' -s l7 &&
+		in_dir ipvsadm -a -t '[2001:db8::1]:80' -r "$(backend_ip s2):80" -i ||
+		return 1
+	sleep 3
+	for b in s1 s2; do
+		[ "$(director_conns "$b")" = 0 ] ||
+			{ echo "$b has $(director_conns "$b") from the director"; report; return 1; }
+	done
+	! in_dir grep -q '^  -> [0-9]' /proc/net/ip_vs_l7 || { report; return 1; }
+}
+
+# A real server that accepts and at once closes every connection: within
+# 5 s the pool opens a few connections to it, not hundreds, and shows it
+# down.
+accept_close_backs_off() {
+	local rs=$(backend_ip s3):8081 opened accepted state
+	server in_backend s3 python3 "$CLIENTS/odd_backend.py" accept-close \
+		"$(backend_ip s3)" 8081 --count "$TMP/accepted"
+	sleep 1
+	fresh || return 1
+	add_service "$VS" l7 1 1 1 || return 1
+	wait_for pools_ready || { report; return 1; }
+	in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
+	sleep 5
+	opened=$(rs_col "$rs" 6)
+	accepted=$(cat "$TMP/accepted" 2>/dev/null || echo 0)
+	state=$(rs_col "$rs" 9)
+	note "accept-and-close server, in 5 s: pool opened $opened, server accepted $accepted, $state"
+	in_dir ipvsadm -d -t "$VS" -r "$rs"
+	[ "$opened" -le 15 ] && [ "$accepted" -le 15 ] && [ "$state" = down ] ||
+		{ report; return 1; }
+}
+
+# ipvsadm -E -s l7 on a live rr service: a keep-alive connection opened
+# under rr goes on being served by IPVS, new ones are spliced.
+edit_to_l7_keeps_ipvs_conns() {
+	local before after out i
+	fresh || return 1
+	add_service "$VS" rr 1 1 1 || return 1
+	in_cli python3 "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/ready" "$TMP/go" \
+		> "$TMP/held" 2>&1 &
+	wait_for test -e "$TMP/ready" || { cat "$TMP/held"; return 1; }
+	in_dir ipvsadm -E -t "$VS" -s l7 || return 1
+	wait_for pools_ready || { report; return 1; }
+	touch "$TMP/go"
+	wait
+	out=$(cat "$TMP/held")
+	note "held connection: $out"
+	case $out in ok\ 6\ *) ;; *) report; return 1 ;; esac
+	before=$(svc_col conns)
+	for i in 1 2 3; do
+		fetch "http://$L7TB_VIP/static/1k.bin" /dev/null >/dev/null || return 1
+	done
+	after=$(svc_col conns)
+	note "spliced connections: $before -> $after"
+	[ "$after" -ge $((before + 3)) ] || { report; return 1; }
+}
+
+# upgrade_to PATH [options]: what upgrade.py got from VS2
+upgrade_to() {
+	in_cli python3 "$CLIENTS/upgrade.py" "$L7TB_VIP" 81 "$@"
+}
+
+upgrade_service() {
+	local rs=$(backend_ip s3):8082
+	fresh || return 1
+	server in_backend s3 python3 "$CLIENTS/odd_backend.py" upgrade \
+		"$(backend_ip s3)" 8082
+	sleep 1
+	in_dir ipvsadm -A -t "$VS2" -s l7 &&
+		in_dir ipvsadm -a -t "$VS2" -r "$rs" -m -w 1 || return 1
+	wait_for at_least 1 rs_col "$rs" 4 || { report; return 1; }
+}
+
+# 101 to a request that did not ask to upgrade is a bad response
+upgrade_only_when_asked() {
+	local out bad
+	upgrade_service || return 1
+	out=$(upgrade_to /plain) && [ "$out" = "status 200" ] ||
+		{ echo "plain: $out"; return 1; }
+	out=$(upgrade_to /up --ask) && [ "$out" = "tunnel ok" ] ||
+		{ echo "asked: $out"; return 1; }
+	bad=$(svc_col bad_response "$VS2")
+	out=$(upgrade_to /up)
+	note "101 to a request that did not ask: $out"
+	case $out in reset|closed) ;; *) return 1 ;; esac
+	wait_eq $((bad + 1)) svc_col bad_response "$VS2" || { report; return 1; }
+}
+
+# max_tunnels=1: a second upgrade while one is open is refused
+tunnel_cap() {
+	local out
+	echo 1 > /sys/module/ip_vs_l7/parameters/max_tunnels || return 1
+	upgrade_to /up --ask --hold 6 > "$TMP/tunnel1" &
+	wait_for grep -q 'tunnel ok' "$TMP/tunnel1" || { cat "$TMP/tunnel1"; return 1; }
+	out=$(upgrade_to /up --ask)
+	note "second tunnel: $out; tunnels $(svc_col tunnels "$VS2") refused $(svc_col tunnels_refused "$VS2")"
+	case $out in reset|closed) ;; *) return 1 ;; esac
+	[ "$(svc_col tunnels "$VS2")" = 1 ] &&
+		[ "$(svc_col tunnels_refused "$VS2")" = 1 ] || { report; return 1; }
+	wait
+	grep -q released "$TMP/tunnel1" || return 1
+	wait_eq 0 svc_col tunnels "$VS2" || { report; return 1; }
+	echo 1024 > /sys/module/ip_vs_l7/parameters/max_tunnels
+	out=$(upgrade_to /up --ask) && [ "$out" = "tunnel ok" ] ||
+		{ echo "after: $out"; return 1; }
+	in_dir ipvsadm -D -t "$VS2"
+}
+
+# Graceful restarts close pooled connections (idle ones at once, others
+# at Timeout) while requests keep binding to them: most requests
+# succeed (a request bound to a connection the server closes before
+# answering it is retried or fails), pools refill, and no kernel warning.
+graceful_while_binding() {
+	local b n=0 rc requests
+	"$L7TB_DIR/apache" stop
+	"$L7TB_DIR/apache" start --timeout 3
+	fresh || return 1
+	add_service "$VS" l7 1 1 1 || return 1
+	wait_for pools_ready || { report; return 1; }
+	in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 --requests 150 \
+		--path /static/1k.bin --path /static/10k.bin --path /cgi-bin/chunked?n=4 \
+		--max-errors 30 > "$TMP/kaloop" 2>&1 &
+	local kapid=$!
+	while kill -0 $kapid 2>/dev/null && [ $n -lt 60 ]; do
+		for b in $L7TB_BACKENDS; do
+			in_backend "$b" apache2 -f "$L7TB_RUN/$b/httpd.conf" -k graceful
+			n=$((n + 1))
+			sleep 0.7
+		done
+	done
+	wait $kapid
+	rc=$?
+	note "$n graceful restarts during: $(head -n 1 "$TMP/kaloop")"
+	note "$(report | grep -E '^TCP  198|^  -> 192')"
+	[ $rc = 0 ] || return 1
+	requests=$(awk '$1 == "requests" { print $2 }' "$TMP/kaloop")
+	[ "$requests" = 600 ] || return 1
+	for b in $L7TB_BACKENDS; do
+		wait_for at_least 8 pool_col "$b" 4 || { report; return 1; }
+		wait_eq up pool_col "$b" 9 || { report; return 1; }
+	done
+	! dmesg | grep -q 'dropped a segment of a spliced pooled socket' ||
+		{ dmesg | grep 'spliced pooled'; return 1; }
+}
+
+# orphans: orphaned TCP sockets of every namespace (a global count)
+orphans() {
+	awk '$1 == "TCP:" { for (i = 2; i < NF; i++) if ($i == "orphan") print $(i + 1) }' \
+		/proc/net/sockstat
+}
+
+# ip netns del of the director while a service has pools and spliced
+# connections: IPVS flushes the service from its pernet exit, every
+# pooled socket goes with the namespace - none is left orphaned, with
+# timers, on a freed namespace (kernel sockets hold no reference on it)
+# - and the module unloads.
+netns_deleted_with_live_service() {
+	local i before after kapid
+	"$L7TB_DIR/apache" stop
+	"$L7TB_DIR/apache" start
+	fresh || return 1
+	add_service "$VS" l7 1 1 1 || return 1
+	wait_for pools_ready || { report; return 1; }
+	in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 --requests 1000 \
+		--pace 0.05 --max-errors 1000 > "$TMP/kaloop2" 2>&1 &
+	kapid=$!
+	sleep 3
+	before=$(orphans)
+	note "when the namespace went: $(svc_col active) client connections, $(orphans) orphaned sockets"
+	ip netns del l7dir || return 1
+	# rmmod succeeds once IPVS has flushed the service: pools are gone
+	for i in $(seq 1 60); do
+		rmmod ip_vs_l7 2>/dev/null && break
+		sleep 0.5
+	done
+	! grep -q '^ip_vs_l7 ' /proc/modules || { echo "rmmod refused"; return 1; }
+	sleep 1
+	after=$(orphans)
+	note "rmmod after $i tries; orphaned sockets $before -> $after"
+	kill $kapid
+	wait
+	[ "$after" -le "$before" ] || return 1
+	! dmesg | grep 'unregister_netdevice: waiting'
+}
+
+t_check "hostile: no pools with datapath=0" no_pools_without_datapath
+t_check "hostile: no pools for fwmark and IPv6 services" no_pools_for_fwmark_and_ipv6
+t_check "hostile: a backend that accepts and closes at once is backed off" accept_close_backs_off
+t_check "hostile: ipvsadm -E -s l7 keeps a live IPVS connection, new ones spliced" edit_to_l7_keeps_ipvs_conns
+t_check "hostile: 101 only for a request that asked to upgrade" upgrade_only_when_asked
+t_check "hostile: tunnels past max_tunnels are refused" tunnel_cap
+t_check "hostile: apachectl graceful loop while requests bind" graceful_while_binding
+t_check "hostile: director namespace deleted with a live service, rmmod clean" netns_deleted_with_live_service
+
+[ -f "$TMP/servers.pid" ] && kill $(cat "$TMP/servers.pid") 2>/dev/null
+testbed_down
+rm -rf "$TMP"
+t_summary
