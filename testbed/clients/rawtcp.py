@@ -129,7 +129,7 @@ class Conn:
             (dst, dport, self.sport),
             started_callback=started.set)
         self.sniffer.start()
-        if not started.wait(10):
+        if not started.wait(60):
             raise SystemExit("sniffer did not start")
 
     # ---- sending ----
@@ -171,7 +171,7 @@ class Conn:
         if self.snd_nxt != self.peer_ack:
             self.raw(RST | ACK, self.snd_nxt, opts=b"")
 
-    def open(self, timeout=10):
+    def open(self, timeout=30):
         syn_opts = struct.pack("!BBH", 2, 4, 1460) + bytes([4, 2]) + \
             bytes([8, 10]) + struct.pack("!II", self.tsval(), 0) + \
             bytes([1, 3, 3, 7])
@@ -284,14 +284,17 @@ def responses(buf):
         body = end + 4
         if status < 200 or status in (204, 304):
             pass
-        elif b"content-length" in hdrs:
+        elif hdrs.get(b"content-length", b"").isdigit():
             body += int(hdrs[b"content-length"])
         elif hdrs.get(b"transfer-encoding", b"").lower() == b"chunked":
             while True:
                 e = buf.find(b"\r\n", body)
                 if e < 0:
                     return out
-                n = int(buf[body:e].split(b";")[0], 16)
+                try:
+                    n = int(buf[body:e].split(b";")[0], 16)
+                except ValueError:
+                    return out
                 body = e + 2 + n + 2
                 if n == 0:
                     break	# no trailers from our backends
@@ -336,7 +339,7 @@ def mark(a):
 
 def head_taken(c, head, what):
     c.send(head)
-    if not c.pump(5, c.acked):
+    if not c.pump(15, c.acked):
         report(c)
         raise SystemExit("the director never acknowledged the %s" % what)
 
@@ -371,7 +374,7 @@ def fin_badopt(c, a):
     """A FIN the director sees and drops in the middle of a body."""
     head_taken(c, CHUNKED_POST % b"FIN3", "head")
     c.send(b"40\r\n" + b"f" * 32)
-    c.pump(3, c.acked)
+    c.pump(15, c.acked)
     c.raw(FIN | ACK, c.snd_nxt, opts=c.ts_opt()[:2] + BAD_OPTS[a.badopt])
     c.pump(0.5)
     c.send(b"f" * 32 + b"\r\n0\r\n\r\n" +
@@ -413,7 +416,7 @@ def forge_rst(a):
         iface=a.iface, store=False, prn=q.put, started_callback=started.set,
         filter="tcp and src port %d and dst host %s" % (a.port, a.director))
     sn.start()
-    if not started.wait(10):
+    if not started.wait(60):
         raise SystemExit("sniffer did not start")
     if a.ready:
         open(a.ready, "w").close()
