@@ -81,11 +81,13 @@ wait_long() {
 
 # ---- what reached the backends ----
 
-# cap_start: capture what the director sends on its backend bridge
+# cap_start: capture what the director sends on its backend bridge.  Not
+# through in_dir: $! must be tcpdump itself (ip netns exec execs it), and
+# its stdout must not hold t_check's command substitution open.
 cap_start() {
 	CAP=$TMP/cap.$((++CAP_N)).pcap
-	in_dir tcpdump -Z root -i br0 -U -s 0 -w "$CAP" "tcp and src host $L7TB_GW" \
-		2> "$CAP.err" &
+	ip netns exec l7dir tcpdump -Z root -i br0 -U -s 0 -w "$CAP" \
+		"tcp and src host $L7TB_GW" > /dev/null 2> "$CAP.err" &
 	CAP_PID=$!
 	wait_long grep -q 'listening on' "$CAP.err"
 }
@@ -199,8 +201,8 @@ body_error_first_segment() {
 
 bad_backend_up() {
 	mkdir -p "$BAD_DIR"
-	in_backend s1 "$PY" "$CLIENTS/badbackend.py" 8080 "$BAD_DIR" \
-		> "$TMP/bad.log" 2>&1 &
+	ip netns exec l7s1 "$PY" "$CLIENTS/badbackend.py" 8080 "$BAD_DIR" \
+		> "$TMP/bad.log" 2>&1 < /dev/null &
 	BAD_PID=$!
 	wait_long test -e "$BAD_DIR/listening" || return 1
 	in_dir ipvsadm -A -t "$BAD_VS" -s l7 &&
