@@ -81,10 +81,13 @@ wait_long() {
 
 # ---- what reached the backends ----
 
-# cap_start: capture what the director sends on its backend bridge.  Not
+# cap_start: empty the backends' access logs and capture what the
+# director sends on its backend bridge.  Not
 # through in_dir: $! must be tcpdump itself (ip netns exec execs it), and
 # its stdout must not hold t_check's command substitution open.
 cap_start() {
+	local b
+	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
 	CAP=$TMP/cap.$((++CAP_N)).pcap
 	ip netns exec l7dir tcpdump -Z root -i br0 -U -s 0 -w "$CAP" \
 		"tcp and src host $L7TB_GW" > /dev/null 2> "$CAP.err" &
@@ -243,7 +246,7 @@ forged_rst() {
 		--ready "$TMP/ready" --wait 40 > "$TMP/forge.out" 2>&1 &
 	fpid=$!
 	wait_long test -e "$TMP/ready"
-	in_cli curl -sS --max-time 60 -o "$TMP/slow" \
+	in_cli curl -sS --max-time 30 -o "$TMP/slow" \
 		"http://$BAD_VS/slow?id=$2" > "$TMP/curl.err" 2>&1 &
 	cpid=$!
 	wait $fpid
@@ -254,8 +257,9 @@ forged_rst() {
 	size=$(stat -c %s "$TMP/slow" 2>/dev/null || echo 0)
 	cat "$TMP/forge.out"
 	[ $rc = 0 ] && [ "$size" = 20000 ] && return 0
-	echo "the client's response died: curl exit $rc after $size of 20000 bytes: $(cat "$TMP/curl.err")"
-	echo "server_rst ends: $before before, $(svc_col "$BAD_VS" server_rst) after"
+	echo "the response died: curl exit $rc after $size of 20000 bytes: $(cat "$TMP/curl.err")"
+	[ "$(svc_col "$BAD_VS" server_rst)" != "$before" ] &&
+		echo "the director ended the connection on the forged RST (server_rst $before -> $(svc_col "$BAD_VS" server_rst))"
 	return 1
 }
 
