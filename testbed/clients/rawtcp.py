@@ -403,7 +403,8 @@ def pin(c, a):
             c.send(reqs[i:i + 1400], seq=base + i)
         mark(a)
         c.pump(0.5)
-    print("taken: %d of %d" % ((c.peer_ack - base) & M32, len(reqs)))
+    print("pinned for: %.0f s" % (a.wait - (deadline - time.monotonic())))
+    print("taken: %d of %d bytes" % ((c.peer_ack - base) & M32, len(reqs)))
     print("responses seen: %d" % bytes(c.rx).count(b"HTTP/1.1 "))
 
 

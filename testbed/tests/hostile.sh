@@ -49,7 +49,7 @@ NFT
 raw() {
 	local s=$1
 	shift
-	in_cli timeout 120 "$PY" "$CLIENTS/rawtcp.py" "$s" "$L7TB_VIP" "$@"
+	in_cli timeout 300 "$PY" -u "$CLIENTS/rawtcp.py" "$s" "$L7TB_VIP" "$@"
 }
 
 svc_col() {	# svc_col VS NAME: a counter of the service line
@@ -316,7 +316,7 @@ pmtu_backend_links() {
 pinning_client() {
 	local pid busy codes start rc=0 i n
 	rm -f "$TMP/mark" "$TMP/stop"
-	raw pin --requests 300 --wait 90 --mark "$TMP/mark" --stop "$TMP/stop" \
+	raw pin --requests 300 --wait 240 --mark "$TMP/mark" --stop "$TMP/stop" \
 		> "$TMP/pin.out" 2>&1 &
 	pid=$!
 	wait_long test -e "$TMP/mark"
