@@ -166,7 +166,8 @@ head_resend() {
 	out=$(cat "$TMP/resend.out")
 	not_forwarded SMUGGLED2 "$out"
 	rc=$?
-	if [ -z "$(logged ORIGINAL2)" ]; then
+	# (a director may also reset a client that rewrites history)
+	if [ -z "$(logged ORIGINAL2)" ] && ! echo "$out" | grep -q '^reset: yes'; then
 		echo "the request the director took never reached a backend"
 		rc=1
 	fi
