@@ -25,7 +25,7 @@ MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HD
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
-VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds
+VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile
 # one boot runs every suite: about 15-30 minutes under emulation
 VM_TIMEOUT ?= 3600
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))

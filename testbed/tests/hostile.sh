@@ -1,0 +1,388 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Hostile clients and backends (issue 9): what the director framed is
+# exactly what a backend receives, and no client pins the pools.  A raw
+# client (testbed/clients/hostile_client.py, scapy) sends segments no kernel
+# would: bytes framed and then dropped and resent different, a FIN with
+# bad options inside a body, a framing error in the first segment, and
+# hundreds of pipelined GETs whose responses it never acknowledges.  A
+# misbehaving backend (testbed/clients/badbackend.py) resets in the middle
+# of responses and has RSTs forged in its name.  Small MTUs on either
+# side of the director test path MTU through the splice.  The bytes that
+# reach backends are read from their access logs and from a capture on
+# the director's backend bridge.  Runs inside the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+BAD_VS=$L7TB_VIP:8080
+BAD_RS=$(backend_ip s1):8080
+TMP=$(mktemp -d)
+BAD_DIR=$L7TB_RUN/bad
+CLIENTS=$L7TB_DIR/clients
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1
+POOL_MAX=16
+PIN_MAX_BUSY=4	# pooled connections one client may hold at once, at most
+DIGEST_1M=$(awk '$2 == "static/1m.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
+
+# idle_timeout: a connection a test leaves stuck must not hide the next
+# test's outcome for 15 minutes
+modprobe ip_vs_l7 datapath=1 pool_max=$POOL_MAX idle_timeout=30
+testbed_up
+add_service "$VS" l7 1 1 1
+
+# The client's kernel knows nothing of hostile_client.py's connections and would
+# reset them: drop its bare RSTs from the raw client's ports (hostile_client.py's
+# own RSTs carry ACK).
+in_cli nft -f - <<'NFT'
+table inet hostile_raw {
+	chain output {
+		type filter hook output priority 0; policy accept;
+		tcp sport 61000-61999 tcp flags & (rst | ack) == rst drop
+	}
+}
+NFT
+
+# raw SCENARIO ARGS...: testbed/clients/hostile_client.py in the client namespace
+raw() {
+	local s=$1
+	shift
+	in_cli timeout 300 "$PY" -u "$CLIENTS/hostile_client.py" "$s" "$L7TB_VIP" "$@"
+}
+
+svc_col() {	# svc_col VS NAME: a counter of the service line
+	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$1" -v n="$2" \
+		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+# rs_col RS N: column N of a real server's line (4 idle, 5 busy, 9 state)
+rs_col() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v rs="$1" -v n="$2" '$1 == "->" && $2 == rs { print $n }'
+}
+
+busy_total() {	# busy pooled connections of the port-80 servers
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk '$1 == "->" && $2 ~ /:80$/ { n += $5 } END { print n + 0 }'
+}
+
+# wait_long CMD...: retry for up to 90 s (python and scapy start slowly
+# in an emulated guest)
+wait_long() {
+	local i
+	for i in $(seq 1 450); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# ---- what reached the backends ----
+
+# cap_start: empty the backends' access logs and capture what the
+# director sends on its backend bridge.  Not
+# through in_dir: $! must be tcpdump itself (ip netns exec execs it), and
+# its stdout must not hold t_check's command substitution open.
+cap_start() {
+	local b
+	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
+	CAP=$TMP/cap.$((++CAP_N)).pcap
+	ip netns exec l7dir tcpdump -Z root -i br0 -U -s 0 -w "$CAP" \
+		"tcp and src host $L7TB_GW" > /dev/null 2> "$CAP.err" &
+	CAP_PID=$!
+	wait_long grep -q 'listening on' "$CAP.err"
+}
+CAP_N=0
+
+cap_stop() {
+	sleep 1
+	kill "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID" 2>/dev/null
+}
+
+# cap_count STRING: captured segments whose payload contains STRING
+cap_count() {
+	tcpdump -r "$CAP" -nn -A 2>/dev/null | grep -c -- "$1"
+}
+
+logged() {	# logged STRING: access-log lines of all backends with it
+	grep -h -- "$1" "$L7TB_RUN"/s[123]/access.log
+}
+
+# not_forwarded TAG CLIENT-OUTPUT: no byte of the request tagged TAG,
+# which the director never framed, reached a backend
+not_forwarded() {
+	local n rc=0
+	if [ -n "$(logged "$1")" ]; then
+		echo "SMUGGLED: a backend logged a request the director never framed:"
+		logged "$1" | sed 's/^/  /'
+		rc=1
+	fi
+	n=$(cap_count "$1")
+	if [ "$n" != 0 ]; then
+		echo "the director forwarded $n segment(s) carrying $1 to a backend (br0 capture)"
+		rc=1
+	fi
+	echo "raw client saw: $(echo "$2" | tr '\n' ' ')"
+	return $rc
+}
+
+# 1. A body segment the director frames and then drops (its options do
+# not parse), then the same range again: "0\r\n\r\n" ends the body and a
+# CONNECT follows, a request the director would answer 501 itself.
+framed_then_dropped() {
+	local out
+	cap_start
+	out=$(raw smuggle-body --badopt "$1" --wait 4 2>&1)
+	cap_stop
+	not_forwarded SMUGGLED1 "$out"
+}
+
+# 2. The director took a head (acknowledged it, sent its own copy); the
+# client resends that range with other bytes of the same length.  The
+# copy is kept from the backends for a moment (iptables string match), so
+# that a forwarded resend is what they would take.
+head_resend() {
+	local out b pid rc
+	for b in $L7TB_BACKENDS; do
+		in_backend "$b" iptables -I INPUT -p tcp -m string \
+			--string ORIGINAL2 --algo bm -j DROP 2>/dev/null ||
+			echo "(no xt_string on $b: capture check only)"
+	done
+	cap_start
+	rm -f "$TMP/mark"
+	raw head-resend --wait 30 --mark "$TMP/mark" > "$TMP/resend.out" 2>&1 &
+	pid=$!
+	wait_long test -e "$TMP/mark"
+	sleep 2
+	for b in $L7TB_BACKENDS; do
+		in_backend "$b" iptables -D INPUT -p tcp -m string \
+			--string ORIGINAL2 --algo bm -j DROP 2>/dev/null
+	done
+	wait $pid
+	cap_stop
+	out=$(cat "$TMP/resend.out")
+	not_forwarded SMUGGLED2 "$out"
+	rc=$?
+	# (a director may also reset a client that rewrites history)
+	if [ -z "$(logged ORIGINAL2)" ] && ! echo "$out" | grep -q '^reset: yes'; then
+		echo "the request the director took never reached a backend"
+		rc=1
+	fi
+	return $rc
+}
+
+# 3. A FIN with malformed options in the middle of a chunked body, then
+# the rest of the body and a CONNECT after it.
+fin_bad_options() {
+	local out
+	cap_start
+	out=$(raw fin-badopt --badopt "$1" --wait 4 2>&1)
+	cap_stop
+	not_forwarded SMUGGLED3 "$out"
+}
+
+# 4. A chunked body with an invalid chunk-size line in the head's segment
+body_error_first_segment() {
+	local out rc=0
+	cap_start
+	out=$(raw body-error --wait 6 2>&1)
+	cap_stop
+	echo "$out" | grep -q '^responses: 400' ||
+		{ echo "the client got no 400 (want: HTTP/1.1 400, then close)"; rc=1; }
+	if [ "$(cap_count BADCHUNK4)" != 0 ] || [ -n "$(logged BADCHUNK4)" ]; then
+		echo "the director sent the request with the bad body to a backend:"
+		logged BADCHUNK4 | sed 's/^/  /'
+		rc=1
+	fi
+	echo "raw client saw: $(echo "$out" | tr '\n' ' ')"
+	return $rc
+}
+
+# ---- a backend that resets, and RSTs forged in a backend's name ----
+
+bad_backend_up() {
+	mkdir -p "$BAD_DIR"
+	ip netns exec l7s1 "$PY" "$CLIENTS/badbackend.py" 8080 "$BAD_DIR" \
+		> "$TMP/bad.log" 2>&1 < /dev/null &
+	BAD_PID=$!
+	wait_long test -e "$BAD_DIR/listening" || return 1
+	in_dir ipvsadm -A -t "$BAD_VS" -s l7 &&
+		in_dir ipvsadm -a -t "$BAD_VS" -r "$BAD_RS" -m &&
+		wait_for bad_pool_ready
+}
+
+bad_pool_ready() {
+	[ "$(rs_col "$BAD_RS" 4)" -ge 1 ] && [ "$(rs_col "$BAD_RS" 9)" = up ]
+}
+
+# reset_mid_response PATH: the backend sends part of a response and
+# resets; the client must see a reset too, and the connection must go
+reset_mid_response() {
+	local rc size
+	in_cli curl -sS --max-time 30 -o "$TMP/cut" "http://$BAD_VS$1" 2>&1
+	rc=$?
+	size=$(stat -c %s "$TMP/cut" 2>/dev/null || echo 0)
+	if [ $rc = 0 ]; then
+		echo "the client took a truncated response ($size bytes) for complete"
+		return 1
+	fi
+	[ $rc = 56 ] || { echo "curl exit $rc after $size bytes; want 56 (reset)"; return 1; }
+	wait_eq 0 svc_col "$BAD_VS" active ||
+		{ echo "client connection still active:"; in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+# forged_rst OFFSET ID: while a response is under way on a pooled
+# connection, a RST at the director's rcv_nxt + OFFSET is forged from the
+# backend's address; the director must ignore it (RFC 5961: out of
+# window, or in window but not exact) and the response must complete.
+forged_rst() {
+	local cpid fpid rc size before
+	before=$(svc_col "$BAD_VS" server_rst)
+	rm -f "$TMP/ready" "$BAD_DIR/go-$2"
+	in_backend s1 timeout 120 "$PY" "$CLIENTS/hostile_client.py" forge-rst \
+		--port 8080 --director "$L7TB_GW" --offsets "$1" \
+		--ready "$TMP/ready" --wait 40 > "$TMP/forge.out" 2>&1 &
+	fpid=$!
+	wait_long test -e "$TMP/ready"
+	in_cli curl -sS --max-time 30 -o "$TMP/slow" \
+		"http://$BAD_VS/slow?id=$2" > "$TMP/curl.err" 2>&1 &
+	cpid=$!
+	wait $fpid
+	sleep 1
+	touch "$BAD_DIR/go-$2"
+	wait $cpid
+	rc=$?
+	size=$(stat -c %s "$TMP/slow" 2>/dev/null || echo 0)
+	cat "$TMP/forge.out"
+	[ $rc = 0 ] && [ "$size" = 20000 ] && return 0
+	echo "the response died: curl exit $rc after $size of 20000 bytes: $(cat "$TMP/curl.err")"
+	[ "$(svc_col "$BAD_VS" server_rst)" != "$before" ] &&
+		echo "the director ended the connection on the forged RST (server_rst $before -> $(svc_col "$BAD_VS" server_rst))"
+	return 1
+}
+
+# ---- path MTU ----
+
+download_and_post() {
+	local got
+	in_cli curl -sS --fail --max-time 30 -o "$TMP/1m" \
+		"http://$L7TB_VIP/static/1m.bin" || { echo "1 MB download failed"; return 1; }
+	got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
+	[ "$got" = "$DIGEST_1M" ] || { echo "1 MB download: sha256 $got"; return 1; }
+	in_cli curl -sS --fail --max-time 30 --data-binary @"$TMP/post" \
+		-o "$TMP/echo" "http://$L7TB_VIP/cgi-bin/echo" ||
+		{ echo "300 KB POST echo failed"; return 1; }
+	cmp "$TMP/post" "$TMP/echo"
+}
+
+# The director's own link to the client carries 1280 bytes, the client's
+# end 1500: the client's MSS says 1460, the path says less.
+pmtu_client_link() {
+	local rc
+	in_dir ip link set dcli mtu 1280
+	download_and_post
+	rc=$?
+	in_dir ip link set dcli mtu 1500
+	return $rc
+}
+
+# The backend links drop to 1280 while pooled connections opened at 1500
+# wait in the pools.
+set_backend_mtu() {
+	local b
+	for b in $L7TB_BACKENDS; do
+		in_backend "$b" ip link set eth0 mtu "$1"
+		in_dir ip link set "d$b" mtu "$1"
+	done
+	in_dir ip link set br0 mtu "$1"
+}
+
+pmtu_backend_links() {
+	local rc
+	set_backend_mtu 1280
+	download_and_post
+	rc=$?
+	set_backend_mtu 1500
+	return $rc
+}
+
+# ---- pinning ----
+
+# A raw client pipelines 300 GETs and never acknowledges a response byte;
+# meanwhile curl must be served, and the raw client may hold only a few
+# pooled connections.
+pinning_client() {
+	local pid busy codes start rc=0 i n
+	rm -f "$TMP/mark" "$TMP/stop"
+	raw pin --requests 300 --wait 240 --mark "$TMP/mark" --stop "$TMP/stop" \
+		> "$TMP/pin.out" 2>&1 &
+	pid=$!
+	wait_long test -e "$TMP/mark"
+	# the most it holds while it takes what it can
+	busy=0
+	for i in $(seq 1 15); do
+		n=$(busy_total)
+		[ "$n" -gt "$busy" ] && busy=$n
+		sleep 1
+	done
+	start=$SECONDS
+	codes=$(for i in $(seq 1 10); do
+		in_cli curl -s --max-time 20 -o /dev/null -w '%{http_code} ' \
+			"http://$L7TB_VIP/static/1k.bin?normal=$i"
+	done)
+	touch "$TMP/stop"
+	wait $pid
+	if [ "$busy" -gt "$PIN_MAX_BUSY" ]; then
+		echo "the pinning client holds $busy busy pooled connections (pool_max $POOL_MAX per server, at most $PIN_MAX_BUSY allowed)"
+		rc=1
+	fi
+	if [ "$(echo $codes)" != "$(echo 200 200 200 200 200 200 200 200 200 200)" ]; then
+		echo "a normal client meanwhile got: $codes($((SECONDS - start)) s)"
+		rc=1
+	fi
+	echo "raw client: $(tr '\n' ' ' < "$TMP/pin.out")"
+	return $rc
+}
+
+all_freed() {
+	[ "$(in_dir cat /proc/net/ip_vs_l7 | awk '$1 == "TCP" {
+		for (i = 3; i < NF; i++) if ($i == "active") n += $(i + 1)
+	} END { print n + 0 }')" = 0 ]
+}
+
+no_connection_leaks() {
+	wait_long all_freed ||
+		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+wait_for pools_ready >/dev/null || in_dir cat /proc/net/ip_vs_l7
+for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
+head -c 307200 /dev/urandom > "$TMP/post"
+
+t_check "hostile: body framed then dropped (TS option of length 9), resent different" framed_then_dropped ts9
+t_check "hostile: body framed then dropped (option past the header), resent different" framed_then_dropped past
+t_check "hostile: a taken head resent with other bytes never reaches a backend" head_resend
+t_check "hostile: a FIN with bad options inside a body does not end framing" fin_bad_options ts9
+t_check "hostile: a bad chunk-size line in the first segment gets 400, nothing forwarded" body_error_first_segment
+if bad_backend_up; then
+	t_check "hostile: backend resets mid-response (Content-Length): the client is reset" reset_mid_response /cut-cl
+	t_check "hostile: backend resets mid-response (until close): the client is reset" reset_mid_response /cut-eof
+	t_check "hostile: a forged out-of-window backend RST is ignored" forged_rst 2147483648 1
+	t_check "hostile: a forged in-window inexact backend RST is ignored" forged_rst 1 2
+else
+	t_fail "hostile: the misbehaving backend on s1:8080 did not come up" "$(cat "$TMP/bad.log")"
+fi
+t_check "hostile: PMTU: director's client link at 1280, 1 MB and 300 KB POST exact" pmtu_client_link
+t_check "hostile: PMTU: backend links down to 1280, 1 MB and 300 KB POST exact" pmtu_backend_links
+t_check "hostile: a pinning client holds few pooled connections, others are served" pinning_client
+t_check "hostile: every client connection freed" no_connection_leaks
+in_dir cat /proc/net/ip_vs_l7
+
+[ -n "${BAD_PID:-}" ] && kill "$BAD_PID" 2>/dev/null
+in_cli nft delete table inet hostile_raw
+testbed_down
+rm -rf "$TMP" "$BAD_DIR"
+t_summary
