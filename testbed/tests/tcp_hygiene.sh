@@ -35,11 +35,13 @@ NFT
 raw() { in_cli env HOME=/tmp "${RAW[@]}" "$DMAC" "$@"; }
 
 # cap_start NAME IFACE FILTER: tcpdump in the director's namespace to
-# $TMP/NAME.pcap until cap_stop
+# $TMP/NAME.pcap until cap_stop.  Not through in_dir: $! must be tcpdump
+# itself (ip netns exec execs it), and its stdout must not hold the
+# suite runner's command substitution open.
 cap_start() {
 	local i
-	in_dir tcpdump -i "$2" -n -U -s 0 -w "$TMP/$1.pcap" "$3" \
-		2> "$TMP/$1.log" &
+	ip netns exec l7dir tcpdump -Z root -i "$2" -n -U -s 0 \
+		-w "$TMP/$1.pcap" "$3" > /dev/null 2> "$TMP/$1.log" &
 	CAP_PID=$!
 	for i in $(seq 1 100); do
 		grep -q listening "$TMP/$1.log" && return 0
