@@ -178,10 +178,24 @@ pure_acks_closed() {
 	return 0
 }
 
+# defrag_hook NS: the namespace has the IPv4 defragmentation hook
+defrag_hook() {
+	ip netns exec "$1" nft list hooks ip | grep -q defrag
+}
+
+# IPv4 defragmentation only where an l7 service is, and only while it is.
+defrag_only_with_service() {
+	defrag_hook l7dir || { echo "no defrag hook with the service"; return 1; }
+	! defrag_hook l7cli || { echo "defrag hook in the client namespace:"; in_cli nft list hooks ip; return 1; }
+	in_dir ipvsadm -D -t "$VS" || return 1
+	! defrag_hook l7dir || { echo "defrag hook after the service is gone:"; in_dir nft list hooks ip; return 1; }
+}
+
 t_check "bounds: max_conns_per_source=50: the 51st from one address is reset and counted, another address served" per_source_cap
 t_check "bounds: max_conns=10: the 11th is reset and counted" global_cap
 t_check "bounds: a client that only acknowledges is closed by the CLOSING deadline" pure_acks_closed
 t_check "bounds: $SLOW slow heads: one conn object each, no 8 KB buffer each, a request served, all freed after head_timeout" slow_heads
+t_check "bounds: IPv4 defragmentation only in a namespace with an l7 service" defrag_only_with_service
 
 ip -n l7cli addr del "$CLIENT2/24" dev eth0 2>/dev/null
 rm -rf "$TMP"
