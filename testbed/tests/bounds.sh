@@ -178,27 +178,10 @@ pure_acks_closed() {
 	return 0
 }
 
-# hooks NS: the IPv4 netfilter hooks of a namespace, by function name
-hooks() {
-	ip netns exec "$1" nft list hooks ip 2>&1
-}
-
-# IPv4 defragmentation only where an l7 service is, and only while it is
-# (the data path's own hook, in every namespace, shows the listing works).
-defrag_only_with_service() {
-	modprobe nfnetlink_hook 2>/dev/null
-	hooks l7cli | grep -q l7_hook_fn || { echo "no listing:"; hooks l7cli; return 1; }
-	hooks l7dir | grep -q defrag || { echo "no defrag hook with the service:"; hooks l7dir; return 1; }
-	! hooks l7cli | grep -q defrag || { echo "defrag hook in the client namespace:"; hooks l7cli; return 1; }
-	in_dir ipvsadm -D -t "$VS" || return 1
-	! hooks l7dir | grep -q defrag || { echo "defrag hook after the service is gone:"; hooks l7dir; return 1; }
-}
-
 t_check "bounds: max_conns_per_source=50: the 51st from one address is reset and counted, another address served" per_source_cap
 t_check "bounds: max_conns=10: the 11th is reset and counted" global_cap
 t_check "bounds: a client that only acknowledges is closed by the CLOSING deadline" pure_acks_closed
 t_check "bounds: $SLOW slow heads: one conn object each, no 8 KB buffer each, a request served, all freed after head_timeout" slow_heads
-t_check "bounds: IPv4 defragmentation only in a namespace with an l7 service" defrag_only_with_service
 
 ip -n l7cli addr del "$CLIENT2/24" dev eth0 2>/dev/null
 rm -rf "$TMP"
