@@ -75,9 +75,12 @@ class Capture:
             in_dir("tcpdump", "-i", iface, "-n", "-U", "-s", "0", "-Z",
                    "root", "-w", self.path, bpf),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        line = self.proc.stderr.readline()
-        if b"listening" not in line:
-            raise Fail("tcpdump: %r" % line)
+        said = b""
+        while b"listening" not in said:
+            line = self.proc.stderr.readline()
+            if not line:
+                raise Fail("tcpdump: %r" % said)
+            said += line
 
     def stop(self):
         time.sleep(0.5)
@@ -191,25 +194,13 @@ class Conn:
                        (len(payload), self.acked, self.snd_nxt))
 
     def response(self, timeout=20):
-        """The next whole HTTP response (Content-Length framed) as
+        """The next whole HTTP response (Content-Length or chunked) as
         (status line, body)."""
-        def whole():
-            head, sep, rest = self.data.partition(b"\r\n\r\n")
-            if not sep:
-                return False
-            for line in head.split(b"\r\n")[1:]:
-                k, _, v = line.partition(b":")
-                if k.strip().lower() == b"content-length":
-                    return len(rest) >= int(v)
-            return False
-        if not self.pump(timeout, whole):
+        if not self.pump(timeout, lambda: split_response(self.data)):
             raise Fail("no whole response in %d s; got %r" %
                        (timeout, self.data[:300]))
-        head, _, rest = self.data.partition(b"\r\n\r\n")
-        n = [int(line.partition(b":")[2]) for line in head.split(b"\r\n")
-             if line.lower().startswith(b"content-length:")][0]
-        self.data = rest[n:]
-        return head.split(b"\r\n")[0], rest[:n]
+        status, body, self.data = split_response(self.data)
+        return status, body
 
     def get_ok(self):
         self.send(GET)
@@ -234,6 +225,43 @@ class Conn:
         if str(t.flags) != "A" or t.ack != self.snd_nxt or bytes(t.payload):
             raise Fail("%s: want a pure ACK of %d, got %s ack %d" %
                        (what, self.snd_nxt, t.flags, t.ack))
+
+
+def dechunk(data):
+    """(body, rest) of a chunked body at the start of @data, or None."""
+    body = b""
+    while True:
+        line, sep, data = data.partition(b"\r\n")
+        if not sep:
+            return None
+        size = int(line.split(b";")[0], 16)
+        if not size:
+            # trailer fields, if any, then an empty line
+            if data.startswith(b"\r\n"):
+                return body, data[2:]
+            end = data.find(b"\r\n\r\n")
+            return None if end < 0 else (body, data[end + 4:])
+        if len(data) < size + 2:
+            return None
+        body += data[:size]
+        data = data[size + 2:]
+
+
+def split_response(data):
+    """(status line, body, rest) if @data starts with a whole response."""
+    head, sep, rest = data.partition(b"\r\n\r\n")
+    if not sep:
+        return None
+    fields = {}
+    for line in head.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        fields[k.strip().lower()] = v.strip()
+    status = head.split(b"\r\n")[0]
+    if fields.get(b"transfer-encoding", b"").lower() == b"chunked":
+        r = dechunk(rest)
+        return r and (status, r[0], r[1])
+    n = int(fields.get(b"content-length", b"0"))
+    return len(rest) >= n and (status, rest[:n], rest[n:])
 
 
 def body_of(n, seed):
