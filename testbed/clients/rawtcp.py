@@ -68,9 +68,13 @@ class Capture:
     """tcpdump on the director's @iface until stop(), which returns the
     packets."""
 
-    def __init__(self, iface, bpf):
-        fd, self.path = tempfile.mkstemp(suffix=".pcap")
-        os.close(fd)
+    def __init__(self, name, iface, bpf):
+        """Kept in $L7_RESULTS/NAME.pcap when the suite runs in a boot."""
+        if os.environ.get("L7_RESULTS"):
+            self.path = os.path.join(os.environ["L7_RESULTS"], name + ".pcap")
+        else:
+            fd, self.path = tempfile.mkstemp(suffix=".pcap")
+            os.close(fd)
         self.proc = subprocess.Popen(
             in_dir("tcpdump", "-i", iface, "-n", "-U", "-s", "0", "-Z",
                    "root", "-w", self.path, bpf),
@@ -86,10 +90,10 @@ class Capture:
         time.sleep(0.5)
         self.proc.terminate()
         self.proc.wait(10)
-        try:
-            return rdpcap(self.path)
-        finally:
+        pkts = rdpcap(self.path)
+        if not os.environ.get("L7_RESULTS"):
             os.unlink(self.path)
+        return pkts
 
 
 class Peer:
@@ -302,7 +306,7 @@ MARK = b"OPTMARK"
 
 def t_options(peer):
     parts = [body_of(200, 4), MARK + body_of(193, 5), body_of(200, 6)]
-    cap = Capture("br0", "tcp port 80")
+    cap = Capture("options-backend", "br0", "tcp port 80")
     try:
         echo_post(peer, parts, opts_of=lambda i: (
             [MD5, UNKNOWN, ("NOP", None), ("NOP", None)] if i == 1 else
@@ -343,7 +347,10 @@ def check_backend_capture(pkts):
         if MARK in bytes(t.payload):
             seen += 1
     if not seen:
-        raise Fail("the marked segment never reached the backend link")
+        raise Fail("the marked segment never reached the backend link "
+                   "(%d packets captured, %d to port 80)" %
+                   (len(pkts), sum(1 for p in pkts if TCP in p and
+                                   p[TCP].dport == 80)))
 
 
 def t_synfin(peer):
@@ -411,7 +418,7 @@ def t_martian(peer):
     subprocess.run(in_dir("ip", "route", "add", "default", "via", peer.src),
                    check=True)
     try:
-        cap = Capture("any", "src host %s and tcp src port 80 and "
+        cap = Capture("martian", "any", "src host %s and tcp src port 80 and "
                       "tcp[tcpflags] & (tcp-syn|tcp-rst) != 0" % VIP)
         try:
             for src in MARTIANS:
