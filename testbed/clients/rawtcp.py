@@ -76,8 +76,8 @@ class Capture:
             fd, self.path = tempfile.mkstemp(suffix=".pcap")
             os.close(fd)
         self.proc = subprocess.Popen(
-            in_dir("tcpdump", "-i", iface, "-n", "-U", "-s", "0", "-Z",
-                   "root", "-w", self.path, bpf),
+            in_dir("tcpdump", "-i", iface, "-n", "-U", "--immediate-mode",
+                   "-s", "0", "-Z", "root", "-w", self.path, bpf),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         said = b""
         while b"listening" not in said:
@@ -87,7 +87,10 @@ class Capture:
             said += line
 
     def stop(self):
-        time.sleep(0.5)
+        # without --immediate-mode, libpcap hands packets over a block at
+        # a time, after up to a second: a capture stopped sooner missed
+        # its last packets (seen as 0 of 1 SYN-ACKs in the guest)
+        time.sleep(1.5)
         self.proc.terminate()
         self.proc.wait(10)
         pkts = rdpcap(self.path)
