@@ -328,7 +328,7 @@ static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
 		return false;
 	case L7_FLAGS_RST:
 		switch (l7_tcp_rst_check(ntohl(th->seq), c->c_rcv_nxt,
-					 l7_client_rcv_wnd(c))) {
+					 l7_client_rcv_wnd(c), c->c_fin)) {
 		case L7_RST_ACCEPT:
 			l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
 			break;

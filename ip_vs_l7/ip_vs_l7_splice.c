@@ -566,7 +566,7 @@ static bool l7_backend_rst_ok(struct l7_conn *c, struct l7_binding *b,
 	u32 rcv_nxt = *l7_backend_rcv_nxt(b);
 	u32 wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0);
 
-	switch (l7_tcp_rst_check(seq, rcv_nxt, wnd)) {
+	switch (l7_tcp_rst_check(seq, rcv_nxt, wnd, b->b_fin)) {
 	case L7_RST_ACCEPT:
 		return true;
 	case L7_RST_CHALLENGE:

@@ -166,7 +166,12 @@ void l7_send_client_ack(struct l7_conn *c, u32 ack)
 	l7_client_xmit(c, 0, c->d_snd_nxt, ack, NULL, 0);
 }
 
-/* The broadcast address of the device @skb came in on, if @addr is one. */
+/*
+ * Whether @addr is a broadcast address of the device @skb came in on:
+ * the one configured, or the all-ones host of one of its subnets, for
+ * which Linux adds a broadcast route whether one is configured or not
+ * ("ip addr add" sets none).
+ */
 static bool l7_dev_broadcast(const struct sk_buff *skb, __be32 addr)
 {
 	const struct in_ifaddr *ifa;
@@ -179,7 +184,9 @@ static bool l7_dev_broadcast(const struct sk_buff *skb, __be32 addr)
 	idev = __in_dev_get_rcu(skb->dev);
 	if (idev) {
 		in_dev_for_each_ifa_rcu(ifa, idev) {
-			if (ifa->ifa_broadcast == addr) {
+			if (ifa->ifa_broadcast == addr ||
+			    (ifa->ifa_prefixlen < 31 &&
+			     (ifa->ifa_local | ~ifa->ifa_mask) == addr)) {
 				found = true;
 				break;
 			}
@@ -205,8 +212,9 @@ bool l7_unanswerable(const struct sk_buff *skb)
 	if (skb->pkt_type == PACKET_BROADCAST ||
 	    skb->pkt_type == PACKET_MULTICAST)
 		return true;
+	/* ipv4_is_zeronet() is 0.0.0.0 only since 5.3; the block is 0/8 */
 	if (ipv4_is_multicast(saddr) || ipv4_is_lbcast(saddr) ||
-	    ipv4_is_zeronet(saddr))
+	    (saddr & htonl(0xff000000)) == 0)
 		return true;
 	if (ipv4_is_loopback(saddr))
 		return !skb->dev || !(skb->dev->flags & IFF_LOOPBACK);

@@ -99,11 +99,11 @@ enum l7_tcp_flags_verdict l7_tcp_flags_check(uint8_t flags, bool established)
 }
 
 enum l7_tcp_rst_verdict l7_tcp_rst_check(uint32_t seq, uint32_t rcv_nxt,
-					 uint32_t rcv_wnd)
+					 uint32_t rcv_wnd, bool fin_in)
 {
 	uint32_t ahead = seq - rcv_nxt;	/* modulo 2^32 */
 
-	if (!ahead)
+	if (!ahead || (fin_in && seq == rcv_nxt - 1))
 		return L7_RST_ACCEPT;
 	return ahead < rcv_wnd ? L7_RST_CHALLENGE : L7_RST_DROP;
 }

@@ -87,9 +87,13 @@ enum l7_tcp_rst_verdict {
  * @rcv_nxt and whose receive window (as last announced, in bytes) is
  * @rcv_wnd: in the window means rcv_nxt < seq < rcv_nxt + rcv_wnd,
  * modulo 2^32.  A zero window holds no sequence number but rcv_nxt.
+ * Once the peer's FIN is in (@fin_in, and counted in rcv_nxt), a RST on
+ * the FIN's own seq is exact too: a peer that closed resets a segment
+ * that arrives after it with that segment's ACK, which may not cover its
+ * FIN yet (Linux accepts it the same way, tcp_reset_check()).
  */
 enum l7_tcp_rst_verdict l7_tcp_rst_check(uint32_t seq, uint32_t rcv_nxt,
-					 uint32_t rcv_wnd);
+					 uint32_t rcv_wnd, bool fin_in);
 
 /*
  * Challenge ACKs are rate limited per connection (Linux limits them per

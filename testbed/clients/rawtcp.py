@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""rawtcp.py DMAC TEST: a client that writes its TCP segments by hand
+"""rawtcp.py DMAC TEST...: a client that writes its TCP segments by hand
 (scapy), for what no socket API sends: urgent data, unknown options, SYN
 on an open connection, RSTs at chosen sequence numbers, spoofed sources.
 Runs in the client namespace; DMAC is the director's MAC on the client
-link.  Exits 0 when the director behaved, else prints why and exits 1.
+link.  Runs the TESTs in turn in one process (scapy is slow to load in
+an emulated guest), one line each, "ok   TEST" or "FAIL TEST: why";
+exits 1 if any failed.  Captures run tcpdump in the director's namespace.
 
 The client's own kernel knows nothing of these connections and would
 reset them: the suite drops its RSTs from ports 40000-40999 with nft.
@@ -14,7 +16,7 @@ Tests:
             and the urgent pointer inside it: the echo is the whole body
   options   the same with a TCP-MD5 option (kind 19, 18 bytes) and an
             unknown one (kind 99) on body segments; the capture on the
-            backend link is checked by "pcap-options FILE"
+            backend link holds the marked segment, without those options
   synfin    SYN+FIN to the VIP: no answer at all
   syn       SYN on an open connection: a challenge ACK at our snd_nxt,
             and the connection still serves a request
@@ -25,19 +27,28 @@ Tests:
   rst-exact     a RST at exactly the director's rcv_nxt: the connection
                 is gone (the next segment on it gets a RST)
   martian   SYNs from 127.0.0.1, 224.0.0.1, 0.0.0.1, 255.255.255.255 and
-            the client link's broadcast, then one from the client: the
-            suite's capture must hold one SYN-ACK only
+            the client link's broadcast, then one from the client, with a
+            default route on the director: a capture on all its links
+            holds one SYN-ACK, the real client's
 """
 
 import os
 import random
 import select
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("HOME", "/tmp")
-from scapy.all import (IP, TCP, Ether, Raw, conf, get_if_addr,  # noqa: E402
-                       get_if_hwaddr, rdpcap)
+# not scapy.all: loading every layer takes a minute in the guest
+from scapy.arch import get_if_addr, get_if_hwaddr  # noqa: E402
+from scapy.config import conf  # noqa: E402
+from scapy.layers.inet import IP, TCP  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.packet import Raw  # noqa: E402
+from scapy.utils import rdpcap  # noqa: E402
 
 conf.verb = 0
 VIP = "198.51.100.1"
@@ -47,6 +58,45 @@ GET = b"GET /index.html HTTP/1.1\r\nHost: h\r\n\r\n"
 
 class Fail(Exception):
     pass
+
+
+def in_dir(*cmd):
+    return ["ip", "netns", "exec", "l7dir"] + list(cmd)
+
+
+class Capture:
+    """tcpdump on the director's @iface until stop(), which returns the
+    packets."""
+
+    def __init__(self, name, iface, bpf):
+        """Kept in $L7_RESULTS/NAME.pcap when the suite runs in a boot."""
+        if os.environ.get("L7_RESULTS"):
+            self.path = os.path.join(os.environ["L7_RESULTS"], name + ".pcap")
+        else:
+            fd, self.path = tempfile.mkstemp(suffix=".pcap")
+            os.close(fd)
+        self.proc = subprocess.Popen(
+            in_dir("tcpdump", "-i", iface, "-n", "-U", "--immediate-mode",
+                   "-s", "0", "-Z", "root", "-w", self.path, bpf),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        said = b""
+        while b"listening" not in said:
+            line = self.proc.stderr.readline()
+            if not line:
+                raise Fail("tcpdump: %r" % said)
+            said += line
+
+    def stop(self):
+        # without --immediate-mode, libpcap hands packets over a block at
+        # a time, after up to a second: a capture stopped sooner missed
+        # its last packets (seen as 0 of 1 SYN-ACKs in the guest)
+        time.sleep(1.5)
+        self.proc.terminate()
+        self.proc.wait(10)
+        pkts = rdpcap(self.path)
+        if not os.environ.get("L7_RESULTS"):
+            os.unlink(self.path)
+        return pkts
 
 
 class Peer:
@@ -151,25 +201,13 @@ class Conn:
                        (len(payload), self.acked, self.snd_nxt))
 
     def response(self, timeout=20):
-        """The next whole HTTP response (Content-Length framed) as
+        """The next whole HTTP response (Content-Length or chunked) as
         (status line, body)."""
-        def whole():
-            head, sep, rest = self.data.partition(b"\r\n\r\n")
-            if not sep:
-                return False
-            for line in head.split(b"\r\n")[1:]:
-                k, _, v = line.partition(b":")
-                if k.strip().lower() == b"content-length":
-                    return len(rest) >= int(v)
-            return False
-        if not self.pump(timeout, whole):
+        if not self.pump(timeout, lambda: split_response(self.data)):
             raise Fail("no whole response in %d s; got %r" %
                        (timeout, self.data[:300]))
-        head, _, rest = self.data.partition(b"\r\n\r\n")
-        n = [int(line.partition(b":")[2]) for line in head.split(b"\r\n")
-             if line.lower().startswith(b"content-length:")][0]
-        self.data = rest[n:]
-        return head.split(b"\r\n")[0], rest[:n]
+        status, body, self.data = split_response(self.data)
+        return status, body
 
     def get_ok(self):
         self.send(GET)
@@ -194,6 +232,43 @@ class Conn:
         if str(t.flags) != "A" or t.ack != self.snd_nxt or bytes(t.payload):
             raise Fail("%s: want a pure ACK of %d, got %s ack %d" %
                        (what, self.snd_nxt, t.flags, t.ack))
+
+
+def dechunk(data):
+    """(body, rest) of a chunked body at the start of @data, or None."""
+    body = b""
+    while True:
+        line, sep, data = data.partition(b"\r\n")
+        if not sep:
+            return None
+        size = int(line.split(b";")[0], 16)
+        if not size:
+            # trailer fields, if any, then an empty line
+            if data.startswith(b"\r\n"):
+                return body, data[2:]
+            end = data.find(b"\r\n\r\n")
+            return None if end < 0 else (body, data[end + 4:])
+        if len(data) < size + 2:
+            return None
+        body += data[:size]
+        data = data[size + 2:]
+
+
+def split_response(data):
+    """(status line, body, rest) if @data starts with a whole response."""
+    head, sep, rest = data.partition(b"\r\n\r\n")
+    if not sep:
+        return None
+    fields = {}
+    for line in head.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        fields[k.strip().lower()] = v.strip()
+    status = head.split(b"\r\n")[0]
+    if fields.get(b"transfer-encoding", b"").lower() == b"chunked":
+        r = dechunk(rest)
+        return r and (status, r[0], r[1])
+    n = int(fields.get(b"content-length", b"0"))
+    return len(rest) >= n and (status, rest[:n], rest[n:])
 
 
 def body_of(n, seed):
@@ -234,9 +309,14 @@ MARK = b"OPTMARK"
 
 def t_options(peer):
     parts = [body_of(200, 4), MARK + body_of(193, 5), body_of(200, 6)]
-    echo_post(peer, parts, opts_of=lambda i: (
-        [MD5, UNKNOWN, ("NOP", None), ("NOP", None)] if i == 1 else
-        [UNKNOWN, ("NOP", None), ("NOP", None)] if i == 2 else []))
+    cap = Capture("options-backend", "br0", "tcp port 80")
+    try:
+        echo_post(peer, parts, opts_of=lambda i: (
+            [MD5, UNKNOWN, ("NOP", None), ("NOP", None)] if i == 1 else
+            [UNKNOWN, ("NOP", None), ("NOP", None)] if i == 2 else []))
+    finally:
+        pkts = cap.stop()
+    check_backend_capture(pkts)
 
 
 def option_kinds(t):
@@ -256,11 +336,11 @@ def option_kinds(t):
     return kinds
 
 
-def t_pcap_options(path):
-    """The marked body segment reached the backend link, without the
-    MD5 or unknown option."""
+def check_backend_capture(pkts):
+    """The marked body segment reached the backend link, and no segment
+    there has the MD5 or the unknown option."""
     seen = 0
-    for p in rdpcap(path):
+    for p in pkts:
         if TCP not in p or p[TCP].dport != 80:
             continue
         t = p[TCP]
@@ -270,7 +350,10 @@ def t_pcap_options(path):
         if MARK in bytes(t.payload):
             seen += 1
     if not seen:
-        raise Fail("the marked segment never reached the backend link")
+        raise Fail("the marked segment never reached the backend link "
+                   "(%d packets captured, %d to port 80)" %
+                   (len(pkts), sum(1 for p in pkts if TCP in p and
+                                   p[TCP].dport == 80)))
 
 
 def t_synfin(peer):
@@ -335,35 +418,62 @@ MARTIANS = ["127.0.0.1", "224.0.0.1", "0.0.0.1", "255.255.255.255",
 
 
 def t_martian(peer):
-    for src in MARTIANS:
-        peer.send(IP(src=src, dst=VIP) /
-                  TCP(sport=random.randint(40000, 40999), dport=80,
-                      flags="S", seq=random.getrandbits(32),
-                      options=[("MSS", 1460)]))
-    time.sleep(1)
-    c = Conn(peer)
-    c.connect()     # the capture must see this one SYN-ACK
-    c.close()
+    subprocess.run(in_dir("ip", "route", "add", "default", "via", peer.src),
+                   check=True)
+    try:
+        cap = Capture("martian", "any", "src host %s and tcp src port 80 and "
+                      "tcp[tcpflags] & (tcp-syn|tcp-rst) != 0" % VIP)
+        try:
+            for src in MARTIANS:
+                peer.send(IP(src=src, dst=VIP) /
+                          TCP(sport=random.randint(40000, 40999), dport=80,
+                              flags="S", seq=random.getrandbits(32),
+                              options=[("MSS", 1460)]))
+            time.sleep(1)
+            c = Conn(peer)
+            c.connect()     # the capture must see this one SYN-ACK
+            c.close()
+        finally:
+            pkts = cap.stop()
+    finally:
+        subprocess.run(in_dir("ip", "route", "del", "default"))
+    answers = [p for p in pkts if TCP in p]
+    if len(answers) != 1:
+        raise Fail("%d SYN-ACKs or RSTs, want 1 (the real client's): %s" %
+                   (len(answers), "; ".join(p.summary() for p in answers)))
+
+
+TESTS = {"urgent": t_urgent, "options": t_options, "synfin": t_synfin,
+         "syn": t_syn, "rst-window": t_rst_window,
+         "rst-outside": t_rst_outside, "rst-exact": t_rst_exact,
+         "martian": t_martian}
+
+
+TEST_SECONDS = 180
+
+
+def too_long(signum, frame):
+    raise Fail("no result in %d s" % TEST_SECONDS)
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "pcap-options":
-        run, arg = t_pcap_options, sys.argv[2]
-    elif len(sys.argv) == 3:
-        tests = {"urgent": t_urgent, "options": t_options,
-                 "synfin": t_synfin, "syn": t_syn,
-                 "rst-window": t_rst_window, "rst-outside": t_rst_outside,
-                 "rst-exact": t_rst_exact, "martian": t_martian}
-        run, arg = tests[sys.argv[2]], Peer(sys.argv[1])
-    else:
+    if len(sys.argv) < 3 or any(t not in TESTS for t in sys.argv[2:]):
         print(__doc__, file=sys.stderr)
         return 2
-    try:
-        run(arg)
-    except Fail as e:
-        print(e)
-        return 1
-    return 0
+    peer = Peer(sys.argv[1])
+    signal.signal(signal.SIGALRM, too_long)
+    failed = 0
+    for name in sys.argv[2:]:
+        signal.alarm(TEST_SECONDS)
+        try:
+            TESTS[name](peer)
+            print("ok   %s" % name, flush=True)
+        except Exception as e:  # a test's own failure or a broken client
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e),
+                  flush=True)
+        signal.alarm(0)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

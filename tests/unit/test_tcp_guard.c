@@ -258,7 +258,8 @@ static void test_sanitize_random(void)
 			off += b[off + 1];
 		}
 		for (; off < len; off++)
-			CHECK(b[off] == 0, "byte %u after EOL: %u", off, b[off]);
+			CHECK(b[off] == 0, "byte %u after EOL: %u", off,
+			      b[off]);
 		memcpy(a, b, len);
 		CHECK(l7_tcp_opts_sanitize(b, len, syn, &after) == 0 &&
 		      !memcmp(a, b, len), "not a fixed point");
@@ -301,28 +302,44 @@ static void test_flags(void)
 
 static void test_rst_window(void)
 {
-	CHECK(l7_tcp_rst_check(1000, 1000, 65535) == L7_RST_ACCEPT, "exact");
-	CHECK(l7_tcp_rst_check(1001, 1000, 65535) == L7_RST_CHALLENGE,
+	CHECK(l7_tcp_rst_check(1000, 1000, 65535, false) == L7_RST_ACCEPT,
+	      "exact");
+	CHECK(l7_tcp_rst_check(1001, 1000, 65535, false) == L7_RST_CHALLENGE,
 	      "one past");
-	CHECK(l7_tcp_rst_check(1000 + 65534, 1000, 65535) ==
+	CHECK(l7_tcp_rst_check(1000 + 65534, 1000, 65535, false) ==
 	      L7_RST_CHALLENGE, "last in window");
-	CHECK(l7_tcp_rst_check(1000 + 65535, 1000, 65535) == L7_RST_DROP,
+	CHECK(l7_tcp_rst_check(1000 + 65535, 1000, 65535, false) == L7_RST_DROP,
 	      "first past the window");
-	CHECK(l7_tcp_rst_check(999, 1000, 65535) == L7_RST_DROP,
+	CHECK(l7_tcp_rst_check(999, 1000, 65535, false) == L7_RST_DROP,
 	      "one before rcv_nxt");
-	CHECK(l7_tcp_rst_check(0, 0x80000000u, 65535) == L7_RST_DROP,
+	CHECK(l7_tcp_rst_check(0, 0x80000000u, 65535, false) == L7_RST_DROP,
 	      "half the space away");
 	/* across the wrap */
-	CHECK(l7_tcp_rst_check(5, 0xfffffff0u, 65535) == L7_RST_CHALLENGE,
+	CHECK(l7_tcp_rst_check(5, 0xfffffff0u, 65535, false) ==
+	      L7_RST_CHALLENGE,
 	      "in window across 2^32");
-	CHECK(l7_tcp_rst_check(0xfffffff0u, 0xfffffff0u, 0) == L7_RST_ACCEPT,
+	CHECK(l7_tcp_rst_check(0xfffffff0u, 0xfffffff0u, 0, false) ==
+	      L7_RST_ACCEPT,
 	      "exact, zero window");
-	CHECK(l7_tcp_rst_check(0xfffffff1u, 0xfffffff0u, 0) == L7_RST_DROP,
+	CHECK(l7_tcp_rst_check(0xfffffff1u, 0xfffffff0u, 0, false) ==
+	      L7_RST_DROP,
 	      "zero window holds only rcv_nxt");
-	CHECK(l7_tcp_rst_check(0xfffffff1u, 0xfffffff0u, 1) == L7_RST_DROP,
+	CHECK(l7_tcp_rst_check(0xfffffff1u, 0xfffffff0u, 1, false) ==
+	      L7_RST_DROP,
 	      "one-byte window holds only rcv_nxt");
-	CHECK(l7_tcp_rst_check(1, 0, 1u << 30) == L7_RST_CHALLENGE,
+	CHECK(l7_tcp_rst_check(1, 0, 1u << 30, false) == L7_RST_CHALLENGE,
 	      "largest scaled window");
+	/* after the peer's FIN, on the FIN itself */
+	CHECK(l7_tcp_rst_check(999, 1000, 65535, true) == L7_RST_ACCEPT,
+	      "on the FIN, FIN in");
+	CHECK(l7_tcp_rst_check(1000, 1000, 65535, true) == L7_RST_ACCEPT,
+	      "exact, FIN in");
+	CHECK(l7_tcp_rst_check(998, 1000, 65535, true) == L7_RST_DROP,
+	      "before the FIN");
+	CHECK(l7_tcp_rst_check(0xffffffffu, 0, 65535, true) ==
+	      L7_RST_ACCEPT, "on the FIN across 2^32");
+	CHECK(l7_tcp_rst_check(1001, 1000, 65535, true) == L7_RST_CHALLENGE,
+	      "in window, FIN in");
 }
 
 static void test_ratelimit(void)
