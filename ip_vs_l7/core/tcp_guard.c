@@ -23,20 +23,6 @@ static unsigned int forwarded_bit(uint8_t kind, bool syn)
 	return 0;
 }
 
-/* A known option that may not be forwarded: its bit, to forget it. */
-static unsigned int known_bit(uint8_t kind)
-{
-	switch (kind) {
-	case L7_TCPOPT_MSS:
-		return L7_TCPO_MSS;
-	case L7_TCPOPT_WINDOW:
-		return L7_TCPO_WSCALE;
-	case L7_TCPOPT_SACK_PERM:
-		return L7_TCPO_SACK_PERM;
-	}
-	return 0;
-}
-
 /* Overwrite @n bytes at @p with @v; how many of them changed. */
 static unsigned int fill(uint8_t *p, unsigned int n, uint8_t v)
 {
@@ -75,7 +61,7 @@ int l7_tcp_opts_sanitize(uint8_t *opt, unsigned int len, bool syn,
 		}
 		olen = opt[off + 1];
 		if (!forwarded_bit(opt[off], syn)) {
-			o->present &= (uint8_t)~known_bit(opt[off]);
+			o->present &= (uint8_t)~l7_tcp_opt_kind_bit(opt[off]);
 			changed += fill(opt + off, olen, L7_TCPOPT_NOP);
 		}
 		off += olen;

@@ -32,8 +32,7 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* The presence bit of a known kind, or 0 for a kind we only skip. */
-static unsigned int kind_bit(uint8_t kind)
+unsigned int l7_tcp_opt_kind_bit(uint8_t kind)
 {
 	switch (kind) {
 	case L7_TCPOPT_MSS:
@@ -146,7 +145,7 @@ int l7_tcp_opts_parse(const uint8_t *opt, unsigned int len,
 		olen = opt[off + 1];
 		if (olen > len - off)
 			return L7_TCPOPT_E_OVERRUN;
-		bit = kind_bit(opt[off]);
+		bit = l7_tcp_opt_kind_bit(opt[off]);
 		if (bit) {
 			if (!len_ok(bit, olen))
 				return L7_TCPOPT_E_LEN;

@@ -88,6 +88,9 @@ struct l7_tcp_opts {
 int l7_tcp_opts_parse(const uint8_t *opt, unsigned int len,
 		      struct l7_tcp_opts *o);
 
+/* The L7_TCPO_* bit of a known option kind, or 0 for one only skipped. */
+unsigned int l7_tcp_opt_kind_bit(uint8_t kind);
+
 /* Length in bytes of a present option (@which is one L7_TCPO_* bit). */
 unsigned int l7_tcp_opt_len(const struct l7_tcp_opts *o, unsigned int which);
 
