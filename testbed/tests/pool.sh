@@ -51,12 +51,22 @@ weight0_closes_idle() {
 	wait_for expect_pool s2 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
 }
 
+# A stopping server is marked down as soon as its connects are refused,
+# or - while it shuts down - its connections are accepted and closed at
+# once; connects tried during the backoff are refused.
+connects_refused() {
+	[ "$(pool_col "$1" 7)" -gt 0 ]
+}
+
 stopped_server_down_then_back() {
+	local rc=0
 	"$L7TB_DIR/apache" stop s3
-	wait_eq down pool_col s3 9 || { pool_report; return 1; }
-	[ "$(pool_col s3 4)" = 0 ] && [ "$(pool_col s3 7)" -gt 0 ] &&
-		[ "$(pool_col s3 8)" -ge $MIN_IDLE ] || { pool_report; return 1; }
+	wait_eq down pool_col s3 9 && wait_for connects_refused s3 &&
+		[ "$(pool_col s3 4)" = 0 ] &&
+		[ "$(pool_col s3 8)" -ge $MIN_IDLE ] || { pool_report; rc=1; }
+	# back whatever happened, so that no later test inherits it stopped
 	"$L7TB_DIR/apache" start s3
+	[ $rc = 0 ] || return 1
 	wait_eq up pool_col s3 9 || { pool_report; return 1; }
 	wait_for expect_pool s3 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
 }
