@@ -374,8 +374,8 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	v = l7_req_guard_seg(&b->guard, &rs);
 	ended = v.ended && b == c->cur && c->state == L7C_BODY;
 	if (b == c->cur && c->state == L7C_BODY &&
-	    c->c_rcv_nxt != (b->guard.done ? b->guard.end : b->guard.nxt)) {
-		c->c_rcv_nxt = b->guard.done ? b->guard.end : b->guard.nxt;
+	    c->c_rcv_nxt != b->guard.nxt) {
+		c->c_rcv_nxt = b->guard.nxt;
 		l7_conn_progress(c);	/* new body bytes */
 	}
 	if (v.act == L7_GUARD_RESET) {
@@ -389,8 +389,8 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_clip(skb, pl.hlen, v.skip, v.keep))
 		return NF_DROP;
 	if (ended) {
-		l7_binding_req_end(c, b, b->guard.end);
-		c->c_seq0 = b->guard.end;
+		l7_binding_req_end(c, b, b->guard.nxt);
+		c->c_seq0 = b->guard.nxt;
 		c->state = L7C_HEAD;
 	}
 	l7_seg_read(skb, &o, &s);

@@ -15,7 +15,6 @@ void l7_req_guard_init(struct l7_req_guard *g, uint32_t lo,
 		.lo = lo,
 		.nxt = lo,
 		.acked = lo,
-		.end = lo,
 		.done = done,
 	};
 }
@@ -138,10 +137,10 @@ static bool log_matches(const struct l7_req_guard *g,
 
 /* ---- framing ---- */
 
+/* ->nxt stays where the body ended: nothing frames past it */
 static void body_ended(struct l7_req_guard *g, struct l7_guard_verdict *v)
 {
 	g->done = true;
-	g->end = g->nxt;
 	v->ended = true;
 }
 
@@ -279,7 +278,7 @@ struct l7_guard_verdict l7_req_guard_seg(struct l7_req_guard *g,
 		v.why = L7_GUARD_OLD;	/* a FIN behind its bytes */
 		return v;
 	}
-	framed = g->done ? g->end : g->nxt;
+	framed = g->nxt;
 	if (!l7_seq_after(framed, start)) {
 		v.why = why != L7_GUARD_OK ? why :
 			g->done ? L7_GUARD_AFTER_END : L7_GUARD_HOLD;

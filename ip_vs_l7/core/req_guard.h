@@ -55,9 +55,8 @@ struct l7_guard_run {
 struct l7_req_guard {
 	struct l7_http_body body;	/* frames the body */
 	uint32_t lo;		/* the director's copy ends here */
-	uint32_t nxt;		/* framed up to here */
+	uint32_t nxt;		/* framed up to here; once ->done, the end */
 	uint32_t acked;		/* the backend has everything below */
-	uint32_t end;		/* the request's end, once ->done */
 	uint32_t wnd_end;	/* the backend's window ends here */
 	bool wnd_known;		/* ->wnd_end is set */
 	bool done;

@@ -53,7 +53,7 @@ static void chunked_in_order(void)
 	v = seg(&g, LO + 10, "0\r\n\r\nGET /next", false);
 	CHECK(v.act == L7_GUARD_FORWARD && v.keep == 5 && v.ended,
 	      "act %d keep %u ended %d", v.act, v.keep, v.ended);
-	CHECK(g.done && g.end == LO + 15, "end %u", g.end);
+	CHECK(g.done && g.nxt == LO + 15, "end %u", g.nxt);
 	/* the next request is the director's: nothing of it goes through */
 	v = seg(&g, LO + 15, "GET /next", false);
 	CHECK(v.act == L7_GUARD_DROP && v.why == L7_GUARD_AFTER_END,
