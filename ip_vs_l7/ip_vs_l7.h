@@ -431,12 +431,22 @@ unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 				u32 hlen);
 
 /* ip_vs_l7_icmp.c */
-unsigned int l7_icmp_packet(struct sk_buff *skb,
+struct l7_ports;
+unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 			    const struct nf_hook_state *state);
 
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);
 void l7_hook_exit(void);
+
+/* ip_vs_l7_ports.c */
+const struct l7_ports *l7_ports_get(const struct net *net);
+bool l7_ports_vip(const struct l7_ports *p, __be16 dport);
+bool l7_ports_server(const struct l7_ports *p, __be16 sport);
+int l7_ports_add(struct net *net, bool vip, __be16 port);
+void l7_ports_rebuild(struct net *net);
+int l7_ports_init(void);
+void l7_ports_exit(void);
 
 /* ip_vs_l7_pool.c */
 int l7_pool_module_init(void);

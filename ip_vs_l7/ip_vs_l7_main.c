@@ -105,9 +105,12 @@ static int __init ip_vs_l7_init(void)
 	err = l7_proc_init();
 	if (err)
 		goto pool;
-	err = l7_hook_init();
+	err = l7_ports_init();
 	if (err)
 		goto proc;
+	err = l7_hook_init();
+	if (err)
+		goto ports;
 	err = l7_sched_init();
 	if (err)
 		goto hook;
@@ -115,6 +118,8 @@ static int __init ip_vs_l7_init(void)
 
 hook:
 	l7_hook_exit();
+ports:
+	l7_ports_exit();
 proc:
 	l7_proc_exit();
 pool:
@@ -128,6 +133,7 @@ static void __exit ip_vs_l7_exit(void)
 {
 	l7_sched_exit();
 	l7_hook_exit();
+	l7_ports_exit();
 	l7_proc_exit();
 	l7_pool_module_exit();
 	/* connections are freed by RCU callbacks */
