@@ -27,6 +27,7 @@
 #include "core/http_req.h"
 #include "core/http_resp.h"
 #include "core/req_guard.h"
+#include "core/rsp_guard.h"
 #include "core/tcp_guard.h"
 #include "core/tcp_map.h"
 
@@ -194,30 +195,24 @@ struct l7_binding {
 	struct list_head	node;		/* in conn->bindings, oldest first */
 	struct l7_pconn		*pc;
 	struct l7_binding_map	map;
-	struct l7_req_guard	guard;		/* frames the request body */
-	struct l7_http_resp	rsp;		/* frames the response */
+	struct l7_req_guard	req_guard;	/* frames the request body */
+	struct l7_rsp_guard	rsp_guard;	/* frames the response */
 	u32			b_req_end;	/* backend seq after the request */
 	u32			b_snd_nxt;	/* highest seq sent to the backend */
 	u32			b_acked;	/* backend's newest ACK */
-	u32			b_fed;		/* backend seq framed so far */
 	u32			b_tsval;	/* newest backend TSval */
 	u32			ts_sent;	/* newest TSval sent to the backend */
 	u8			retries;	/* resends of our copy */
 	bool			head_acked;	/* the backend has our copy */
 	bool			req_done;	/* request end known (req_range) */
 	bool			rsp_seen;	/* a response byte went out */
-	bool			rsp_done;	/* response end known (rsp_range) */
 	bool			keep;		/* backend keeps the connection */
 	bool			close_after;	/* the client asked for close */
-	bool			b_fin;		/* backend sent FIN */
 	bool			b_rst;		/* backend sent RST */
 	bool			retried;	/* second try of the request */
 	bool			upgrade;	/* the request asked for one */
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	u32			c_ack_passed;	/* newest client ACK passed on */
-	/* RFC 5961: a backend RST counts only at exactly b_rcv_nxt */
-	u32			b_rcv_nxt;	/* after its in-order segments seen */
-	bool			b_rcv_known;	/* else b_fed is where it stands */
 	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
 	u32			copy_len;	/* our copy of the request's start */

@@ -171,7 +171,7 @@ void l7_cur_done(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
-	if (!b || !b->req_done || !b->rsp_done)
+	if (!b || !b->req_done || !b->rsp_guard.done)
 		return;
 	c->cur = NULL;
 	if (b->close_after) {
