@@ -23,6 +23,7 @@
 #include <linux/workqueue.h>
 #include <net/ip_vs.h>
 
+#include "core/client_seg.h"
 #include "core/http_body.h"
 #include "core/http_req.h"
 #include "core/http_resp.h"
@@ -224,15 +225,6 @@ static inline u32 l7_binding_copy_end(const struct l7_binding *b)
 {
 	return b->pc->tcp.snd_nxt + b->copy_len;
 }
-
-enum l7_conn_state {
-	L7C_HEAD,	/* collecting a request head */
-	L7C_HELD,	/* head framed, waiting for the response before it */
-	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
-	L7C_BODY,	/* current request's body passing through */
-	L7C_TUNNEL,	/* close-delimited response: spliced until both FINs */
-	L7C_CLOSING,	/* our reply and/or FIN sent; waiting for the client */
-};
 
 /*
  * A client connection answered by the director.  Lives in the client
