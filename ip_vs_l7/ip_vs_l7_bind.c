@@ -237,7 +237,9 @@ int l7_bind(struct l7_conn *c)
 	b->b_acked = pc->tcp.snd_nxt;
 	b->b_snd_nxt = pc->tcp.snd_nxt + b->copy_len;
 	b->c_ack_passed = p.c_snd;
-	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method);
+	/* an HTTP/1.1 client that goes on must not see the server close */
+	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
+			  !b->close_after && c->req.version_minor >= 1);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))

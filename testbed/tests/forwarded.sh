@@ -149,6 +149,25 @@ keeps_pooled() {
 	[ "$n" -le 4 ]
 }
 
+# connects N: N requests on one curl command line (one connection if the
+# client is never told to close): how many connections curl opened
+connects() {
+	in_cli curl -sS --fail --max-time 120 -o /dev/null -w '%{num_connects}\n' \
+		"http://$L7TB_VIP/static/1k.bin?xg=[1-$1]" |
+		awk '{ n += $1 } END { print n }'
+}
+
+# MaxKeepAliveRequests 5: every fifth response says Connection: close,
+# about the pooled connection; the client's goes on
+server_close_hidden() {
+	local n
+	"$L7TB_DIR/apache" stop && "$L7TB_DIR/apache" start --max-keepalive 5 &&
+		wait_for pools_ready >/dev/null || return 1
+	n=$(connects 60) || return 1
+	note "client connections for 60 requests: $n"
+	[ "$n" = 1 ]
+}
+
 t_check "forwarded: X-Forwarded-For names the client on every request of a keep-alive connection" xff_every_request
 t_check "forwarded: after an X-Forwarded-For the client sent" xff_after_the_clients
 t_check "forwarded: x-forwarded-for-replace drops the client's" xff_replaces_the_clients
@@ -158,6 +177,7 @@ t_check "forwarded: copies around the MSS with bodies in the same segment, byte-
 t_check "forwarded: 70 KB POST bodies byte-exact on one connection" post_bodies_exact
 t_check "keep-alive: a client's Connection: close does not retire the pooled connection" keeps_pooled -H 'Connection: close'
 t_check "keep-alive: an HTTP/1.0 client does not retire the pooled connection" keeps_pooled -0
+t_check "keep-alive: a server's Connection: close does not reach the client (MaxKeepAliveRequests 5)" server_close_hidden
 
 testbed_down
 t_summary
