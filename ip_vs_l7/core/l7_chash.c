@@ -257,46 +257,54 @@ static unsigned int ring_find(const struct l7_chash_point *r, unsigned int n,
 #define L7_CHASH_SCALE_BITS	24
 
 struct chash_load {
-	uint64_t w[L7_POOL_MEMBERS_MAX];
-	uint64_t o[L7_POOL_MEMBERS_MAX];
+	unsigned int shift;	/* weights >> shift < 2^24 */
 	uint64_t total_w, total_o;
 	uint64_t eligible;	/* bit per member */
 };
+
+static uint64_t scaled_w(const struct chash_load *l,
+			 const struct l7_member_load *m)
+{
+	uint64_t w = m->weight >> l->shift;
+
+	return w || !m->weight ? w : 1;
+}
+
+static uint64_t scaled_o(const struct l7_member_load *m)
+{
+	return m->outstanding < (1u << L7_CHASH_SCALE_BITS) ?
+	       m->outstanding : (1u << L7_CHASH_SCALE_BITS);
+}
 
 static void chash_load(struct chash_load *l, const struct l7_member_load *m,
 		       unsigned int n)
 {
 	uint32_t wmax = 0;
-	unsigned int i, shift = 0;
+	unsigned int i;
 
 	for (i = 0; i < n; i++)
 		wmax = m[i].weight > wmax ? m[i].weight : wmax;
-	while ((wmax >> shift) >= (1u << L7_CHASH_SCALE_BITS))
-		shift++;
+	l->shift = 0;
+	while ((wmax >> l->shift) >= (1u << L7_CHASH_SCALE_BITS))
+		l->shift++;
 	l->total_w = 0;
 	l->total_o = 0;
 	l->eligible = 0;
 	for (i = 0; i < n; i++) {
-		uint32_t o = m[i].outstanding;
-
-		l->w[i] = m[i].weight >> shift;
-		if (m[i].weight && !l->w[i])
-			l->w[i] = 1;
-		l->o[i] = o < (1u << L7_CHASH_SCALE_BITS) ?
-			  o : (1u << L7_CHASH_SCALE_BITS);
-		if (!l->w[i])
+		if (!m[i].weight)
 			continue;
 		l->eligible |= 1ull << i;
-		l->total_w += l->w[i];
-		l->total_o += l->o[i];
+		l->total_w += scaled_w(l, &m[i]);
+		l->total_o += scaled_o(&m[i]);
 	}
 }
 
 /* o_i < 1.25 * (L + 1) * w_i / W, in integers */
-static bool below_bound(const struct chash_load *l, unsigned int i)
+static bool below_bound(const struct chash_load *l,
+			const struct l7_member_load *m)
 {
-	return l->o[i] * L7_CHASH_BALANCE_DEN * l->total_w <
-	       L7_CHASH_BALANCE_NUM * (l->total_o + 1) * l->w[i];
+	return scaled_o(m) * L7_CHASH_BALANCE_DEN * l->total_w <
+	       L7_CHASH_BALANCE_NUM * (l->total_o + 1) * scaled_w(l, m);
 }
 
 int l7_pick_chash(const struct l7_chash_point *ring, unsigned int npoints,
@@ -319,7 +327,7 @@ int l7_pick_chash(const struct l7_chash_point *ring, unsigned int npoints,
 		at = at + 1 == npoints ? 0 : at + 1;
 		if (i >= n || !(l.eligible & ~seen & (1ull << i)))
 			continue;
-		if (below_bound(&l, i))
+		if (below_bound(&l, &m[i]))
 			return (int)i;
 		seen |= 1ull << i;
 	}
