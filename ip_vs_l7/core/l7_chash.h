@@ -85,6 +85,7 @@ struct l7_chash_member {
 struct l7_chash_point {
 	uint32_t pos;		/* position on the ring */
 	uint16_t member;	/* index into the pool's members */
+	uint16_t tie;		/* rank of the member's id: orders equal pos */
 };
 
 /*

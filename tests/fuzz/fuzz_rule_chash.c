@@ -26,6 +26,27 @@
 
 static struct l7_chash_point ring[L7_CHASH_POINTS_MAX];
 
+/*
+ * The build is deterministic and sorts thousands of points: most inputs
+ * differ from the last one in their operations only, so the ring of the
+ * last member set is kept and reused (the rebuild after a member leaves
+ * is always run).
+ */
+static struct l7_chash_point cached[L7_CHASH_POINTS_MAX];
+static struct l7_chash_member cached_m[L7_POOL_MEMBERS_MAX];
+static unsigned int cached_n, cached_np;
+
+static unsigned int build(const struct l7_chash_member *m, unsigned int n)
+{
+	if (n != cached_n || memcmp(m, cached_m, n * sizeof(*m))) {
+		cached_np = l7_chash_build(cached, m, n);
+		memcpy(cached_m, m, n * sizeof(*m));
+		cached_n = n;
+	}
+	memcpy(ring, cached, cached_np * sizeof(*ring));
+	return cached_np;
+}
+
 static void check_ring(unsigned int np, const struct l7_chash_member *m,
 		       unsigned int n)
 {
@@ -96,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	n = data[0] % L7_POOL_MEMBERS_MAX + 1;
+	memset(m, 0, sizeof(m));	/* padding too: build() compares bytes */
 	if (size < 1 + 2 * (size_t)n)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -108,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		l[i].weight = conf_w[i];
 		l[i].outstanding = data[2 + 2 * i];
 	}
-	np = l7_chash_build(ring, m, n);
+	np = build(m, n);
 	check_ring(np, m, n);
 
 	/* a rebuild sorts the ring: a few per input keep runs fast */
@@ -137,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				l[who].outstanding--;
 			break;
 		case 3:
-			if (rebuilds++ == MAX_REBUILDS)
+			if (rebuilds++ >= MAX_REBUILDS)
 				break;
 			/* out of the pool: no points, never eligible */
 			m[who].weight = 0;
