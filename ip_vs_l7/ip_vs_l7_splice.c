@@ -621,7 +621,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		th->fin = 0;
 		s.len = payload;
 	}
-	if (s.len)
+	/* all but a bare FIN that was the server's own goes on: ACKs too */
+	if (payload || !v.strip_fin)
 		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
 	if (b->rsp_guard.done && !was_done)
 		l7_cur_done(c);
