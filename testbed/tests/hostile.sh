@@ -8,7 +8,9 @@
 # hundreds of pipelined GETs whose responses it never acknowledges.  A
 # misbehaving backend (testbed/clients/badbackend.py) resets in the middle
 # of responses and has RSTs forged in its name.  Small MTUs on either
-# side of the director test path MTU through the splice.  The bytes that
+# side of the director, and a router with a small link toward a client
+# (whose "fragmentation needed" only the data path can act on), test path
+# MTU through the splice.  The bytes that
 # reach backends are read from their access logs and from a capture on
 # the director's backend bridge.  Runs inside the guest.
 set -u
