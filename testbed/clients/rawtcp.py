@@ -195,11 +195,16 @@ class Conn:
         return p[TCP].dport == self.sport and p[TCP].sport == self.dport
 
     def connect(self):
-        self.seg("S", options=[("MSS", 1460)])
-        sa = self.peer.recv(5, lambda p: self.mine(p) and
-                            p[TCP].flags.S and p[TCP].flags.A)
-        if sa is None:
-            raise Fail("no SYN-ACK")
+        """Handshake; the SYN is resent twice, as a kernel would (an
+        emulated director still busy with a previous test may be slow)."""
+        for _ in range(3):
+            self.seg("S", options=[("MSS", 1460)])
+            sa = self.peer.recv(5, lambda p: self.mine(p) and
+                                p[TCP].flags.S and p[TCP].flags.A)
+            if sa is not None:
+                break
+        else:
+            raise Fail("no SYN-ACK to 3 SYNs")
         self.snd_nxt += 1
         self.rcv_nxt = (sa[TCP].seq + 1) % 2**32
         for o in sa[TCP].options:
