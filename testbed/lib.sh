@@ -93,10 +93,15 @@ wait_eq() {
 	return 1
 }
 
-# wait_for CMD...: retry for up to 20 s.
+# wait_for [-s SECONDS] CMD...: retry every 0.2 s for up to SECONDS (20);
+# the last try's output is shown.
 wait_for() {
-	local i
-	for i in $(seq 1 100); do
+	local i tries=100
+	if [ "$1" = -s ]; then
+		tries=$(($2 * 5))
+		shift 2
+	fi
+	for i in $(seq 1 "$tries"); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done

@@ -46,6 +46,8 @@ import time
 
 from scapy.all import AsyncSniffer, IP, TCP  # noqa: E402
 
+from rawnet import csum, next_response  # noqa: E402
+
 FIN, SYN, RST, PSH, ACK, URG = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 M32 = 0xFFFFFFFF
 
@@ -55,15 +57,6 @@ BAD_OPTS = {
     "ts9": bytes([8, 9]) + bytes(7) + bytes(3),
     "past": bytes([1, 1, 8, 10, 0, 0, 0, 1]),
 }
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def segment(src, dst, sport, dport, seq, ack, flags, win, opts=b"",
@@ -267,43 +260,13 @@ class Conn:
 
 def responses(buf):
     """Statuses of the complete HTTP responses at the front of buf."""
-    out, pos, buf = [], 0, bytes(buf)
+    out, pos = [], 0
     while True:
-        end = buf.find(b"\r\n\r\n", pos)
-        if end < 0:
+        r = next_response(buf, pos)
+        if r is None:
             return out
-        lines = buf[pos:end].split(b"\r\n")
-        parts = lines[0].split(b" ")
-        if len(parts) < 2 or not parts[1].isdigit():
-            return out
-        status = int(parts[1])
-        hdrs = {}
-        for ln in lines[1:]:
-            k, _, v = ln.partition(b":")
-            hdrs[k.strip().lower()] = v.strip()
-        body = end + 4
-        if status < 200 or status in (204, 304):
-            pass
-        elif hdrs.get(b"content-length", b"").isdigit():
-            body += int(hdrs[b"content-length"])
-        elif hdrs.get(b"transfer-encoding", b"").lower() == b"chunked":
-            while True:
-                e = buf.find(b"\r\n", body)
-                if e < 0:
-                    return out
-                try:
-                    n = int(buf[body:e].split(b";")[0], 16)
-                except ValueError:
-                    return out
-                body = e + 2 + n + 2
-                if n == 0:
-                    break	# no trailers from our backends
-        else:
-            return out		# close-delimited: not counted
-        if body > len(buf):
-            return out
-        out.append(status)
-        pos = body
+        out.append(r[1])
+        pos = r[3]
 
 
 def report(c):

@@ -30,6 +30,23 @@ Tests:
             the client link's broadcast, then one from the client, with a
             default route on the director: a capture on all its links
             holds one SYN-ACK, the real client's
+  icmp-client   ICMP "fragmentation needed" (MTU 700) quoting the
+                director's segments to us out of window, or another tuple,
+                then (MTU 1000) one in flight: on the client link (TSO off)
+                full-size segments after the first, none over 960 bytes
+                after the second
+  icmp-backend  the same from a backend's namespace about a body segment
+                on a pooled connection, held unacknowledged by an
+                iptables drop at the backends: its resend goes whole after
+                the ignored errors, in pieces of 960 bytes at most after
+                the one in window (capture on br0, TSO off)
+  paws      with timestamps: a body segment with a TSval older than the
+            last one is not acknowledged and never reaches br0; the range
+            resent with other bytes and a fresh TSval is what is echoed
+  window    a service to a server that never reads (192.0.2.12:8081,
+            started by the suite) and 40 KB of body, sent twice: no
+            segment to it on br0 ends past its last announced right edge
+  frag      a GET sent as IP fragments of 16 bytes is answered
 """
 
 import os
@@ -45,10 +62,12 @@ os.environ.setdefault("HOME", "/tmp")
 # not scapy.all: loading every layer takes a minute in the guest
 from scapy.arch import get_if_addr, get_if_hwaddr  # noqa: E402
 from scapy.config import conf  # noqa: E402
-from scapy.layers.inet import IP, TCP  # noqa: E402
+from scapy.layers.inet import IP, TCP, fragment  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
+
+from rawnet import icmp_frag_needed, icmp_socket, next_response  # noqa: E402
 
 conf.verb = 0
 VIP = "198.51.100.1"
@@ -107,10 +126,12 @@ class Peer:
         self.smac = get_if_hwaddr(IFACE)
         self.src = get_if_addr(IFACE)
         self.sock = conf.L2socket(
-            iface=IFACE, filter="tcp and src host %s and src port 80" % VIP)
+            iface=IFACE, filter="tcp and src host %s" % VIP)
 
-    def send(self, pkt):
-        self.sock.send(Ether(src=self.smac, dst=self.dmac) / pkt)
+    def send(self, pkt, frag=0):
+        """Send @pkt, as IP fragments of @frag bytes if @frag."""
+        for p in fragment(pkt, frag) if frag else [pkt]:
+            self.sock.send(Ether(src=self.smac, dst=self.dmac) / p)
 
     def recv(self, timeout, match):
         """The first segment from the VIP that @match accepts, or None."""
@@ -128,38 +149,67 @@ class Peer:
 
 
 class Conn:
-    """A TCP connection to VIP:80 kept by hand: no TS, WS or SACK."""
+    """A TCP connection to VIP:@dport kept by hand: no WS or SACK, and
+    timestamps only if @ts."""
 
-    def __init__(self, peer):
+    def __init__(self, peer, dport=80, ts=False):
         self.peer = peer
+        self.dport = dport
         self.sport = random.randint(40000, 40999)
         self.snd_nxt = random.getrandbits(32)
         self.rcv_nxt = 0
         self.acked = None
         self.data = b""
         self.fin = False
+        self.ack_data = True    # acknowledge what arrives
+        self.ack_sent = None    # the last ACK number we sent
+        self.ts = ts
+        self.ts_base = random.getrandbits(32)
+        self.ts_last = None     # the last TSval we sent
+        self.ts_recent = 0      # the peer's last TSval
 
-    def seg(self, flags, payload=b"", seq=None, options=(), urgptr=0):
-        t = TCP(sport=self.sport, dport=80, flags=flags,
+    def tsval(self):
+        """A clock of 1 ms ticks that only goes forward."""
+        return (self.ts_base + int(time.monotonic() * 1000)) % 2**32
+
+    def seg(self, flags, payload=b"", seq=None, options=(), urgptr=0,
+            tsval=None, frag=0):
+        options = list(options)
+        if self.ts:
+            tsval = self.tsval() if tsval is None else tsval % 2**32
+            self.ts_last = tsval
+            options += [("NOP", None), ("NOP", None),
+                        ("Timestamp", (tsval, self.ts_recent))]
+        t = TCP(sport=self.sport, dport=self.dport, flags=flags,
                 seq=self.snd_nxt if seq is None else seq % 2**32,
                 ack=self.rcv_nxt if "A" in flags else 0, window=65535,
-                urgptr=urgptr, options=list(options))
+                urgptr=urgptr, options=options)
+        if "A" in flags:
+            self.ack_sent = self.rcv_nxt
         p = IP(src=self.peer.src, dst=VIP) / t
         if payload:
             p = p / Raw(payload)
-        self.peer.send(p)
+        self.peer.send(p, frag)
 
     def mine(self, p):
-        return p[TCP].dport == self.sport
+        return p[TCP].dport == self.sport and p[TCP].sport == self.dport
 
     def connect(self):
-        self.seg("S", options=[("MSS", 1460)])
-        sa = self.peer.recv(5, lambda p: self.mine(p) and
-                            p[TCP].flags.S and p[TCP].flags.A)
-        if sa is None:
-            raise Fail("no SYN-ACK")
+        """Handshake; the SYN is resent twice, as a kernel would (an
+        emulated director still busy with a previous test may be slow)."""
+        for _ in range(3):
+            self.seg("S", options=[("MSS", 1460)])
+            sa = self.peer.recv(5, lambda p: self.mine(p) and
+                                p[TCP].flags.S and p[TCP].flags.A)
+            if sa is not None:
+                break
+        else:
+            raise Fail("no SYN-ACK to 3 SYNs")
         self.snd_nxt += 1
         self.rcv_nxt = (sa[TCP].seq + 1) % 2**32
+        for o in sa[TCP].options:
+            if o[0] == "Timestamp":
+                self.ts_recent = o[1][0]
         self.seg("A")
 
     def take(self, p):
@@ -168,7 +218,10 @@ class Conn:
         if t.flags.A and (self.acked is None or
                           (t.ack - self.acked) % 2**32 < 2**31):
             self.acked = t.ack
-        payload = bytes(t.payload)
+        for o in t.options:
+            if o[0] == "Timestamp":
+                self.ts_recent = o[1][0]
+        payload = payload_of(p)
         if t.flags.R:
             return
         if payload and t.seq == self.rcv_nxt:
@@ -177,7 +230,7 @@ class Conn:
         if t.flags.F and (t.seq + len(payload)) % 2**32 == self.rcv_nxt:
             self.rcv_nxt = (self.rcv_nxt + 1) % 2**32
             self.fin = True
-        if payload or t.flags.F:
+        if (payload or t.flags.F) and self.ack_data:
             self.seg("A")
 
     def pump(self, timeout, done):
@@ -234,41 +287,16 @@ class Conn:
                        (what, self.snd_nxt, t.flags, t.ack))
 
 
-def dechunk(data):
-    """(body, rest) of a chunked body at the start of @data, or None."""
-    body = b""
-    while True:
-        line, sep, data = data.partition(b"\r\n")
-        if not sep:
-            return None
-        size = int(line.split(b";")[0], 16)
-        if not size:
-            # trailer fields, if any, then an empty line
-            if data.startswith(b"\r\n"):
-                return body, data[2:]
-            end = data.find(b"\r\n\r\n")
-            return None if end < 0 else (body, data[end + 4:])
-        if len(data) < size + 2:
-            return None
-        body += data[:size]
-        data = data[size + 2:]
+def payload_of(p):
+    """A segment's payload, without link-layer padding."""
+    n = p[IP].len - p[IP].ihl * 4 - p[TCP].dataofs * 4
+    return bytes(p[TCP].payload)[:max(n, 0)]
 
 
 def split_response(data):
     """(status line, body, rest) if @data starts with a whole response."""
-    head, sep, rest = data.partition(b"\r\n\r\n")
-    if not sep:
-        return None
-    fields = {}
-    for line in head.split(b"\r\n")[1:]:
-        k, _, v = line.partition(b":")
-        fields[k.strip().lower()] = v.strip()
-    status = head.split(b"\r\n")[0]
-    if fields.get(b"transfer-encoding", b"").lower() == b"chunked":
-        r = dechunk(rest)
-        return r and (status, r[0], r[1])
-    n = int(fields.get(b"content-length", b"0"))
-    return len(rest) >= n and (status, rest[:n], rest[n:])
+    r = next_response(data)
+    return r and (r[0], r[2], data[r[3]:])
 
 
 def body_of(n, seed):
@@ -443,10 +471,363 @@ def t_martian(peer):
                    (len(answers), "; ".join(p.summary() for p in answers)))
 
 
+GW = "192.0.2.1"                # the director on the backend bridge
+BACKEND_NS = ["l7s1", "l7s2", "l7s3"]
+
+
+def after_eq(a, b):
+    """a is at or after b in sequence space."""
+    return (a - b) % 2**32 < 2**31
+
+
+def data_segments(pkts, src=None):
+    """(seq, payload length, packet) of the captured segments with data."""
+    out = []
+    for p in pkts:
+        if IP in p and TCP in p and (src is None or p[IP].src == src):
+            n = len(payload_of(p))
+            if n:
+                out.append((p[TCP].seq, n, p))
+    return out
+
+
+def drain(c, secs):
+    """Take what arrives for @secs s without acknowledging it: the peer
+    fills its window to us and stops."""
+    c.ack_data = False
+    c.pump(secs, lambda: False)
+
+
+def resume(c, nbytes, timeout=60):
+    """Acknowledge again, and take @nbytes more."""
+    want = len(c.data) + nbytes
+    c.ack_data = True
+    c.seg("A")
+    if not c.pump(timeout, lambda: len(c.data) >= want):
+        raise Fail("the download stalled at %d bytes" % len(c.data))
+
+
+# MTUs the ICMP errors announce: honoured (1000) and to be ignored (700)
+MTU_OK, MTU_IGNORED = 1000, 700
+MSS_OK = MTU_OK - 40
+
+
+def t_icmp_client(peer):
+    """ICMP "fragmentation needed" about the director's segments to this
+    client, sent from the client side: one quoting an out-of-window seq
+    and one an unknown tuple change nothing; one quoting a segment in
+    flight makes the director's next segments fit.  Sizes are read on the
+    director's client link (TSO off there, so the wire is what is
+    captured)."""
+    c = Conn(peer)
+    cap = Capture("icmp-client", "dcli", "tcp src port 80 and dst port %d"
+                  % c.sport)
+    try:
+        c.connect()
+        get = b"GET /static/1m.bin HTTP/1.1\r\nHost: h\r\n\r\n"
+        c.seg("PA", get)
+        c.snd_nxt = (c.snd_nxt + len(get)) % 2**32
+        if not c.pump(30, lambda: len(c.data) >= 20000):
+            raise Fail("the download did not start (%d bytes)" % len(c.data))
+
+        def icmp(seq, mtu, dport=c.sport):
+            peer.send(IP(src=peer.src, dst=VIP, proto=1) /
+                      Raw(icmp_frag_needed(VIP, peer.src, 80, dport, seq,
+                                           mtu)))
+
+        drain(c, 1.5)
+        if c.ack_sent == c.rcv_nxt:
+            raise Fail("nothing in flight to quote")
+        ignored_from = c.rcv_nxt
+        icmp(c.rcv_nxt + 0x40000000, MTU_IGNORED)      # ahead
+        icmp(c.ack_sent - 100000, MTU_IGNORED)         # behind
+        icmp(c.ack_sent, MTU_IGNORED, dport=c.sport ^ 1)   # other tuple
+        time.sleep(0.5)
+        resume(c, 40000)
+
+        drain(c, 1.5)
+        if c.ack_sent == c.rcv_nxt:
+            raise Fail("nothing in flight to quote")
+        honoured_from = c.rcv_nxt
+        icmp(c.ack_sent, MTU_OK)                        # in flight
+        time.sleep(0.5)
+        resume(c, 40000)
+        c.seg("RA", seq=c.snd_nxt)
+    finally:
+        pkts = cap.stop()
+    segs = data_segments(pkts)
+    between = [n for s, n, _ in segs if after_eq(s, ignored_from) and
+               not after_eq(s, honoured_from)]
+    later = [n for s, n, _ in segs if after_eq(s, honoured_from)]
+    if not between or not later:
+        raise Fail("captured %d data segments: %d after the ignored errors,"
+                   " %d after the honoured one" %
+                   (len(segs), len(between), len(later)))
+    if max(between) <= MSS_OK:
+        raise Fail("after ICMP errors out of window or for another tuple, "
+                   "segments of %d bytes at most: one was taken" %
+                   max(between))
+    if max(later) > MSS_OK:
+        raise Fail("after \"fragmentation needed, MTU %d\" quoting a "
+                   "segment in flight: segments of %s bytes (want <= %d)" %
+                   (MTU_OK, sorted(set(later))[-5:], MSS_OK))
+
+
+def ns_run(ns, *cmd, check=True):
+    return subprocess.run(["ip", "netns", "exec", ns] + list(cmd),
+                          check=check, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+
+
+HOLD = b"HOLDBACK"      # body segments the backends drop while it is set
+
+
+def hold(on):
+    """Make every backend drop segments to port 80 carrying HOLD (before
+    its TCP sees them, so they stay unacknowledged), or stop that."""
+    for ns in BACKEND_NS:
+        ns_run(ns, "iptables", "-D" if not on else "-I", "INPUT", "-p",
+               "tcp", "--dport", "80", "-m", "string", "--string",
+               HOLD.decode(), "--algo", "bm", "-j", "DROP", check=on)
+
+
+class FirstSegment:
+    """The first segment tcpdump in the director sees on br0 whose
+    payload starts with HOLD: (director port, backend, seq)."""
+
+    def __init__(self):
+        word = int.from_bytes(HOLD[:4], "big")
+        self.proc = subprocess.Popen(
+            in_dir("tcpdump", "-l", "-t", "-nn", "-S", "-c", "1", "-i", "br0",
+                   "--immediate-mode", "tcp dst port 80 and "
+                   "tcp[((tcp[12] & 0xf0) >> 2):4] = 0x%08x" % word),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        said = ""
+        while "listening" not in said:
+            line = self.proc.stderr.readline()
+            if not line:
+                raise Fail("tcpdump: %r" % said)
+            said += line
+
+    def get(self):
+        r, _, _ = select.select([self.proc.stdout], [], [], 10)
+        line = self.proc.stdout.readline() if r else ""
+        self.proc.kill()
+        self.proc.wait()
+        # IP 192.0.2.1.40123 > 192.0.2.12.80: Flags [P.], seq 1:2, ...
+        f = line.split()
+        if len(f) < 8 or f[6] != "seq":
+            raise Fail("the held segment never reached br0: %r" % line)
+        src, dst = f[1].rsplit(".", 1), f[3].rstrip(":").rsplit(".", 1)
+        return int(src[1]), dst[0], int(f[7].split(":")[0])
+
+
+def t_icmp_backend(peer):
+    """ICMP "fragmentation needed" about the director's segments on a
+    spliced pooled connection, sent from a backend: a POST body segment
+    is held at the backends (never acknowledged), errors quoting it out
+    of window or on another tuple change nothing (the resent segment
+    goes whole), one quoting it in window makes the next resend go in
+    pieces that fit.  Sizes are read on br0 (TSO off)."""
+    icmp_sock = icmp_socket(BACKEND_NS[0])
+    cap = Capture("icmp-backend", "br0", "tcp dst port 80 and src host "
+                  + GW)
+    parts = [body_of(1000, 7), HOLD + body_of(1392, 8),
+             HOLD + body_of(1392, 9), body_of(500, 10)]
+    body = b"".join(parts)
+    seen = []
+    try:
+        c = Conn(peer)
+        c.connect()
+        c.send(b"POST /cgi-bin/echo HTTP/1.1\r\nHost: h\r\n"
+               b"Content-Length: %d\r\n\r\n" % len(body))
+        c.send(parts[0])
+        for part, quotes in ((parts[1], "ignored"), (parts[2], "in window")):
+            hold(True)
+            first = FirstSegment()
+            seq = c.snd_nxt
+            c.seg("PA", part)
+            c.snd_nxt = (c.snd_nxt + len(part)) % 2**32
+            port, backend, bseq = first.get()
+            seen.append(bseq)
+
+            def icmp(qseq, mtu, qport=80):
+                icmp_sock.sendto(icmp_frag_needed(GW, backend, port, qport,
+                                                  qseq, mtu), (GW, 0))
+
+            if quotes == "ignored":
+                icmp(bseq + 0x40000000, MTU_IGNORED)
+                icmp(bseq, MTU_IGNORED, qport=81)
+            else:
+                icmp(bseq, MTU_OK)
+            time.sleep(0.5)
+            hold(False)
+            c.seg("PA", part, seq=seq)
+            if not c.pump(10, lambda: c.acked == c.snd_nxt):
+                raise Fail("the resent segment was never acknowledged")
+        c.send(parts[3])
+        status, got = c.response()
+        c.close()
+        if b" 200 " not in status or got != body:
+            raise Fail("echo %r: %d bytes of %d" % (status, len(got),
+                                                    len(body)))
+    finally:
+        hold(False)
+        icmp_sock.close()
+        pkts = cap.stop()
+    segs = data_segments(pkts)
+    at = [[n for s, n, _ in segs if s == q] for q in seen]
+    if len(at) != 2 or len(at[0]) < 2 or len(at[1]) < 2:
+        raise Fail("segments at the held seqs: %s" % at)
+    if at[0][1:] != [len(parts[1])] * (len(at[0]) - 1):
+        raise Fail("after errors out of window or for another tuple, the "
+                   "resend went as %s bytes (want whole, %d)" %
+                   (at[0][1:], len(parts[1])))
+    if max(at[1][1:]) > MSS_OK:
+        raise Fail("after \"fragmentation needed, MTU %d\" in window, the "
+                   "resend went as %s bytes (want <= %d)" %
+                   (MTU_OK, at[1][1:], MSS_OK))
+
+
+def t_paws(peer):
+    """A body segment whose TSval is older than the last one taken fails
+    PAWS (RFC 7323): the director drops it (no ACK, nothing on the
+    backend link); the same range resent with a fresh TSval and other
+    bytes is what the backend gets."""
+    old = b"PAWSOLD" + body_of(93, 11)
+    new = b"PAWSNEW" + body_of(93, 12)
+    parts = [body_of(100, 13), new, body_of(100, 14)]
+    body = b"".join(parts)
+    cap = Capture("paws-backend", "br0", "tcp dst port 80")
+    try:
+        c = Conn(peer, ts=True)
+        c.connect()
+        c.send(b"POST /cgi-bin/echo HTTP/1.1\r\nHost: h\r\n"
+               b"Content-Length: %d\r\n\r\n" % len(body))
+        c.send(parts[0])
+        seq = c.snd_nxt
+        c.seg("PA", old, tsval=c.ts_last - 1000)
+        if c.pump(2, lambda: c.acked != seq):
+            raise Fail("a segment failing PAWS was acknowledged (ack %d, "
+                       "its end %d)" % (c.acked, seq + len(old)))
+        c.send(new)
+        c.send(parts[2])
+        status, got = c.response()
+        c.close()
+        if b" 200 " not in status or got != body:
+            raise Fail("echo %r: %d bytes of %d%s" % (
+                status, len(got), len(body),
+                ", with the old bytes" if b"PAWSOLD" in got else ""))
+    finally:
+        pkts = cap.stop()
+    n = sum(1 for _, _, p in data_segments(pkts)
+            if b"PAWSOLD" in payload_of(p))
+    if n:
+        raise Fail("the director forwarded the segment failing PAWS %d "
+                   "time(s)" % n)
+
+
+WIN_RS = "192.0.2.12:8081"      # a server that never reads: tcp_hygiene.sh
+
+
+def pool_idle(rs):
+    out = subprocess.run(in_dir("cat", "/proc/net/ip_vs_l7"),
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) > 8 and f[0] == "->" and f[1] == rs:
+            return int(f[3])
+    return 0
+
+
+def t_window(peer):
+    """A server that never reads, with a small receive buffer: its window
+    closes.  A client sends 40 KB of body, twice.  In the capture on br0
+    no segment from the director to that server ends past the right edge
+    (ack + scaled window) the server announced last."""
+    vs = VIP + ":8081"
+    chunk_n, chunks = 1000, 40
+    cap = Capture("window", "br0", "tcp port 8081")
+    try:
+        subprocess.run(in_dir("ipvsadm", "-A", "-t", vs, "-s", "l7"),
+                       check=True)
+        subprocess.run(in_dir("ipvsadm", "-a", "-t", vs, "-r", WIN_RS, "-m"),
+                       check=True)
+        end = time.time() + 20
+        while not pool_idle(WIN_RS):
+            if time.time() > end:
+                raise Fail("no pooled connection to %s" % WIN_RS)
+            time.sleep(0.2)
+        c = Conn(peer, dport=8081)
+        c.connect()
+        c.send(b"POST /sink HTTP/1.1\r\nHost: h\r\n"
+               b"Content-Length: %d\r\n\r\n" % (chunk_n * chunks))
+        base = c.snd_nxt
+        for rnd in range(2):
+            for i in range(chunks):
+                c.seg("PA", body_of(chunk_n, 20 + i), seq=base + i * chunk_n)
+            c.pump(3, lambda: False)
+        c.seg("RA", seq=c.acked)
+    finally:
+        pkts = cap.stop()
+        subprocess.run(in_dir("ipvsadm", "-D", "-t", vs))
+    check_window(pkts, WIN_RS, chunk_n * chunks)
+
+
+def check_window(pkts, rs, offered):
+    """No data segment to server @rs in @pkts ends past the right edge
+    the server announced last, and the window bound something: less
+    than @offered bytes went to it."""
+    rs_ip, rs_port = rs.split(":")
+    wscale, edge, sent, past = {}, {}, {}, []
+    for p in pkts:
+        if IP not in p or TCP not in p:
+            continue
+        t = p[TCP]
+        if p[IP].src == rs_ip and t.sport == int(rs_port):
+            if t.flags.S:     # its window is never scaled
+                wscale[t.dport] = dict(
+                    (o[0], o[1]) for o in t.options).get("WScale", 0)
+                edge[t.dport] = (t.ack + t.window) % 2**32
+            elif t.flags.A and t.dport in wscale:
+                edge[t.dport] = (t.ack + (t.window << wscale[t.dport])) \
+                    % 2**32
+        elif p[IP].dst == rs_ip and t.dport == int(rs_port):
+            n = len(payload_of(p))
+            if not n or t.sport not in edge:
+                continue
+            e = (t.seq + n) % 2**32
+            sent[t.sport] = sent.get(t.sport, 0) + n
+            if not after_eq(edge[t.sport], e):
+                past.append("seq %d+%d past the edge %d" %
+                            (t.seq, n, edge[t.sport]))
+    if past:
+        raise Fail("the director sent beyond the server's window: %s" %
+                   "; ".join(past[:5]))
+    if not sent or max(sent.values()) >= offered:
+        raise Fail("the window never bound anything: sent %s bytes to the "
+                   "server, windows seen for %s" % (sent, sorted(edge)))
+
+
+def t_frag(peer):
+    """A request sent as IP fragments of 16 bytes is reassembled and
+    answered (defragmentation is on where an l7 service is)."""
+    c = Conn(peer)
+    c.connect()
+    c.send(GET, frag=16)
+    status, _ = c.response()
+    if b" 200 " not in status:
+        raise Fail("fragmented GET answered %r" % status)
+    c.get_ok()
+    c.close()
+
+
 TESTS = {"urgent": t_urgent, "options": t_options, "synfin": t_synfin,
          "syn": t_syn, "rst-window": t_rst_window,
          "rst-outside": t_rst_outside, "rst-exact": t_rst_exact,
-         "martian": t_martian}
+         "martian": t_martian, "icmp-client": t_icmp_client,
+         "icmp-backend": t_icmp_backend, "paws": t_paws,
+         "window": t_window, "frag": t_frag}
 
 
 TEST_SECONDS = 180

@@ -100,6 +100,24 @@ slow_heads() {
 	return $rc
 }
 
+# refused_one OUT N COUNTER BEFORE: slowheads.py said (in OUT) that N
+# connections opened and one of them was reset, and the service's
+# COUNTER went up by one from BEFORE
+refused_one() {
+	local rc=0
+	grep -q "^open $2 reset 1\$" "$1" || { echo "want one reset"; rc=1; }
+	[ "$(svc_col "$3")" = $(($4 + 1)) ] ||
+		{ echo "$3 $(svc_col "$3")"; rc=1; }
+	return $rc
+}
+
+# slowheads_end PID: stop a slowheads.py run; all its connections go
+slowheads_end() {
+	kill "$1"
+	wait "$1" 2>/dev/null
+	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; return 1; }
+}
+
 # (b) max_conns_per_source=50: the 51st connection from one address is
 # reset and counted, the other address is still served, and so is the
 # first again once it has fewer.
@@ -112,16 +130,12 @@ per_source_cap() {
 	pid=$!
 	wait_line "$TMP/cap" '^open' 60 || { kill $pid; return 1; }
 	note "$(head -n 1 "$TMP/cap"), refused_source $before -> $(svc_col refused_source)"
-	grep -q '^open 51 reset 1$' "$TMP/cap" || { echo "want one reset"; rc=1; }
-	[ "$(svc_col refused_source)" = $((before + 1)) ] ||
-		{ echo "refused_source $(svc_col refused_source)"; rc=1; }
+	refused_one "$TMP/cap" 51 refused_source "$before" || rc=1
 	[ "$(svc_col active)" = 50 ] || { echo "active $(svc_col active)"; rc=1; }
 	get_ok --interface "$CLIENT2" ||
 		{ echo "$CLIENT2 refused too"; rc=1; }
 	! get_ok 2>/dev/null || { echo "a 52nd from $L7TB_CLIENT served"; rc=1; }
-	kill $pid
-	wait $pid 2>/dev/null
-	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; rc=1; }
+	slowheads_end $pid || rc=1
 	get_ok || { echo "$L7TB_CLIENT not served after"; rc=1; }
 	param max_conns_per_source 256
 	param head_timeout $HEAD_TIMEOUT
@@ -139,12 +153,8 @@ global_cap() {
 	wait_line "$TMP/g1" '^open' 30 || { kill $pid; return 1; }
 	slowheads 5 --source "$CLIENT2" --then-close > "$TMP/g2" 2>&1
 	note "$(cat "$TMP/g2") from $CLIENT2, refused_max $before -> $(svc_col refused_max)"
-	grep -q '^open 5 reset 1$' "$TMP/g2" || { echo "want one reset"; rc=1; }
-	[ "$(svc_col refused_max)" = $((before + 1)) ] ||
-		{ echo "refused_max $(svc_col refused_max)"; rc=1; }
-	kill $pid
-	wait $pid 2>/dev/null
-	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; rc=1; }
+	refused_one "$TMP/g2" 5 refused_max "$before" || rc=1
+	slowheads_end $pid || rc=1
 	param max_conns 65536
 	param head_timeout $HEAD_TIMEOUT
 	return $rc

@@ -8,7 +8,9 @@
 # hundreds of pipelined GETs whose responses it never acknowledges.  A
 # misbehaving backend (testbed/clients/badbackend.py) resets in the middle
 # of responses and has RSTs forged in its name.  Small MTUs on either
-# side of the director test path MTU through the splice.  The bytes that
+# side of the director, and a router with a small link toward a client
+# (whose "fragmentation needed" only the data path can act on), test path
+# MTU through the splice.  The bytes that
 # reach backends are read from their access logs and from a capture on
 # the director's backend bridge.  Runs inside the guest.
 set -u
@@ -68,16 +70,8 @@ busy_total() {	# busy pooled connections of the port-80 servers
 		awk '$1 == "->" && $2 ~ /:80$/ { n += $5 } END { print n + 0 }'
 }
 
-# wait_long CMD...: retry for up to 90 s (python and scapy start slowly
-# in an emulated guest)
-wait_long() {
-	local i
-	for i in $(seq 1 450); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
-}
+# python and scapy start slowly in an emulated guest: their waits are long
+LONG=90
 
 # ---- what reached the backends ----
 
@@ -92,7 +86,7 @@ cap_start() {
 	ip netns exec l7dir tcpdump -Z root -i br0 -U -s 0 -w "$CAP" \
 		"tcp and src host $L7TB_GW" > /dev/null 2> "$CAP.err" &
 	CAP_PID=$!
-	wait_long grep -q 'listening on' "$CAP.err"
+	wait_for -s $LONG grep -q 'listening on' "$CAP.err"
 }
 CAP_N=0
 
@@ -155,7 +149,7 @@ head_resend() {
 	rm -f "$TMP/mark"
 	raw head-resend --wait 30 --mark "$TMP/mark" > "$TMP/resend.out" 2>&1 &
 	pid=$!
-	wait_long test -e "$TMP/mark"
+	wait_for -s $LONG test -e "$TMP/mark"
 	sleep 2
 	for b in $L7TB_BACKENDS; do
 		in_backend "$b" iptables -D INPUT -p tcp -m string \
@@ -208,7 +202,7 @@ bad_backend_up() {
 	ip netns exec l7s1 "$PY" "$CLIENTS/badbackend.py" 8080 "$BAD_DIR" \
 		> "$TMP/bad.log" 2>&1 < /dev/null &
 	BAD_PID=$!
-	wait_long test -e "$BAD_DIR/listening" || return 1
+	wait_for -s $LONG test -e "$BAD_DIR/listening" || return 1
 	in_dir ipvsadm -A -t "$BAD_VS" -s l7 &&
 		in_dir ipvsadm -a -t "$BAD_VS" -r "$BAD_RS" -m &&
 		wait_for bad_pool_ready
@@ -246,7 +240,7 @@ forged_rst() {
 		--port 8080 --director "$L7TB_GW" --offsets "$1" \
 		--ready "$TMP/ready" --wait 40 > "$TMP/forge.out" 2>&1 &
 	fpid=$!
-	wait_long test -e "$TMP/ready"
+	wait_for -s $LONG test -e "$TMP/ready"
 	in_cli curl -sS --max-time 30 -o "$TMP/slow" \
 		"http://$BAD_VS/slow?id=$2" > "$TMP/curl.err" 2>&1 &
 	cpid=$!
@@ -266,13 +260,14 @@ forged_rst() {
 
 # ---- path MTU ----
 
+# download_and_post [NS]: from the client namespace NS (l7cli)
 download_and_post() {
-	local got
-	in_cli curl -sS --fail --max-time 30 -o "$TMP/1m" \
+	local got ns=${1:-l7cli}
+	ip netns exec "$ns" curl -sS --fail --max-time 30 -o "$TMP/1m" \
 		"http://$L7TB_VIP/static/1m.bin" || { echo "1 MB download failed"; return 1; }
 	got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
 	[ "$got" = "$DIGEST_1M" ] || { echo "1 MB download: sha256 $got"; return 1; }
-	in_cli curl -sS --fail --max-time 30 --data-binary @"$TMP/post" \
+	ip netns exec "$ns" curl -sS --fail --max-time 30 --data-binary @"$TMP/post" \
 		-o "$TMP/echo" "http://$L7TB_VIP/cgi-bin/echo" ||
 		{ echo "300 KB POST echo failed"; return 1; }
 	cmp "$TMP/post" "$TMP/echo"
@@ -309,6 +304,63 @@ pmtu_backend_links() {
 	return $rc
 }
 
+# A router between the director and a second client, whose link to
+# that client carries 1280 bytes; the client advertises MSS 1460 (its
+# route's advmss), as one behind such a path does.  Nothing on the
+# director's own links is small: it learns the path only from the
+# router's "fragmentation needed" (its segments carry DF), addressed to
+# the VIP about a flow no socket owns - only the data path can act on it.
+#
+#   l7dir 203.0.113.1 --1500-- .2 l7rtr .129 --1280-- .130 l7cli2
+ROUTED_CLIENT=203.0.113.130
+
+router_up() {
+	ip netns add l7rtr && ip netns add l7cli2 || return 1
+	ip -n l7rtr link set lo up
+	ip -n l7cli2 link set lo up
+	ip -n l7dir link add drtr type veth peer name eth0 netns l7rtr
+	ip -n l7dir addr add 203.0.113.1/25 dev drtr
+	ip -n l7dir link set drtr up
+	ip -n l7rtr addr add 203.0.113.2/25 dev eth0
+	ip -n l7rtr link set eth0 up
+	ip -n l7rtr link add eth1 mtu 1280 type veth peer name eth0 mtu 1280 \
+		netns l7cli2
+	ip -n l7rtr addr add 203.0.113.129/25 dev eth1
+	ip -n l7rtr link set eth1 up
+	ip -n l7cli2 addr add "$ROUTED_CLIENT/25" dev eth0
+	ip -n l7cli2 link set eth0 up
+	ip -n l7cli2 route add default via 203.0.113.129 advmss 1460
+	ip -n l7rtr route add default via 203.0.113.1
+	ip -n l7dir route add 203.0.113.128/25 via 203.0.113.2
+	ip netns exec l7rtr sysctl -qw net.ipv4.ip_forward=1
+}
+
+router_down() {
+	ip -n l7dir route del 203.0.113.128/25 2>/dev/null
+	ip -n l7dir link del drtr 2>/dev/null
+	ip netns del l7cli2 2>/dev/null
+	ip netns del l7rtr 2>/dev/null
+}
+
+# frag_needed_sent: destination-unreachable errors the router has sent
+frag_needed_sent() {
+	ip netns exec l7rtr awk '$1 == "Icmp:" && !h { for (i = 2; i <= NF; i++) n[$i] = i; h = 1; next }
+		$1 == "Icmp:" { print $n["OutDestUnreachs"] }' /proc/net/snmp
+}
+
+pmtu_router() {
+	local rc sent
+	router_up || { router_down; echo "no router"; return 1; }
+	download_and_post l7cli2
+	rc=$?
+	sent=$(frag_needed_sent)
+	echo "the router sent ${sent:-0} destination-unreachable errors"
+	[ "${sent:-0}" -gt 0 ] ||
+		{ echo "it never had to: the path was not exercised"; rc=1; }
+	router_down
+	return $rc
+}
+
 # ---- pinning ----
 
 # A raw client pipelines 300 GETs and never acknowledges a response byte;
@@ -320,7 +372,7 @@ pinning_client() {
 	raw pin --requests 300 --wait 240 --mark "$TMP/mark" --stop "$TMP/stop" \
 		> "$TMP/pin.out" 2>&1 &
 	pid=$!
-	wait_long test -e "$TMP/mark"
+	wait_for -s $LONG test -e "$TMP/mark"
 	# the most it holds while it takes what it can
 	busy=0
 	for i in $(seq 1 15); do
@@ -354,7 +406,7 @@ all_freed() {
 }
 
 no_connection_leaks() {
-	wait_long all_freed ||
+	wait_for -s $LONG all_freed ||
 		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
 }
 
@@ -377,6 +429,7 @@ else
 fi
 t_check "hostile: PMTU: director's client link at 1280, 1 MB and 300 KB POST exact" pmtu_client_link
 t_check "hostile: PMTU: backend links down to 1280, 1 MB and 300 KB POST exact" pmtu_backend_links
+t_check "hostile: PMTU: a router's 1280-byte link toward the client (its ICMP to the VIP), 1 MB and 300 KB POST exact" pmtu_router
 t_check "hostile: a pinning client holds few pooled connections, others are served" pinning_client
 t_check "hostile: every client connection freed" no_connection_leaks
 in_dir cat /proc/net/ip_vs_l7
