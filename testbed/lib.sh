@@ -108,6 +108,12 @@ wait_for() {
 	"$@"
 }
 
+# clear_logs: empty every backend's access log
+clear_logs() {
+	local b
+	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
+}
+
 # ---- suite set-up and tear-down ----
 
 # testbed_up [apache options]: network, backends, no virtual services

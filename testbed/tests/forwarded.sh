@@ -28,10 +28,6 @@ add_service "$VS" l7 1 1 1
 exec 3>&1
 note() { printf '     %s\n' "$@" >&3; }
 
-clear_logs() {
-	local b
-	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
-}
 
 # logged PATTERN FIELD: field FIELD (10 %a, 11 X-Forwarded-For, 12
 # Forwarded) of every backend's access-log line matching PATTERN

@@ -43,10 +43,6 @@ restart_backends() {
 	wait_pools
 }
 
-clear_logs() {
-	local b
-	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
-}
 
 # log_requests BACKEND PATTERN: access-log lines of BACKEND matching PATTERN
 log_requests() {
