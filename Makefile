@@ -105,7 +105,8 @@ testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 # ---- VM runs ----
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
-vm-test: module testbed
+# the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest
+vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb)
 	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
