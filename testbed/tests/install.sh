@@ -158,12 +158,44 @@ remove_in_use() {
 			"$L7TB_DIR/www/SHA256SUMS"
 }
 
-# rmmod is refused while a service uses l7; after the service is gone
-# (or switched to another scheduler) it unloads.
+service_active() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v vs="$VS" '$2 == vs { for (i = 3; i < NF; i++) if ($i == "active") print $(i + 1) }'
+}
+
+# rmmod is refused while a service uses l7.  The drain of README's
+# "Upgrade and removal": new SYNs for the VIP dropped ahead of the l7 hook
+# (nftables at priority -450; the hook is at NF_IP_PRI_RAW - 1), the
+# connections under way end on their own (a 1 MB download, slowed, stays
+# byte-exact), then the service goes and the module unloads.
 drain_then_rmmod() {
+	local pid
 	! rmmod ip_vs_l7 2>/dev/null || { echo "rmmod succeeded under a service"; return 1; }
+	echo 5 > /sys/module/ip_vs_l7/parameters/head_timeout
+	in_cli curl -sS --fail --max-time 300 --limit-rate 200k -o "$TMP/1m" \
+		"http://$L7TB_VIP/static/1m.bin" &
+	pid=$!
+	wait_for test "$(service_active)" -ge 1 || { kill "$pid"; return 1; }
+	in_dir nft -f - <<-NFT || { kill "$pid"; return 1; }
+	table ip l7drain {
+		chain pre {
+			type filter hook prerouting priority -450; policy accept;
+			ip daddr $L7TB_VIP tcp dport 80 tcp flags & (syn | ack) == syn drop
+		}
+	}
+	NFT
+	if in_cli curl -s --max-time 3 -o /dev/null "http://$L7TB_VIP/index.html"; then
+		echo "a new connection was served while draining"
+		kill "$pid"
+		return 1
+	fi
+	wait "$pid" || { echo "the download under way was cut"; return 1; }
+	grep -q "$(sha256sum < "$TMP/1m" | cut -d' ' -f1)  static/1m.bin" \
+		"$L7TB_DIR/www/SHA256SUMS" || { echo "1m.bin differs"; return 1; }
+	wait_eq 0 service_active || { in_dir cat /proc/net/ip_vs_l7; return 1; }
 	in_dir ipvsadm -D -t "$VS" || return 1
-	wait_for rmmod ip_vs_l7 || return 1
+	in_dir nft delete table ip l7drain
+	rmmod ip_vs_l7 || return 1
 	! grep -q '^ip_vs_l7 ' /proc/modules
 }
 
@@ -199,7 +231,8 @@ t_check "install: ipvsadm -s l7 autoloads it with the modprobe.d example's optio
 	modprobe_example_applies
 t_check "install: static files, a CGI and a POST byte-exact through the splice" spliced_exact
 t_check "remove: apt remove under a live l7 service: file gone, module serves on" remove_in_use
-t_check "remove: rmmod refused under the service, succeeds once it is deleted" drain_then_rmmod
+t_check "remove: rmmod refused under the service; drained (new SYNs dropped, 1 MB under way exact), deleted, it unloads" \
+	drain_then_rmmod
 t_check "remove: apt purge leaves no source, DKMS tree or docs" purge_leaves_nothing
 testbed_down
 restore
