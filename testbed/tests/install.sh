@@ -199,7 +199,7 @@ drain_then_rmmod() {
 	wait_eq 0 service_active || { in_dir cat /proc/net/ip_vs_l7; return 1; }
 	in_dir ipvsadm -D -t "$VS" || return 1
 	in_dir nft delete table ip l7drain
-	rmmod ip_vs_l7 || return 1
+	wait_for rmmod ip_vs_l7 || return 1
 	! grep -q '^ip_vs_l7 ' /proc/modules
 }
 
