@@ -8,6 +8,7 @@
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
+#   make deb          build/deb/ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package)
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
 # several kernels never share objects.
@@ -25,13 +26,13 @@ MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HD
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
-VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile
-# one boot runs every suite: about 25-45 minutes under emulation
+VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile install
+# one boot runs every suite: about 30-55 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed vm-test vm-selftest sparse checkpatch check demo clean
+.PHONY: all module setup unit testbed vm-test vm-selftest sparse checkpatch check demo clean deb
 
 all: module
 
@@ -58,6 +59,11 @@ checkpatch:
 	@perl $(BUILD)/tools/checkpatch.pl --no-tree --terse --quiet -f \
 		ip_vs_l7/*.[ch] $(CORE_SRC) $(CORE_HDR) && \
 		echo "checkpatch: $(words $(wildcard ip_vs_l7/*.[ch]) $(CORE_SRC) $(CORE_HDR)) files clean"
+
+# ---- Debian package: the module's source, built by DKMS on the director ----
+
+deb: setup
+	@scripts/deb
 
 # ---- host unit tests of the pure-C core ----
 
@@ -99,7 +105,8 @@ testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 # ---- VM runs ----
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
-vm-test: module testbed
+# the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest
+vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb)
 	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
@@ -113,7 +120,7 @@ demo: setup
 	scripts/vm -k $(KVER) testbed/demo.sh
 
 clean:
-	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]*
+	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb
 
 # ---- benchmark (not part of make check) ----
 # make bench: the whole matrix in one boot, about 25 minutes; results and

@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The operator's path: "apt install ./ip-vs-l7-dkms_<version>_all.deb"
+# (built by "make deb" on the host), DKMS builds ip_vs_l7.ko against the
+# guest's kernel headers and installs it under updates/dkms, "ipvsadm -s
+# l7" autoloads it with the options of the package's modprobe.d example,
+# requests are spliced byte-exact; then "apt remove" while a service uses
+# it, draining, rmmod.  Runs inside the guest.
+#
+# The guest's /etc, /usr, /lib and /var are overlays on the host's
+# read-only tree whose writes land in guest memory (virtme-ng), and
+# /var/lib/apt and /var/cache are guest tmpfs: apt, dpkg and dkms write
+# nothing to the host.  The first test checks exactly that and nothing is
+# installed unless it passes.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+KVER=$(uname -r)
+VERSION=$(cat "$L7TB_DIR/../VERSION")
+DEB=$L7TB_BUILD/deb/ip-vs-l7-dkms_${VERSION}_all.deb
+MODDIR=/lib/modules/$KVER
+EXAMPLE=/usr/share/doc/ip-vs-l7-dkms/examples/ip_vs_l7.conf
+LOG=${L7_RESULTS:-/tmp}/install-$KVER.log
+TMP=$(mktemp -d)
+export DEBIAN_FRONTEND=noninteractive
+
+# private DIR: DIR is on an overlay whose upper layer is guest tmpfs
+private() {
+	local opts upper
+	[ "$(findmnt -n -o FSTYPE -T "$1")" = overlay ] ||
+		{ echo "$1 is on $(findmnt -n -o FSTYPE,SOURCE -T "$1")"; return 1; }
+	opts=$(findmnt -n -o OPTIONS -T "$1")
+	upper=$(sed -n 's/.*upperdir=\([^,]*\).*/\1/p' <<< "$opts")
+	[ -n "$upper" ] && [ "$(findmnt -n -o FSTYPE -T "$upper")" = tmpfs ] ||
+		{ echo "$1: overlay upper layer '$upper' is not guest tmpfs"; return 1; }
+}
+
+writes_stay_in_guest() {
+	local d
+	for d in /var/lib/dpkg /var/lib/dkms /usr/src /etc/modprobe.d "$MODDIR"; do
+		[ -d "$d" ] || d=$(dirname "$d")
+		private "$d" || return 1
+	done
+	for d in /var/lib/apt /var/cache; do
+		[ "$(findmnt -n -o FSTYPE -T "$d")" = tmpfs ] ||
+			{ echo "$d is not guest tmpfs"; return 1; }
+	done
+	findmnt -n -o OPTIONS / | tr , '\n' | grep -qx ro ||
+		{ echo "the host tree is writable from the guest"; return 1; }
+}
+
+# Debian's dkms builds for the running kernel and for the newest kernel
+# in /boot.  The host has both 6.1 and 6.12, and each has a boot of its
+# own, so this boot shows dkms only the running kernel in /boot (a guest
+# tmpfs): one build per boot instead of two under emulation.
+only_running_kernel_in_boot() {
+	mkdir -p "$TMP/boot"
+	cp "/boot/config-$KVER" "/boot/System.map-$KVER" "$TMP/boot/" 2>/dev/null
+	mount -t tmpfs l7boot /boot && cp "$TMP/boot/"* /boot/
+}
+
+# The freshly built module that guest-run installed for the other suites
+# goes, so that the only ip_vs_l7 the guest has is the one DKMS builds.
+remove_ci_module() {
+	grep -q '^ip_vs_l7 ' /proc/modules && rmmod ip_vs_l7
+	rm -f "$MODDIR/extra/ip_vs_l7.ko"
+}
+
+module_files() {
+	find "$MODDIR" -name 'ip_vs_l7.ko*' | sort
+}
+
+apt_install() {
+	local status
+	[ -f "$DEB" ] || { echo "$DEB missing: make deb"; return 1; }
+	echo "     $(basename "$DEB"): $(du -k "$DEB" | cut -f1) KB"
+	( cd "$(dirname "$DEB")" && time apt-get install -y "./$(basename "$DEB")" ) \
+		>> "$LOG" 2>&1 || { tail -n 30 "$LOG"; return 1; }
+	grep -E '^(real|Building|Done|Signing)' "$LOG" | sed 's/^/     /'
+	status=$(dkms status ip-vs-l7)
+	echo "     dkms status: $status"
+	grep -q "^ip-vs-l7/$VERSION, $KVER, x86_64: installed" <<< "$status" || {
+		cat "/var/lib/dkms/ip-vs-l7/$VERSION/build/make.log" 2>/dev/null | tail -n 30
+		return 1
+	}
+}
+
+installed_in_updates() {
+	local files path
+	files=$(module_files)
+	path=$(modinfo -n ip_vs_l7) || return 1
+	echo "     modinfo -n: $path"
+	case $path in
+	"$MODDIR"/updates/dkms/ip_vs_l7.ko | "$MODDIR"/updates/dkms/ip_vs_l7.ko.*) ;;
+	*) return 1 ;;
+	esac
+	[ "$files" = "$path" ] || { echo "module files: $files"; return 1; }
+}
+
+# The package's modprobe.d example, copied as its comment says, with
+# pool_min_idle changed from 8 to 4: the autoloaded module must use it.
+modprobe_example_applies() {
+	[ -f "$EXAMPLE" ] || { echo "$EXAMPLE missing"; return 1; }
+	sed -e 's/^#options ip_vs_l7 /options ip_vs_l7 /' \
+		-e '/^options/s/pool_min_idle=8/pool_min_idle=4/' \
+		"$EXAMPLE" > /etc/modprobe.d/ip_vs_l7.conf
+	grep -q '^options ip_vs_l7 .*pool_min_idle=4' /etc/modprobe.d/ip_vs_l7.conf ||
+		{ echo "no options line to uncomment"; return 1; }
+	! grep -q '^ip_vs_l7 ' /proc/modules || { echo "loaded before any l7 service"; return 1; }
+	add_service "$VS" l7 1 1 1 || return 1
+	grep -q '^ip_vs_l7 ' /proc/modules || { echo "ipvsadm -s l7 did not load it"; return 1; }
+	[ "$(cat /sys/module/ip_vs_l7/parameters/pool_min_idle)" = 4 ] ||
+		{ echo "pool_min_idle $(cat /sys/module/ip_vs_l7/parameters/pool_min_idle)"; return 1; }
+	# every parameter of the example line took its value
+	sed -n 's/^options ip_vs_l7 //p' /etc/modprobe.d/ip_vs_l7.conf | tr ' ' '\n' |
+		while IFS== read -r name value; do
+			got=$(cat "/sys/module/ip_vs_l7/parameters/$name")
+			[ "$name" = datapath ] && [ "$got" = Y ] && got=1
+			[ "$got" = "$value" ] || { echo "$name=$got, example says $value"; exit 1; }
+		done || return 1
+	wait_eq "4 4 4" idle_per_backend || { in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+idle_per_backend() {
+	echo $(for b in $L7TB_BACKENDS; do pool_col "$b" 4; done)
+}
+
+# Static files, a CGI and a POST byte-exact through the splice, served by
+# every backend, with no IPVS connection: the data path answered them.
+spliced_exact() {
+	local out b
+	: > "$TMP/served"
+	fetch_static 2 "$TMP/served" || return 1
+	out=$(in_cli curl -sS --fail --max-time 60 "http://$L7TB_VIP/cgi-bin/burn?iters=10") ||
+		return 1
+	grep -Eq '^backend=s[123] iters=10' <<< "$out" || { echo "$out"; return 1; }
+	head -c 100000 /dev/urandom > "$TMP/post"
+	in_cli curl -sS --fail --max-time 60 --data-binary @"$TMP/post" \
+		-o "$TMP/echo" "http://$L7TB_VIP/cgi-bin/echo" || return 1
+	cmp "$TMP/post" "$TMP/echo" || return 1
+	for b in $L7TB_BACKENDS; do
+		grep -qx "$b" "$TMP/served" || { sort "$TMP/served" | uniq -c; return 1; }
+	done
+	echo "     $(wc -l < "$TMP/served") static files, $(sort "$TMP/served" | uniq -c | xargs)"
+	[ -z "$(in_dir ipvsadm -Lnc | tail -n +3)" ] || { in_dir ipvsadm -Lnc; return 1; }
+}
+
+# apt remove while a service uses l7: dkms removes the module file, the
+# loaded module stays (IPVS holds it) and keeps serving.
+remove_in_use() {
+	apt-get remove -y ip-vs-l7-dkms >> "$LOG" 2>&1 || { tail -n 20 "$LOG"; return 1; }
+	[ -z "$(dkms status ip-vs-l7)" ] || { dkms status; return 1; }
+	[ -z "$(module_files)" ] || { echo "left: $(module_files)"; return 1; }
+	grep -q '^ip_vs_l7 ' /proc/modules || { echo "unloaded by the removal"; return 1; }
+	fetch "http://$L7TB_VIP/static/10k.bin" "$TMP/10k" > /dev/null &&
+		grep -q "$(sha256sum < "$TMP/10k" | cut -d' ' -f1)  static/10k.bin" \
+			"$L7TB_DIR/www/SHA256SUMS"
+}
+
+client_connected() {
+	[ "$(service_active)" -ge 1 ]
+}
+
+service_active() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v vs="$VS" '$2 == vs { for (i = 3; i < NF; i++) if ($i == "active") print $(i + 1) }'
+}
+
+# rmmod is refused while a service uses l7.  The drain of README's
+# "Upgrade and removal": new SYNs for the VIP dropped ahead of the l7 hook
+# (nftables at priority -450; the hook is at NF_IP_PRI_RAW - 1), the
+# connections under way end on their own (a 1 MB download, slowed, stays
+# byte-exact), then the service goes and the module unloads.
+drain_then_rmmod() {
+	local pid
+	! rmmod ip_vs_l7 2>/dev/null || { echo "rmmod succeeded under a service"; return 1; }
+	echo 5 > /sys/module/ip_vs_l7/parameters/head_timeout
+	in_cli curl -sS --fail --max-time 300 --limit-rate 200k -o "$TMP/1m" \
+		"http://$L7TB_VIP/static/1m.bin" &
+	pid=$!
+	wait_for client_connected || { kill "$pid"; return 1; }
+	in_dir nft -f - <<-NFT || { kill "$pid"; return 1; }
+	table ip l7drain {
+		chain pre {
+			type filter hook prerouting priority -450; policy accept;
+			ip daddr $L7TB_VIP tcp dport 80 tcp flags & (syn | ack) == syn drop
+		}
+	}
+	NFT
+	if in_cli curl -s --max-time 3 -o /dev/null "http://$L7TB_VIP/index.html"; then
+		echo "a new connection was served while draining"
+		kill "$pid"
+		return 1
+	fi
+	wait "$pid" || { echo "the download under way was cut"; return 1; }
+	grep -q "$(sha256sum < "$TMP/1m" | cut -d' ' -f1)  static/1m.bin" \
+		"$L7TB_DIR/www/SHA256SUMS" || { echo "1m.bin differs"; return 1; }
+	wait_eq 0 service_active || { in_dir cat /proc/net/ip_vs_l7; return 1; }
+	in_dir ipvsadm -D -t "$VS" || return 1
+	in_dir nft delete table ip l7drain
+	wait_for rmmod ip_vs_l7 || return 1
+	! grep -q '^ip_vs_l7 ' /proc/modules
+}
+
+# The package has no conffiles: removed, it leaves nothing for purge.
+removal_leaves_nothing() {
+	[ -z "$(dpkg-query -W -f='${db:Status-Abbrev}' ip-vs-l7-dkms 2>/dev/null | tr -d ' ')" ] ||
+		{ dpkg -l ip-vs-l7-dkms; return 1; }
+	! ls -d /usr/src/ip-vs-l7-* /var/lib/dkms/ip-vs-l7 /usr/share/doc/ip-vs-l7-dkms 2>/dev/null
+}
+
+# Give the next suite of this boot the module guest-run installed.
+restore() {
+	rm -f /etc/modprobe.d/ip_vs_l7.conf
+	umount /boot 2>/dev/null
+	if [ -n "${L7_MODULE:-}" ]; then
+		install -D -m 0644 "$L7_MODULE" "$MODDIR/extra/ip_vs_l7.ko"
+		depmod -a "$KVER"
+	fi
+	rm -rf "$TMP"
+}
+
+: > "$LOG"
+if ! t_check "install: apt, dpkg and dkms write only guest memory" writes_stay_in_guest; then
+	t_summary
+	exit 1
+fi
+only_running_kernel_in_boot
+remove_ci_module
+testbed_up
+t_check "install: apt install ./$(basename "$DEB") builds ip_vs_l7 for $KVER" apt_install
+t_check "install: the only ip_vs_l7 of $KVER is DKMS's, in updates/dkms" installed_in_updates
+t_check "install: ipvsadm -s l7 autoloads it with the modprobe.d example's options" \
+	modprobe_example_applies
+t_check "install: static files, a CGI and a POST byte-exact through the splice" spliced_exact
+t_check "remove: apt remove under a live l7 service: file gone, module serves on" remove_in_use
+t_check "remove: rmmod refused under the service; drained (new SYNs dropped, 1 MB under way exact), deleted, it unloads" \
+	drain_then_rmmod
+t_check "remove: nothing of the package is left (no source, DKMS tree, docs or dpkg entry)" \
+	removal_leaves_nothing
+testbed_down
+restore
+t_summary
