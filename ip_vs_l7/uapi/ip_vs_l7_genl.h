@@ -27,12 +27,18 @@
  *   operator.  A rule whose pool has no eligible member answers 503, or
  *   continues with the next rule if it has IPVS_L7_RULE_F_FALLTHROUGH.
  *
+ * Validation is strict (a policy for every command): unknown attributes,
+ * trailing bytes, reserved genlmsghdr bits and nlmsg_flags other than
+ * NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO and NLM_F_DUMP are refused, and
+ * every nested attribute must carry NLA_F_NESTED (with libnl-3:
+ * nla_nest_start(msg, type | NLA_F_NESTED)).  Every command needs
+ * CAP_NET_ADMIN, as IPVS's own family does.
+ *
  * Errors: every refusal carries an extended-ack message
  * (NETLINK_EXT_ACK).  EEXIST: id or pool name taken; ENOENT: no such
  * rule, pool or key; EBUSY: pool still used by a rule; E2BIG: over a
  * limit below; EINVAL: malformed; EAFNOSUPPORT: IPv6 key (the data path
- * is IPv4 only today); EPERM: no CAP_NET_ADMIN in the user namespace
- * owning the network namespace.
+ * is IPv4 only today); EPERM: no CAP_NET_ADMIN.
  *
  * Counters (u64) belong to a rule id, or to a pool name, within a key:
  * they survive IPVS_L7_CMD_REPLACE_RULE, IPVS_L7_CMD_REPLACE_POOL and
