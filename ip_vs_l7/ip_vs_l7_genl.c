@@ -161,12 +161,30 @@ static int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
 	return 0;
 }
 
+/*
+ * Every string goes through here: NLA_NUL_STRING only ensures a NUL
+ * somewhere, and bytes after an early one would be silently dropped.
+ */
+static int l7_nl_str(const struct nlattr *nla, struct netlink_ext_ack *extack)
+{
+	if (strnlen(nla_data(nla), nla_len(nla)) + 1 != nla_len(nla)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a string holds a NUL before its end");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* a pool name: [A-Za-z0-9_.-]{1,15} */
 static int l7_nl_pool_name(const struct nlattr *nla,
 			   struct netlink_ext_ack *extack)
 {
 	const char *s = nla_data(nla);
 	size_t len = strlen(s), i;
+	int err = l7_nl_str(nla, extack);
+
+	if (err)
+		return err;
 
 	if (!len || len >= IPVS_L7_POOL_NAME_LEN) {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
@@ -189,6 +207,10 @@ static int l7_nl_token(const struct nlattr *nla,
 {
 	const char *s = nla_data(nla);
 	size_t len = strlen(s), i;
+	int err = l7_nl_str(nla, extack);
+
+	if (err)
+		return err;
 
 	if (len > IPVS_L7_NAME_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
@@ -216,6 +238,10 @@ static int l7_nl_value(const struct nlattr *nla,
 {
 	const char *s = nla_data(nla);
 	size_t len = strlen(s), i;
+	int err = l7_nl_str(nla, extack);
+
+	if (err)
+		return err;
 
 	if (len > IPVS_L7_VALUE_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
