@@ -106,9 +106,12 @@ static int __init ip_vs_l7_init(void)
 	err = l7_proc_init();
 	if (err)
 		goto pool;
-	err = l7_rules_init();
+	err = l7_ports_init();
 	if (err)
 		goto proc;
+	err = l7_rules_init();
+	if (err)
+		goto ports;
 	err = l7_hook_init();
 	if (err)
 		goto rules;
@@ -121,6 +124,8 @@ hook:
 	l7_hook_exit();
 rules:
 	l7_rules_exit();
+ports:
+	l7_ports_exit();
 proc:
 	l7_proc_exit();
 pool:
@@ -135,6 +140,7 @@ static void __exit ip_vs_l7_exit(void)
 	l7_sched_exit();
 	l7_hook_exit();
 	l7_rules_exit();
+	l7_ports_exit();
 	l7_proc_exit();
 	l7_pool_module_exit();
 	/* connections and rule sets are freed by RCU callbacks */
