@@ -316,8 +316,8 @@ static int l7_nl_host(const struct nlattr *nla,
 
 /*
  * A path in the form request paths are compared in: from '/', no query
- * or fragment, nothing percent-encoded, no empty, "." or ".." segment
- * (one trailing '/' is fine).
+ * or fragment, no empty, "." or ".." segment (one trailing '/' is fine).
+ * The core's check (l7_rule_invalid()) then requires it normalised.
  */
 static int l7_nl_path(const struct nlattr *nla,
 		      struct netlink_ext_ack *extack)
@@ -328,9 +328,9 @@ static int l7_nl_path(const struct nlattr *nla,
 		NL_SET_ERR_MSG_ATTR(extack, nla, "a path begins with '/'");
 		return -EINVAL;
 	}
-	if (strpbrk(s, "%?# ")) {
+	if (strpbrk(s, "?# ")) {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
-				    "a path holds '%', '?', '#' or a space");
+				    "a path holds '?', '#' or a space");
 		return -EINVAL;
 	}
 	for (seg = s + 1; *seg; ) {
@@ -346,6 +346,19 @@ static int l7_nl_path(const struct nlattr *nla,
 		seg = *end ? end + 1 : end;
 	}
 	return 0;
+}
+
+/* the core's verdict on a rule or pool: NULL, or a static sentence */
+static int l7_nl_core_says(const char *why, const struct nlattr *nla,
+			   struct netlink_ext_ack *extack)
+{
+	if (!why)
+		return 0;
+	if (extack) {
+		extack->_msg = why;
+		NL_SET_BAD_ATTR(extack, nla);
+	}
+	return -EINVAL;
 }
 
 /* strings of a rule, copied behind it; lower case where they compare so */
@@ -396,6 +409,7 @@ static int l7_nl_match(struct nlattr *nla, struct nlattr **tb, bool alts,
 }
 
 struct l7_nl_rule_attrs {
+	struct l7_rule core;		/* the rule as the matcher would see it */
 	struct nlattr *tb[IPVS_L7_RULE_ATTR_MAX + 1];
 	struct nlattr *hdr[IPVS_L7_MAX_HEADERS][IPVS_L7_MATCH_ATTR_MAX + 1];
 	struct nlattr *cookie[IPVS_L7_MATCH_ATTR_MAX + 1];
@@ -548,9 +562,19 @@ static struct l7_rrule *l7_nl_rule(struct nlattr *nla,
 			       l7_rule_policy, extack);
 	if (!err)
 		err = l7_nl_rule_check(nla, a, extack);
-	r = err ? ERR_PTR(err) : l7_nl_rule_build(a);
+	r = err ? ERR_PTR(err) : l7_nl_rule_build(a) ?: ERR_PTR(-ENOMEM);
+	if (!IS_ERR(r)) {
+		/* the pool's index is the store's business: any will do */
+		l7_rrule_to_core(&a->core, r, 0);
+		err = l7_nl_core_says(l7_rule_invalid(&a->core, 1), nla,
+				      extack);
+		if (err) {
+			l7_rrule_put(r);
+			r = ERR_PTR(err);
+		}
+	}
 	kfree(a);
-	return r ?: ERR_PTR(-ENOMEM);
+	return r;
 }
 
 static int l7_nl_member(struct nlattr *nla, struct l7_rmember *m,
@@ -659,6 +683,53 @@ static int l7_nl_pool_hash(struct l7_rpool *p, struct nlattr *nla,
 	return 0;
 }
 
+/*
+ * The pool's policy as the core takes it, checked by the core, and for
+ * a hash pool its ring: every member with weight 1 (IPVS weights change
+ * at any time; they act through the load bound at each pick).
+ */
+static int l7_nl_pool_core(struct l7_rpool *p, const struct nlattr *nla,
+			   struct netlink_ext_ack *extack)
+{
+	struct l7_chash_member *m;
+	int err;
+	u32 i;
+
+	/* the same numbers (the enums differ in type only) */
+	BUILD_BUG_ON((int)IPVS_L7_POLICY_WRR != (int)L7_POLICY_WRR ||
+		     (int)IPVS_L7_POLICY_HASH != (int)L7_POLICY_HASH);
+	BUILD_BUG_ON((int)IPVS_L7_HASH_HOST != (int)L7_KEY_HOST ||
+		     (int)IPVS_L7_HASH_COOKIE != (int)L7_KEY_COOKIE ||
+		     (int)IPVS_L7_HASH_HEADER != (int)L7_KEY_HEADER);
+	p->core.policy = p->policy;
+	p->core.key = p->hash_key;
+	p->core.key_name.len = strlen(p->hash_name);
+	memcpy(p->core.key_name.s, p->hash_name, p->core.key_name.len);
+	err = l7_nl_core_says(l7_pool_policy_invalid(&p->core), nla, extack);
+	if (err || p->policy != IPVS_L7_POLICY_HASH)
+		return err;
+
+	p->ring = kvmalloc_array(L7_CHASH_POINTS_MAX, sizeof(*p->ring),
+				 GFP_KERNEL);
+	m = kcalloc(p->n_members, sizeof(*m), GFP_KERNEL);
+	if (!p->ring || !m) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->n_members; i++) {
+		/* AF_INET, address, port: the same server, the same points */
+		u8 name[2 + 4 + 2] = { 0, AF_INET };
+
+		memcpy(name + 2, &p->members[i].addr, 4);
+		memcpy(name + 6, &p->members[i].port, 2);
+		m[i].id = l7_chash_member_id(name, sizeof(name));
+		m[i].weight = 1;
+	}
+	p->n_points = l7_chash_build(p->ring, m, p->n_members);
+	kfree(m);
+	return 0;
+}
+
 /* the pool in @nla, checked, or an ERR_PTR */
 static struct l7_rpool *l7_nl_pool(struct nlattr *nla,
 				   struct netlink_ext_ack *extack)
@@ -683,12 +754,15 @@ static struct l7_rpool *l7_nl_pool(struct nlattr *nla,
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&p->ref, 1);
+	spin_lock_init(&p->lock);
 	nla_strscpy(p->name, tb[IPVS_L7_POOL_ATTR_NAME], sizeof(p->name));
 	if (tb[IPVS_L7_POOL_ATTR_POLICY])
 		p->policy = nla_get_u8(tb[IPVS_L7_POOL_ATTR_POLICY]);
 	err = l7_nl_pool_hash(p, nla, tb, extack);
 	if (!err)
 		err = l7_nl_members(p, tb[IPVS_L7_POOL_ATTR_MEMBERS], extack);
+	if (!err)
+		err = l7_nl_pool_core(p, nla, extack);
 	if (err) {
 		l7_rpool_put(p);
 		return ERR_PTR(err);
