@@ -134,6 +134,21 @@ unsigned int l7_rules_generation(void);
 int l7_rules_init(void);
 void l7_rules_exit(void);
 
+/* ip_vs_l7_nlattr.c: request attributes, checked; extack says why not */
+extern const struct nla_policy l7_svc_policy[IPVS_L7_SVC_ATTR_MAX + 1];
+extern const struct nla_policy l7_pool_policy[IPVS_L7_POOL_ATTR_MAX + 1];
+extern const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1];
+int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
+	      struct netlink_ext_ack *extack);
+int l7_nl_pool_name(const struct nlattr *nla, struct netlink_ext_ack *extack);
+/* with a reference for the caller, or an ERR_PTR */
+struct l7_rrule *l7_nl_rule(struct nlattr *nla, struct netlink_ext_ack *extack);
+struct l7_rpool *l7_nl_pool(struct nlattr *nla, struct netlink_ext_ack *extack);
+/* a nest holding only attribute @keep (what names a rule or pool) */
+int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
+	       const struct nla_policy *policy, unsigned int keep,
+	       struct nlattr **tb, struct netlink_ext_ack *extack);
+
 /* ip_vs_l7_genl.c */
 int l7_genl_init(void);
 void l7_genl_exit(void);
