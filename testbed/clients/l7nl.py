@@ -237,6 +237,8 @@ class Genl:
         self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
         self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
         self.sock.bind((0, 0))
+        # a request the kernel never answers is a failure, not a hang
+        self.sock.settimeout(60)
         self.seq = 0
         self.family = None
         self.family = self.resolve(FAMILY)

@@ -241,7 +241,7 @@ def control():
 
     @check("rule: id 0, no action, both actions, reject 500, empty methods, reserved flag")
     def _():
-        expect_err(errno.EINVAL, add_rule, g, 0, reject=403)
+        expect_err(errno.ERANGE, add_rule, g, 0, reject=403)
         expect_err(errno.EINVAL, add_rule, g, 1, path="/a")
         expect_err(errno.EINVAL, add_rule, g, 1, pool="p", reject=403)
         expect_err(errno.EINVAL, add_rule, g, 1, reject=500)
@@ -323,7 +323,7 @@ def control():
                    hash_key=HASH_COOKIE)
         expect_err(errno.EINVAL, add_pool, g, "q", policy=POLICY_WLO,
                    hash_key=HASH_URI)
-        expect_err(errno.EINVAL, add_pool, g, "q", policy=7)
+        expect_err(errno.ERANGE, add_pool, g, "q", policy=7)
         expect_err(errno.EINVAL, add_pool, g, "q/x")
 
     @check("header: reserved genlmsghdr bits, NLM_F_CREATE, unknown command")

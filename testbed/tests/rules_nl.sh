@@ -18,6 +18,14 @@ export PYTHONDONTWRITEBYTECODE=1
 NL="$PY $L7TB_DIR/clients/l7nl.py"
 CHECKS="$PY $L7TB_DIR/clients/l7nl_checks.py"
 
+# a live copy of the output and of the kernel log where the host can read
+# them while the guest runs (a hang or an oops would keep both otherwise)
+if [ -n "${L7_RESULTS:-}" ]; then
+	exec > >(tee "$L7_RESULTS/rules_nl.log") 2>&1
+	dmesg -w > "$L7_RESULTS/rules_nl-dmesg.txt" 2>&1 &
+	DMESG_PID=$!
+fi
+
 testbed_up
 
 module_loaded() { grep -q '^ip_vs_l7 ' /proc/modules; }
@@ -90,16 +98,24 @@ unload_with_rules() {
 
 # ---- routing by content (the data path) ----
 
+# backend URL [CURL ARGS]: the backend that served one fetch of URL
+backend() {
+	local url=$1
+	shift
+	in_cli curl -sS --fail --max-time 15 --path-as-is "$@" -D - -o /dev/null "$url" |
+		tr -d '\r' | awk 'tolower($1) == "x-backend:" { print $2 }'
+}
+
 # served N URL: the backends that served N fetches of URL, sorted, unique
 served() {
 	local i
-	for i in $(seq 1 "$1"); do fetch "$2" /dev/null || echo FAILED; done |
+	for i in $(seq 1 "$1"); do backend "$2" || echo FAILED; done |
 		sort -u | tr '\n' ' '
 }
 
 # status URL: the HTTP status of one fetch (no --fail)
 status() {
-	in_cli curl -sS --max-time 30 --path-as-is -o /dev/null \
+	in_cli curl -sS --max-time 15 --path-as-is -o /dev/null \
 		-w '%{http_code}' "$1"
 }
 
@@ -129,8 +145,7 @@ routes_by_path() {
 
 routes_by_header() {
 	local got
-	got=$(in_cli curl -sS --fail -H 'X-Canary: 1' -D - -o /dev/null "$V/index.html" |
-		tr -d '\r' | awk 'tolower($1) == "x-backend:" { print $2 }')
+	got=$(backend "$V/index.html" -H 'X-Canary: 1')
 	[ "$got" = s3 ] || { echo "canary served by '$got'"; return 1; }
 }
 
@@ -153,16 +168,14 @@ no_bypass() {
 		st=$(status "$V$u")
 		[ "$st" = 400 ] || { echo "$u: $st, want 400"; return 1; }
 	done
-	got=$(in_cli curl -sS --fail --path-as-is -D - -o /dev/null \
-		"$V/static/../cgi-bin/burn?iters=1" | tr -d '\r' |
-		awk 'tolower($1) == "x-backend:" { print $2 }')
+	got=$(backend "$V/static/../cgi-bin/burn?iters=1")
 	case $got in s1|s2) ;; *) echo "/static/../cgi-bin/ served by '$got'"; return 1 ;; esac
 }
 
 # consecutive requests of one keep-alive connection go to different pools
 keepalive_switches_pools() {
 	local out
-	out=$(in_cli curl -sS --fail -o /dev/null -o /dev/null -o /dev/null -o /dev/null \
+	out=$(in_cli curl -sS --fail --max-time 30 -o /dev/null -o /dev/null -o /dev/null -o /dev/null \
 		-w '%{num_connects} %header{x-backend}\n' \
 		"$V/static/1k.bin" "$V/cgi-bin/burn?iters=1" "$V/static/1k.bin" \
 		"$V/cgi-bin/burn?iters=1") || return 1
@@ -251,4 +264,5 @@ in_dir $NL flush
 
 testbed_down
 rm -rf "$TMP"
+[ -n "${DMESG_PID:-}" ] && kill "$DMESG_PID"
 t_summary
