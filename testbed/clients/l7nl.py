@@ -30,6 +30,7 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 NLM_F_ACK_TLVS = 0x200
 NLMSGERR_ATTR_MSG = 1
 SOL_NETLINK = 270
+NETLINK_GENERIC = 16
 NETLINK_CAP_ACK, NETLINK_EXT_ACK = 10, 11
 NLA_F_NESTED = 0x8000
 GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 0x10, 3
@@ -233,7 +234,7 @@ class NlError(Exception):
 class Genl:
     def __init__(self):
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
-                                  socket.NETLINK_GENERIC)
+                                  NETLINK_GENERIC)
         self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
         self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
         self.sock.bind((0, 0))
