@@ -24,6 +24,7 @@
 #include <net/ip_vs.h>
 
 #include "core/client_seg.h"
+#include "core/head_copy.h"
 #include "core/http_body.h"
 #include "core/http_req.h"
 #include "core/http_resp.h"
@@ -217,8 +218,15 @@ struct l7_binding {
 	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
 	u32			copy_len;	/* our copy of the request's start */
-	u8			copy[];
+	u32			client_len;	/* the client's bytes it stands for */
+	u8			copy[];		/* then the client's bytes */
 };
+
+/* The client's bytes the director's copy was made from (for a retry). */
+static inline const u8 *l7_binding_client_bytes(const struct l7_binding *b)
+{
+	return b->copy + b->copy_len;
+}
 
 /* Server seq just after the director's copy: the request's start. */
 static inline u32 l7_binding_copy_end(const struct l7_binding *b)
@@ -314,6 +322,7 @@ extern unsigned int l7_ack_timeout;
 extern unsigned int l7_max_conns;
 extern unsigned int l7_max_conns_per_source;
 extern unsigned int l7_conn_buckets;
+extern unsigned int l7_forwarded;
 
 /* ip_vs_l7_svc.c */
 extern struct list_head l7_services;

@@ -168,6 +168,30 @@ static void l7_head_consume(struct l7_conn *c, u32 n)
 }
 
 /*
+ * The director's copy of the framed head (core/head_copy.c) and of the
+ * @body_len buffered body bytes after it, into b->copy, followed by the
+ * client's bytes it was made from.
+ */
+static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
+			    u32 body_len)
+{
+	char addr[L7_ADDR_TEXT_MAX + 1];
+	struct l7_copy_opts o = {
+		.fwd = READ_ONCE(l7_forwarded),
+		.client = addr,
+		.keep_alive = true,	/* the pooled connection goes on */
+	};
+	u32 head_len = c->req.head_len;
+
+	o.client_len = snprintf(addr, sizeof(addr), "%pI4", &c->caddr);
+	b->copy_len = l7_head_copy(b->copy, c->head, &c->req, &o);
+	memcpy(b->copy + b->copy_len, c->head + head_len, body_len);
+	b->copy_len += body_len;
+	b->client_len = head_len + body_len;
+	memcpy(b->copy + b->copy_len, c->head, b->client_len);
+}
+
+/*
  * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
  * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
  * cannot frame came with the head), or an HTTP status > 0 the director
@@ -180,15 +204,16 @@ int l7_bind(struct l7_conn *c)
 	struct l7_binding *b;
 	struct l7_pconn *pc;
 	bool body_done;
-	u32 copy_len;
+	u32 body_len;
 	int err, status;
 
-	err = l7_body_buffered(c, &body, &copy_len);
+	err = l7_body_buffered(c, &body, &body_len);
 	if (err)
 		return err;
 	body_done = l7_http_body_done(&body);
-	copy_len += c->req.head_len;
-	b = kzalloc(struct_size(b, copy, copy_len), GFP_ATOMIC);
+	/* room for the copy, then the client's bytes */
+	b = kzalloc(struct_size(b, copy, 2 * (c->req.head_len + body_len) +
+				L7_COPY_GROWTH), GFP_ATOMIC);
 	if (!b)
 		return -ENOMEM;
 	pc = l7_route(c, &status);
@@ -197,16 +222,20 @@ int l7_bind(struct l7_conn *c)
 		return status ?: -EAGAIN;
 	}
 	b->pc = pc;
-	b->copy_len = copy_len;
-	memcpy(b->copy, c->head, copy_len);
+	l7_binding_copy(c, b, body_len);
 	b->method = c->req.method;
 	b->upgrade = c->req.upgrade;
 	b->retried = c->retry_next;
 	c->retry_next = false;
 	b->close_after = !c->req.keep_alive;
+	/*
+	 * The copy and the client's bytes may differ in length: the
+	 * mapping is anchored where both end, and the binding starts there
+	 * (what is before is the director's, on both connections).
+	 */
 	p = (struct l7_binding_params){
-		.c_seq = c->c_seq0,
-		.b_seq = pc->tcp.snd_nxt,
+		.c_seq = c->c_seq0 + b->client_len,
+		.b_seq = pc->tcp.snd_nxt + b->copy_len,
 		.b_rcv = pc->tcp.rcv_nxt,
 		.c_snd = c->d_snd_nxt,
 		.c_tsval = c->c_tsval,
@@ -226,9 +255,11 @@ int l7_bind(struct l7_conn *c)
 	b->b_tsval = pc->tcp.ts_recent;
 	b->ts_sent = pc->tcp.ts_last;
 	b->b_acked = pc->tcp.snd_nxt;
-	b->b_snd_nxt = pc->tcp.snd_nxt + copy_len;
+	b->b_snd_nxt = pc->tcp.snd_nxt + b->copy_len;
 	b->c_ack_passed = p.c_snd;
-	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method);
+	/* an HTTP/1.1 client that goes on must not see the server close */
+	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
+			  !b->close_after && c->req.version_minor >= 1);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))
@@ -240,7 +271,7 @@ int l7_bind(struct l7_conn *c)
 	if (c->requests++)
 		atomic64_inc(&c->ls->stats.rebinds);
 	c->retries = 0;
-	l7_head_consume(c, copy_len);
+	l7_head_consume(c, b->client_len);
 	/* what follows the copy in the client's stream is the guard's */
 	l7_req_guard_init(&b->req_guard, c->c_seq0, &body, body_done);
 	/* the client may have closed after a pipelined request */
@@ -251,7 +282,7 @@ int l7_bind(struct l7_conn *c)
 	} else {
 		c->state = L7C_BODY;
 	}
-	this_cpu_add(pc->pool->bytes->to_server, copy_len);
+	this_cpu_add(pc->pool->bytes->to_server, b->copy_len);
 	l7_send_copy(c, b);
 	l7_conn_expire_in(c, L7_RTO);
 	if (c->state == L7C_HEAD)
@@ -524,12 +555,12 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 	bool again = !b->retried && b->req_done &&
 		     b->b_req_end == l7_binding_copy_end(b) &&
 		     l7_http_method_idempotent(b->method) &&
-		     l7_head_reserve(c, c->head_len + b->copy_len);
-	u32 n = b->copy_len;
+		     l7_head_reserve(c, c->head_len + b->client_len);
+	u32 n = b->client_len;
 
 	if (again) {
 		memmove(c->head + n, c->head, c->head_len);
-		memcpy(c->head, b->copy, n);
+		memcpy(c->head, l7_binding_client_bytes(b), n);
 		c->head_len += n;
 		c->c_seq0 -= n;
 	}

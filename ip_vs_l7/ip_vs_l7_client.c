@@ -152,7 +152,8 @@ void l7_head_restart(struct l7_conn *c)
 	c->bad_status = 0;
 	l7_http_req_init(&c->req, &(struct l7_http_limits){
 		.max_head = l7_max_head,
-		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
+		/* the director's copy may add fields (core/head_copy.h) */
+		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS - L7_COPY_FIELDS,
 	});
 }
 

@@ -13,6 +13,8 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
@@ -90,6 +92,40 @@ unsigned int l7_conn_buckets;
 module_param_named(conn_buckets, l7_conn_buckets, uint, 0444);
 MODULE_PARM_DESC(conn_buckets,
 		 "buckets of the connection hash tables, rounded up to a power of two in 16384..1048576; 0: max_conns / 2 (default 0)");
+
+/*
+ * forwarded=off|x-forwarded-for|x-forwarded-for-replace|forwarded: how
+ * the director's copy of each request head tells the server the client's
+ * address (core/head_copy.h).  For every l7 service until the control
+ * plane sets it per service.
+ */
+unsigned int l7_forwarded = L7_FWD_OFF;
+
+static int l7_forwarded_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int m;
+
+	for (m = 0; m < L7_FWD_COUNT; m++)
+		if (sysfs_streq(val, l7_fwd_mode_name(m))) {
+			WRITE_ONCE(l7_forwarded, m);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int l7_forwarded_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", l7_fwd_mode_name(READ_ONCE(l7_forwarded)));
+}
+
+static const struct kernel_param_ops l7_forwarded_ops = {
+	.set = l7_forwarded_set,
+	.get = l7_forwarded_get,
+};
+
+module_param_cb(forwarded, &l7_forwarded_ops, NULL, 0644);
+MODULE_PARM_DESC(forwarded,
+		 "the client's address in each request to the server: off, x-forwarded-for (after the client's), x-forwarded-for-replace (instead of the client's), forwarded (RFC 7239) (default off)");
 
 static int __init ip_vs_l7_init(void)
 {

@@ -313,7 +313,7 @@ static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 
 /* The guard reads payload through this: skbs need not be linear. */
 struct l7_skb_payload {
-	const struct sk_buff *skb;
+	struct sk_buff *skb;
 	u32 hlen;
 };
 
@@ -322,6 +322,15 @@ static const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf)
 	const struct l7_skb_payload *p = ctx;
 
 	return skb_header_pointer(p->skb, p->hlen + off, n, buf);
+}
+
+/* The response guard overwrites a few head bytes through this. */
+static bool l7_skb_poke(const void *ctx, u32 off, const u8 *bytes, u32 n)
+{
+	const struct l7_skb_payload *p = ctx;
+
+	return !skb_ensure_writable(p->skb, p->hlen + off + n) &&
+	       !skb_store_bits(p->skb, p->hlen + off, bytes, n);
 }
 
 /* What the guard let through: payload [skip, keep), never the FIN. */
@@ -398,8 +407,13 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 static void l7_rsp_end(struct l7_binding *b, u32 end)
 {
 	b->keep = b->rsp_guard.resp.keep_alive;
-	/* its FIN ended it: the client learns it from our FIN */
-	b->close_after |= b->rsp_guard.eof_end;
+	/*
+	 * Its FIN ended it, or it told the client to close (a Connection
+	 * field the guard could not hide): the client learns it from our
+	 * FIN.
+	 */
+	b->close_after |= b->rsp_guard.eof_end ||
+			  (b->rsp_guard.cloak_missed && !b->keep);
 	atomic_dec(&b->pc->pool->outstanding);
 	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
 }
@@ -582,8 +596,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		.len = payload,
 		.fin = th->fin,
 		.peek = l7_skb_peek,
+		.poke = l7_skb_poke,
 		.ctx = &pl,
 	});
+	th = tcp_hdr(skb);	/* a poke may have moved the headers */
 	if (v.act == L7_RSP_UPGRADE)
 		v.act = l7_rsp_upgrade(c, b) ? L7_RSP_FORWARD : L7_RSP_BAD;
 	switch (v.act) {

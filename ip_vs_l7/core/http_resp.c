@@ -61,8 +61,10 @@ static void resp_start(struct l7_http_resp *r, bool interim)
 {
 	struct l7_http_resp_limits lim = r->lim;
 	enum l7_http_method method = r->req_method;
+	uint64_t start = r->start + r->pos;
 
 	*r = (struct l7_http_resp){ 0 };
+	r->start = start;
 	r->lim = lim;
 	r->req_method = method;
 	r->after_interim = interim;
@@ -83,6 +85,8 @@ void l7_http_resp_init(struct l7_http_resp *r,
 		r->lim.max_chunk_line = L7_RESP_DEFAULT_MAX_CHUNK_LINE;
 	}
 	r->req_method = req_method;
+	r->start = 0;
+	r->pos = 0;
 	resp_start(r, false);
 }
 
@@ -255,6 +259,17 @@ static const enum l7_resp_err field_errs[L7_FL_NERR] = {
 	[L7_FL_ERR(L7_FL_E_VALUE)]	= L7_RESP_E_HEADER_VALUE,
 };
 
+/* A "Connection" name just ended, at the ':' at ->pos. */
+static void conn_name_note(struct l7_http_resp *r)
+{
+	if (r->conn_names == L7_RESP_CONN_NAMES) {
+		r->conn_names_over = true;
+		return;
+	}
+	r->conn_name_at[r->conn_names++] = r->start + r->pos -
+					   (sizeof("connection") - 1);
+}
+
 /* Only the fields that decide framing are read, not their values. */
 static enum l7_resp_status field_byte(struct l7_http_resp *r, uint8_t c)
 {
@@ -272,6 +287,8 @@ static enum l7_resp_status field_byte(struct l7_http_resp *r, uint8_t c)
 		return L7_RESP_MORE;
 	case L7_FL_NAME_END:
 		l7_fields_name_end(&r->f, L7_F_RESP_COUNT);
+		if (r->f.field == L7_F_CONNECTION && r->status_code >= 200)
+			conn_name_note(r);
 		return L7_RESP_MORE;
 	case L7_FL_VALUE_BYTE:
 		return field_event(r, l7_fields_value_byte(&r->f,

@@ -30,6 +30,9 @@
 #define L7_RESP_DEFAULT_MAX_TRAILER	L7_BODY_DEFAULT_MAX_TRAILER
 #define L7_RESP_DEFAULT_MAX_CHUNK_LINE	L7_BODY_DEFAULT_MAX_CHUNK_LINE
 
+/* Connection field names of a final head whose place is kept */
+#define L7_RESP_CONN_NAMES		4
+
 /* How the body after a final response head is delimited (RFC 9112 6.3). */
 enum l7_resp_body {
 	L7_RESP_BODY_NONE = 0,	/* HEAD request, 204, 304 (and 1xx) */
@@ -96,6 +99,15 @@ struct l7_http_resp {
 	uint8_t version_minor;
 	bool has_body;			/* at least one byte follows the head */
 	bool keep_alive;		/* the connection may carry another */
+	/*
+	 * Where the "Connection" field names of a final (2xx-5xx) head
+	 * begin, counted from the first byte fed to the framer (interim
+	 * responses included), as soon as each name is complete: the
+	 * director hides them from a client whose connection goes on.
+	 */
+	uint64_t conn_name_at[L7_RESP_CONN_NAMES];
+	uint8_t conn_names;
+	bool conn_names_over;		/* more than L7_RESP_CONN_NAMES */
 
 	/* Framer state: private to http_resp.c. */
 	struct l7_http_resp_limits lim;
@@ -107,6 +119,7 @@ struct l7_http_resp {
 	uint8_t sub;		/* position inside a literal */
 	struct l7_fields f;	/* header fields that decide framing */
 	bool after_interim;	/* a 1xx came first: a close truncates */
+	uint64_t start;		/* bytes fed before this response (1xx) */
 };
 
 /*

@@ -153,22 +153,18 @@ static uint32_t chash_pos(uint64_t id, uint32_t j)
 	return (uint32_t)l7_hash_bytes(b, sizeof(b));
 }
 
-/* Ring order: position, then member identity, so ties do not depend on
- * the order members were listed in.
+/*
+ * Ring order: position, then the member's identity (its rank among the
+ * ids), so that ties do not depend on the order members are listed in.
  */
 static bool point_less(const struct l7_chash_point *a,
-		       const struct l7_chash_point *b,
-		       const struct l7_chash_member *m)
+		       const struct l7_chash_point *b)
 {
-	if (a->pos != b->pos)
-		return a->pos < b->pos;
-	if (m[a->member].id != m[b->member].id)
-		return m[a->member].id < m[b->member].id;
-	return a->member < b->member;
+	return a->pos < b->pos || (a->pos == b->pos && a->tie < b->tie);
 }
 
 static void sift_down(struct l7_chash_point *r, unsigned int at,
-		      unsigned int n, const struct l7_chash_member *m)
+		      unsigned int n)
 {
 	for (;;) {
 		unsigned int c = 2 * at + 1;
@@ -176,9 +172,9 @@ static void sift_down(struct l7_chash_point *r, unsigned int at,
 
 		if (c >= n)
 			return;
-		if (c + 1 < n && point_less(&r[c], &r[c + 1], m))
+		if (c + 1 < n && point_less(&r[c], &r[c + 1]))
 			c++;
-		if (!point_less(&r[at], &r[c], m))
+		if (!point_less(&r[at], &r[c]))
 			return;
 		t = r[at];
 		r[at] = r[c];
@@ -188,20 +184,31 @@ static void sift_down(struct l7_chash_point *r, unsigned int at,
 }
 
 /* Heapsort: O(n log n), no recursion, no allocation. */
-static void ring_sort(struct l7_chash_point *r, unsigned int n,
-		      const struct l7_chash_member *m)
+static void ring_sort(struct l7_chash_point *r, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = n / 2; i-- > 0;)
-		sift_down(r, i, n, m);
+		sift_down(r, i, n);
 	while (n > 1) {
 		struct l7_chash_point t = r[0];
 
 		r[0] = r[n - 1];
 		r[n - 1] = t;
-		sift_down(r, 0, --n, m);
+		sift_down(r, 0, --n);
 	}
+}
+
+/* How many members have a smaller id (or the same id and a lower index). */
+static uint16_t id_rank(const struct l7_chash_member *m, unsigned int n,
+			unsigned int i)
+{
+	uint16_t rank = 0;
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		rank += m[j].id < m[i].id || (m[j].id == m[i].id && j < i);
+	return rank;
 }
 
 unsigned int l7_chash_build(struct l7_chash_point *ring,
@@ -222,14 +229,16 @@ unsigned int l7_chash_build(struct l7_chash_point *ring,
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t j, p = chash_points(m[i].weight, shift);
+		uint16_t tie = id_rank(m, n, i);
 
 		for (j = 0; j < p; j++) {
 			ring[k].pos = chash_pos(m[i].id, j);
 			ring[k].member = (uint16_t)i;
+			ring[k].tie = tie;
 			k++;
 		}
 	}
-	ring_sort(ring, k, m);
+	ring_sort(ring, k);
 	return k;
 }
 
@@ -257,46 +266,54 @@ static unsigned int ring_find(const struct l7_chash_point *r, unsigned int n,
 #define L7_CHASH_SCALE_BITS	24
 
 struct chash_load {
-	uint64_t w[L7_POOL_MEMBERS_MAX];
-	uint64_t o[L7_POOL_MEMBERS_MAX];
+	unsigned int shift;	/* weights >> shift < 2^24 */
 	uint64_t total_w, total_o;
 	uint64_t eligible;	/* bit per member */
 };
+
+static uint64_t scaled_w(const struct chash_load *l,
+			 const struct l7_member_load *m)
+{
+	uint64_t w = m->weight >> l->shift;
+
+	return w || !m->weight ? w : 1;
+}
+
+static uint64_t scaled_o(const struct l7_member_load *m)
+{
+	return m->outstanding < (1u << L7_CHASH_SCALE_BITS) ?
+	       m->outstanding : (1u << L7_CHASH_SCALE_BITS);
+}
 
 static void chash_load(struct chash_load *l, const struct l7_member_load *m,
 		       unsigned int n)
 {
 	uint32_t wmax = 0;
-	unsigned int i, shift = 0;
+	unsigned int i;
 
 	for (i = 0; i < n; i++)
 		wmax = m[i].weight > wmax ? m[i].weight : wmax;
-	while ((wmax >> shift) >= (1u << L7_CHASH_SCALE_BITS))
-		shift++;
+	l->shift = 0;
+	while ((wmax >> l->shift) >= (1u << L7_CHASH_SCALE_BITS))
+		l->shift++;
 	l->total_w = 0;
 	l->total_o = 0;
 	l->eligible = 0;
 	for (i = 0; i < n; i++) {
-		uint32_t o = m[i].outstanding;
-
-		l->w[i] = m[i].weight >> shift;
-		if (m[i].weight && !l->w[i])
-			l->w[i] = 1;
-		l->o[i] = o < (1u << L7_CHASH_SCALE_BITS) ?
-			  o : (1u << L7_CHASH_SCALE_BITS);
-		if (!l->w[i])
+		if (!m[i].weight)
 			continue;
 		l->eligible |= 1ull << i;
-		l->total_w += l->w[i];
-		l->total_o += l->o[i];
+		l->total_w += scaled_w(l, &m[i]);
+		l->total_o += scaled_o(&m[i]);
 	}
 }
 
 /* o_i < 1.25 * (L + 1) * w_i / W, in integers */
-static bool below_bound(const struct chash_load *l, unsigned int i)
+static bool below_bound(const struct chash_load *l,
+			const struct l7_member_load *m)
 {
-	return l->o[i] * L7_CHASH_BALANCE_DEN * l->total_w <
-	       L7_CHASH_BALANCE_NUM * (l->total_o + 1) * l->w[i];
+	return scaled_o(m) * L7_CHASH_BALANCE_DEN * l->total_w <
+	       L7_CHASH_BALANCE_NUM * (l->total_o + 1) * scaled_w(l, m);
 }
 
 int l7_pick_chash(const struct l7_chash_point *ring, unsigned int npoints,
@@ -319,7 +336,7 @@ int l7_pick_chash(const struct l7_chash_point *ring, unsigned int npoints,
 		at = at + 1 == npoints ? 0 : at + 1;
 		if (i >= n || !(l.eligible & ~seen & (1ull << i)))
 			continue;
-		if (below_bound(&l, i))
+		if (below_bound(&l, &m[i]))
 			return (int)i;
 		seen |= 1ull << i;
 	}

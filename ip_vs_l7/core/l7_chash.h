@@ -42,7 +42,7 @@
 #define L7_CHASH_BALANCE_NUM	5	/* load bound factor 5/4 = 1.25 */
 #define L7_CHASH_BALANCE_DEN	4
 #define L7_CHASH_VNODES		64	/* points per unit of weight */
-#define L7_CHASH_POINTS_MAX	(L7_POOL_MEMBERS_MAX * L7_CHASH_VNODES * 2)
+#define L7_CHASH_POINTS_MAX	(L7_POOL_MEMBERS_MAX * L7_CHASH_VNODES)
 
 /* A member's state at the moment of a pick. */
 struct l7_member_load {
@@ -85,6 +85,7 @@ struct l7_chash_member {
 struct l7_chash_point {
 	uint32_t pos;		/* position on the ring */
 	uint16_t member;	/* index into the pool's members */
+	uint16_t tie;		/* rank of the member's id: orders equal pos */
 };
 
 /*

@@ -10,9 +10,14 @@
 #define L7_RSP_PEEK	128	/* bytes read per framing step */
 
 void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
-		       enum l7_http_method method)
+		       enum l7_http_method method, bool cloak)
 {
-	*g = (struct l7_rsp_guard){ .fed = seq, .rcv_nxt = seq };
+	*g = (struct l7_rsp_guard){
+		.start = seq,
+		.fed = seq,
+		.rcv_nxt = seq,
+		.cloak = cloak,
+	};
 	l7_http_resp_init(&g->resp, NULL, method);
 }
 
@@ -141,9 +146,42 @@ static struct l7_rsp_verdict rsp_fin(struct l7_rsp_guard *g,
 	return v;
 }
 
+/*
+ * Overwrite the bytes of the server's Connection field names that @s
+ * carries.  A name completed in @s whose bytes all lie below @fed (framed,
+ * and so forwarded, by earlier segments) went out whole before it was
+ * known: it cannot be hidden any more.
+ */
+static void rsp_cloak(struct l7_rsp_guard *g, const struct l7_rsp_seg *s,
+		      uint32_t fed)
+{
+	static const uint8_t name[] = L7_CLOAKED_NAME;
+	const uint32_t n = sizeof(name) - 1;
+	uint8_t i;
+
+	if (g->resp.conn_names_over)
+		g->cloak_missed = true;
+	for (i = 0; i < g->resp.conn_names; i++) {
+		uint32_t at = g->start + (uint32_t)g->resp.conn_name_at[i];
+		uint32_t from = l7_seq_after(s->seq, at) ? s->seq - at : 0;
+		uint32_t to = n;
+
+		if (i >= g->cloak_seen && !l7_seq_after(at + n, fed))
+			g->cloak_missed = true;	/* all of it went out */
+		if (l7_seq_after(at + n, s->seq + s->len))
+			to = s->seq + s->len - at;
+		if (l7_seq_before(at + from, s->seq + s->len) && from < to &&
+		    to <= n &&
+		    !s->poke(s->ctx, at + from - s->seq, name + from, to - from))
+			g->cloak_missed = true;
+	}
+	g->cloak_seen = g->resp.conn_names;
+}
+
 struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 				       const struct l7_rsp_seg *s)
 {
+	uint32_t fed = g->fed;
 	struct l7_rsp_verdict v;
 
 	rsp_rcv_note(g, s);
@@ -152,6 +190,8 @@ struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 		return (struct l7_rsp_verdict){ L7_RSP_FORWARD };
 	}
 	v = rsp_follow(g, s);
+	if (v.act == L7_RSP_FORWARD && g->cloak && s->len)
+		rsp_cloak(g, s, fed);
 	if (v.act != L7_RSP_FORWARD || !s->fin)
 		return v;
 	return rsp_fin(g, s, v);

@@ -17,6 +17,14 @@
  * director saw its in-order segments) so that a backend RST counts only
  * at exactly that seq (RFC 5961); the caller supplies the window.
  *
+ * A server's "Connection" field is about the pooled connection, not the
+ * client's: where the client's connection goes on (->cloak), each such
+ * field name on its way is overwritten with L7_CLOAKED_NAME, of the same
+ * length, so no sequence number moves - in every segment that carries a
+ * byte of it, resends included.  A name whose bytes all went out before
+ * it was complete cannot be hidden (->cloak_missed): the caller then
+ * closes the client's connection after the response, as the client will.
+ *
  * Backends are trusted to speak HTTP, not to be correct: whatever a
  * backend sends ends in a verdict, never in a state that waits forever.
  * Everything here is in the backend's sequence space.
@@ -28,15 +36,32 @@
 #include "req_guard.h"	/* l7_peek_fn */
 #include "tcp_guard.h"
 
+/*
+ * As long as "Connection", and different from it (in any case) at every
+ * position: overwriting any part of the name is enough to hide it.
+ */
+#define L7_CLOAKED_NAME	"X-Hop-Opts"
+
 struct l7_rsp_guard {
 	struct l7_http_resp resp;	/* frames the response */
+	uint32_t start;		/* the response's first byte */
 	uint32_t fed;		/* framed up to here; once ->done, the end */
 	uint32_t rcv_nxt;	/* after the backend's in-order segments */
 	bool done;		/* the response's end is known */
 	bool fin;		/* the backend sent FIN */
 	bool eof_end;		/* ... and that FIN ended the response */
 	bool tunnel;		/* after a 101: no more HTTP, all passes */
+	bool cloak;		/* hide the server's Connection fields */
+	bool cloak_missed;	/* one went out before it was complete */
+	uint8_t cloak_seen;	/* names of resp.conn_name_at[] looked at */
 };
+
+/*
+ * Write @n bytes at payload offset @off of the segment being decided;
+ * false if that cannot be done.
+ */
+typedef bool (*l7_poke_fn)(const void *ctx, uint32_t off, const uint8_t *p,
+			   uint32_t n);
 
 /* A backend segment, as far as the guard is concerned. */
 struct l7_rsp_seg {
@@ -44,6 +69,7 @@ struct l7_rsp_seg {
 	uint32_t len;		/* payload bytes */
 	bool fin;
 	l7_peek_fn peek;
+	l7_poke_fn poke;	/* with ->cloak */
 	const void *ctx;
 };
 
@@ -62,10 +88,11 @@ struct l7_rsp_verdict {
 
 /*
  * Start framing the response to a request of @method at backend seq
- * @seq (where the pooled connection's receive side stands).
+ * @seq (where the pooled connection's receive side stands).  @cloak:
+ * the client's connection goes on after it.
  */
 void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
-		       enum l7_http_method method);
+		       enum l7_http_method method, bool cloak);
 
 /* Decide about one backend segment (not a RST) carrying payload or FIN. */
 struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,

@@ -7,7 +7,8 @@
  * the response's end reach the client.
  *
  * Control bytes: [0] bit 0 the request was HEAD, bit 1 the stream ends
- * with FIN; [1] how many segments; [2] [3] seeds of the schedule.  The
+ * with FIN, bit 2 the client's connection goes on (Connection fields are
+ * cloaked); [1] how many segments; [2] [3] seeds of the schedule.  The
  * rest is the backend's stream.
  *
  * Invariants, after every segment:
@@ -18,19 +19,23 @@
  *  - rcv_nxt is the start plus the contiguous bytes delivered (+FIN).
  * And after a final in-order pass of the whole stream: the guard ended
  * iff the reference did, said BAD iff the reference failed, UPGRADE iff
- * the reference saw a 101.
+ * the reference saw a 101.  What the client received (first copy of each
+ * byte wins, cloaking included) frames to the same end, and with cloaking
+ * and nothing missed its head holds no Connection field.
  */
 #include "rsp_guard.h"
 #include "fuzz_util.h"
 
 #define S0 0xfffffc00u	/* near the wrap: sequence arithmetic is tested */
 #define MAX_SEGS 64
+#define MAX_STREAM 8192
 
 enum ref_end { REF_MORE, REF_DONE, REF_BAD, REF_UPGRADE };
 
 struct ref {
 	enum ref_end how;
 	uint32_t end;	/* stream offset just past the response (DONE) */
+	uint32_t head_from, head_to;	/* the final head (DONE) */
 };
 
 /* One in-order pass of the framer over @n bytes, then the FIN if any. */
@@ -52,7 +57,8 @@ static struct ref reference(const uint8_t *d, uint32_t n,
 		case L7_RESP_INTERIM:
 			continue;
 		case L7_RESP_DONE:
-			return (struct ref){ REF_DONE, at };
+			return (struct ref){ REF_DONE, at, (uint32_t)r.start,
+					     (uint32_t)r.start + r.head_len };
 		case L7_RESP_ERROR:
 			return (struct ref){ REF_BAD, 0 };
 		case L7_RESP_UPGRADE:
@@ -65,7 +71,8 @@ static struct ref reference(const uint8_t *d, uint32_t n,
 	if (!fin)
 		return (struct ref){ REF_MORE, 0 };
 	if (l7_http_resp_eof(&r) == L7_RESP_DONE)
-		return (struct ref){ REF_DONE, n };
+		return (struct ref){ REF_DONE, n, (uint32_t)r.start,
+				     (uint32_t)r.start + r.head_len };
 	return (struct ref){ REF_BAD, 0 };
 }
 
@@ -77,6 +84,12 @@ static const uint8_t *peek(const void *ctx, uint32_t off, uint32_t n,
 	return (const uint8_t *)ctx + off;
 }
 
+static bool poke(const void *ctx, uint32_t off, const uint8_t *p, uint32_t n)
+{
+	memcpy((uint8_t *)ctx + off, p, n);
+	return true;
+}
+
 struct run {
 	struct l7_rsp_guard g;
 	const uint8_t *d;
@@ -86,6 +99,9 @@ struct run {
 	bool ended, bad, upgrade;
 	uint32_t contig;	/* bytes delivered in order from the start */
 	bool fin_in;
+	uint8_t wire[MAX_STREAM];	/* the segment as forwarded */
+	uint8_t view[MAX_STREAM];	/* what the client received */
+	bool have[MAX_STREAM];
 };
 
 static void deliver(struct run *r, uint32_t from, uint32_t len)
@@ -96,13 +112,22 @@ static void deliver(struct run *r, uint32_t from, uint32_t len)
 		.len = len,
 		.fin = fin,
 		.peek = peek,
-		.ctx = r->d + from,
+		.poke = poke,
+		.ctx = r->wire,
 	};
 	struct l7_rsp_verdict v;
+	uint32_t i;
 
 	if (r->bad || r->upgrade || (!len && !fin))
 		return;
+	memcpy(r->wire, r->d + from, len);
 	v = l7_rsp_guard_seg(&r->g, &s);
+	if (v.act == L7_RSP_FORWARD)
+		for (i = 0; i < len; i++)
+			if (!r->have[from + i]) {
+				r->have[from + i] = true;
+				r->view[from + i] = r->wire[i];
+			}
 	if (from <= r->contig && from + len > r->contig)
 		r->contig = from + len;
 	if (fin && from <= r->contig)
@@ -135,14 +160,34 @@ static void deliver(struct run *r, uint32_t from, uint32_t len)
 		FUZZ_ASSERT(v.strip_fin);
 }
 
+/* "\r\nconnection:" in any case, in the client's view of a head */
+static bool view_has_connection(const struct run *r, uint32_t from,
+				uint32_t to)
+{
+	static const char pat[] = "\r\nconnection:";
+	uint32_t i, k;
+
+	for (i = from; i + sizeof(pat) - 1 <= to; i++) {
+		for (k = 0; k < sizeof(pat) - 1; k++)
+			if (l7_to_lower(r->view[i + k]) != (uint8_t)pat[k])
+				break;
+		if (k == sizeof(pat) - 1)
+			return true;
+	}
+	return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct run r = { 0 };
+	static struct run r;
 	uint32_t seed, i, nsegs;
 	enum l7_http_method m;
 
 	if (size < FUZZ_CTL_BYTES)
 		return 0;
+	if (size - FUZZ_CTL_BYTES > MAX_STREAM)
+		return 0;
+	memset(&r, 0, sizeof(r));
 	m = (data[0] & 1) ? L7_HTTP_M_HEAD : L7_HTTP_M_GET;
 	r.fin = data[0] & 2;
 	nsegs = data[1] % MAX_SEGS;
@@ -150,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.d = data + FUZZ_CTL_BYTES;
 	r.n = (uint32_t)(size - FUZZ_CTL_BYTES);
 	r.ref = reference(r.d, r.n, m, r.fin);
-	l7_rsp_guard_init(&r.g, S0, m);
+	l7_rsp_guard_init(&r.g, S0, m, data[0] & 4);
 
 	/* segments anywhere, any length, any order, repeats allowed */
 	for (i = 0; i < nsegs && r.n; i++) {
@@ -187,6 +232,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case REF_MORE:
 		FUZZ_ASSERT(!r.ended && !r.bad && !r.upgrade);
 		break;
+	}
+	if (r.ended) {
+		/* cloaking moves no boundary: the client frames the same */
+		struct ref seen = reference(r.view, r.ref.end, m,
+					    r.fin && r.ref.end == r.n);
+
+		FUZZ_ASSERT(seen.how == REF_DONE && seen.end == r.ref.end);
+		if (r.g.cloak && !r.g.cloak_missed)
+			FUZZ_ASSERT(!view_has_connection(&r, r.ref.head_from,
+							 r.ref.head_to));
 	}
 	return 0;
 }

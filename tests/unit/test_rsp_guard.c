@@ -19,6 +19,13 @@ static const uint8_t *peek_mem(const void *ctx, uint32_t off, uint32_t n,
 	return (const uint8_t *)ctx + off;
 }
 
+static bool poke_mem(const void *ctx, uint32_t off, const uint8_t *p,
+		     uint32_t n)
+{
+	memcpy((uint8_t *)ctx + off, p, n);
+	return true;
+}
+
 static struct l7_rsp_verdict seg(struct l7_rsp_guard *g, uint32_t seq,
 				 const char *data, bool fin)
 {
@@ -27,6 +34,7 @@ static struct l7_rsp_verdict seg(struct l7_rsp_guard *g, uint32_t seq,
 		.len = strlen(data),
 		.fin = fin,
 		.peek = peek_mem,
+		.poke = poke_mem,
 		.ctx = data,
 	};
 
@@ -40,7 +48,7 @@ static void whole_response_in_one(void)
 	struct l7_rsp_guard g;
 	struct l7_rsp_verdict v;
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, rsp5, false);
 	CHECK(v.act == L7_RSP_FORWARD && v.ended && !v.strip_fin,
 	      "act %d ended %d", v.act, v.ended);
@@ -58,11 +66,11 @@ static void bytes_after_end_are_bad(void)
 	struct l7_rsp_guard g;
 	struct l7_rsp_verdict v;
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, "HTTP/1.1 204 No Content\r\n\r\nX", false);
 	CHECK(v.act == L7_RSP_BAD, "act %d", v.act);
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, rsp5, false);
 	v = seg(&g, S0 + strlen(rsp5), "HTTP/1.1 200 OK\r\n", false);
 	CHECK(v.act == L7_RSP_BAD, "a second response: act %d", v.act);
@@ -76,7 +84,7 @@ static void out_of_order(void)
 	const char *head = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n";
 	uint32_t h = strlen(head);
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0 + 5, head + 5, false);
 	CHECK(v.act == L7_RSP_WAIT, "head out of order: act %d", v.act);
 	v = seg(&g, S0, head, false);
@@ -90,7 +98,7 @@ static void out_of_order(void)
 	v = seg(&g, S0 + h, "01234", false);
 	CHECK(v.act == L7_RSP_FORWARD && !v.ended, "act %d", v.act);
 	/* past the end of the body: never */
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	seg(&g, S0, head, false);
 	v = seg(&g, S0 + h + 5, "56789X", false);
 	CHECK(v.act == L7_RSP_WAIT, "over the end out of order: act %d", v.act);
@@ -102,7 +110,7 @@ static void fin_placement(void)
 	struct l7_rsp_guard g;
 	struct l7_rsp_verdict v;
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, rsp5, true);
 	CHECK(v.act == L7_RSP_FORWARD && v.ended && v.strip_fin && !g.eof_end,
 	      "act %d ended %d strip %d", v.act, v.ended, v.strip_fin);
@@ -110,7 +118,7 @@ static void fin_placement(void)
 	      g.rcv_nxt);
 
 	/* close-delimited: the FIN is the end, the client gets ours */
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, "HTTP/1.0 200 OK\r\n\r\nabc", false);
 	CHECK(v.act == L7_RSP_FORWARD && !v.ended, "act %d", v.act);
 	v = seg(&g, S0 + 22, "", true);
@@ -118,13 +126,13 @@ static void fin_placement(void)
 	      "act %d ended %d eof %d", v.act, v.ended, g.eof_end);
 
 	/* a FIN ahead of missing bytes waits for them */
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, "HTTP/1.0 200 OK\r\n\r\nabc", false);
 	v = seg(&g, S0 + 30, "", true);
 	CHECK(v.act == L7_RSP_WAIT, "act %d", v.act);
 
 	/* a Content-Length body cut short */
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nab",
 		true);
 	CHECK(v.act == L7_RSP_BAD, "truncated: act %d", v.act);
@@ -135,7 +143,7 @@ static void upgrade_and_tunnel(void)
 	struct l7_rsp_guard g;
 	struct l7_rsp_verdict v;
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, "HTTP/1.1 101 Switching Protocols\r\n"
 			"Connection: upgrade\r\nUpgrade: websocket\r\n\r\n",
 		false);
@@ -151,7 +159,7 @@ static void rst_only_at_rcv_nxt(void)
 {
 	struct l7_rsp_guard g;
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	CHECK(l7_rsp_guard_rst(&g, S0, 1000) == L7_RST_ACCEPT, "at start");
 	seg(&g, S0, "HTTP/1.1 200 OK\r\n", false);
 	CHECK(l7_rsp_guard_rst(&g, S0, 1000) == L7_RST_DROP, "old seq");
@@ -172,15 +180,66 @@ static void head_method(void)
 	struct l7_rsp_verdict v;
 	const char *r = "HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n";
 
-	l7_rsp_guard_init(&g, S0, L7_HTTP_M_HEAD);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_HEAD, false);
 	v = seg(&g, S0, r, false);
 	CHECK(v.act == L7_RSP_FORWARD && v.ended &&
 	      l7_rsp_guard_end(&g) == S0 + strlen(r), "act %d ended %d",
 	      v.act, v.ended);
 }
 
+/* The server's Connection fields are hidden from a client that goes on. */
+static void connection_cloaked(void)
+{
+	static const char r[] = "HTTP/1.1 200 OK\r\nConnection: close\r\n"
+				"Content-Length: 2\r\n\r\nok";
+	char buf[2 * sizeof(r)], a[sizeof(r)], b[sizeof(r)];
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+	size_t cut;
+
+	/* whole, and cut at every byte: the name is hidden whenever a byte
+	 * of it was still to go when it was complete
+	 */
+	for (cut = 0; cut < sizeof(r) - 1; cut++) {
+		memcpy(a, r, cut);
+		a[cut] = 0;
+		strcpy(b, r + cut);
+		l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, true);
+		if (cut)
+			seg(&g, S0, a, false);
+		v = seg(&g, S0 + cut, b, false);
+		CHECK(v.act == L7_RSP_FORWARD && v.ended, "cut %zu: act %d",
+		      cut, v.act);
+		snprintf(buf, sizeof(buf), "%s%s", a, b);
+		if (cut <= 17 + 9) {
+			CHECK(!g.cloak_missed && !strstr(buf, "Connection"),
+			      "cut %zu: %s", cut, buf);
+		} else if (cut == 17 + 10) {
+			CHECK(g.cloak_missed, "cut %zu: all of it went out",
+			      cut);
+		}
+		/* framing does not move: it ended where the bytes end */
+		CHECK(l7_rsp_guard_end(&g) == S0 + sizeof(r) - 1, "cut %zu",
+		      cut);
+	}
+	/* any byte of the cloak differs from "connection" at its place */
+	for (cut = 0; cut < 10; cut++)
+		CHECK((L7_CLOAKED_NAME[cut] | 0x20) != "connection"[cut],
+		      "byte %zu", cut);
+	/* a resend of the head is cloaked again */
+	strcpy(b, r);
+	v = seg(&g, S0, b, false);
+	CHECK(!strncmp(b + 17, L7_CLOAKED_NAME, 10), "resend: %s", b);
+	/* off: left alone */
+	strcpy(b, r);
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
+	seg(&g, S0, b, false);
+	CHECK(!strcmp(b, r), "not cloaked: %s", b);
+}
+
 int main(void)
 {
+	RUN(connection_cloaked);
 	RUN(whole_response_in_one);
 	RUN(bytes_after_end_are_bad);
 	RUN(out_of_order);

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What the backend sees (ip_vs_l7 forwarded=..., core/head_copy.c): the
+# director's copy of each request head names the client in
+# X-Forwarded-For (after the client's own, or instead of them) or in
+# Forwarded, on every request of a keep-alive connection whichever backend
+# serves it; the copy never asks the server to close, so a client's
+# "Connection: close" or an HTTP/1.0 request no longer retires a pooled
+# connection.  Backends log the client address mod_remoteip finds (%a)
+# and the forwarding fields as they arrived.  Runs inside the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+CLIENT=198.51.100.10	# l7cli's address (testbed/topology)
+DIRECTOR=192.0.2.1	# the director's address towards the backends
+PARAM=/sys/module/ip_vs_l7/parameters/forwarded
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
+
+# pool_idle_ttl=0: idle pooled connections are not replaced while the
+# keep-alive tests count the ones opened
+modprobe ip_vs_l7 datapath=1 pool_idle_ttl=0
+testbed_up
+add_service "$VS" l7 1 1 1
+
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
+clear_logs() {
+	local b
+	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
+}
+
+# logged PATTERN FIELD: field FIELD (10 %a, 11 X-Forwarded-For, 12
+# Forwarded) of every backend's access-log line matching PATTERN
+logged() {
+	grep -h -- "$1" "$L7TB_RUN"/s[123]/access.log |
+		awk -v n="$2" '{ v = $n; gsub(/"/, "", v); print v }'
+}
+
+# backends_with PATTERN: how many backends logged a line matching it
+backends_with() {
+	grep -l -- "$1" "$L7TB_RUN"/s[123]/access.log | wc -l
+}
+
+# requests N TAG [curl options]: N requests on one keep-alive connection
+requests() {
+	local n=$1 tag=$2
+	shift 2
+	in_cli curl -sS --fail --max-time 120 "$@" -o /dev/null \
+		"http://$L7TB_VIP/cgi-bin/status?$tag=[1-$n]"
+}
+
+# every PATTERN FIELD WANT N: N lines match, each with FIELD == WANT
+every() {
+	local got bad
+	got=$(logged "$1" "$2" | wc -l)
+	bad=$(logged "$1" "$2" | grep -cvx -- "$4")
+	[ "$got" = "$3" ] && [ "$bad" = 0 ] ||
+		{ echo "$got lines (want $3), $bad without '$4':"; logged "$1" "$2" | sort | uniq -c; return 1; }
+}
+
+xff_every_request() {
+	echo x-forwarded-for > "$PARAM" && clear_logs &&
+	requests 30 xa || return 1
+	note "backends that served: $(backends_with 'xa=')"
+	every 'xa=' 10 30 "$CLIENT" && [ "$(backends_with 'xa=')" -ge 2 ]
+}
+
+xff_after_the_clients() {
+	echo x-forwarded-for > "$PARAM" && clear_logs &&
+	requests 12 xb -H 'X-Forwarded-For: 203.0.113.66' || return 1
+	# mod_remoteip took ours, the last: the client's is left
+	every 'xb=' 10 12 "$CLIENT" && every 'xb=' 11 12 203.0.113.66
+}
+
+xff_replaces_the_clients() {
+	echo x-forwarded-for-replace > "$PARAM" && clear_logs &&
+	requests 12 xc -H 'X-Forwarded-For: 203.0.113.66' || return 1
+	every 'xc=' 10 12 "$CLIENT" && every 'xc=' 11 12 -
+}
+
+forwarded_rfc7239() {
+	echo forwarded > "$PARAM" && clear_logs &&
+	requests 12 xd || return 1
+	every 'xd=' 12 12 "for=$CLIENT" && every 'xd=' 10 12 "$DIRECTOR"
+}
+
+# the baseline: with forwarded=off the backends see the director
+off_shows_the_director() {
+	echo off > "$PARAM" && clear_logs &&
+	requests 12 xe || return 1
+	every 'xe=' 10 12 "$DIRECTOR" && every 'xe=' 11 12 -
+}
+
+# copies at, just under and just over one and two segments, with bodies
+copy_sizes() {
+	local out
+	echo x-forwarded-for > "$PARAM" || return 1
+	out=$(in_cli "$PY" "$L7TB_DIR/clients/copy_sizes.py" "$L7TB_VIP" \
+		--client "$CLIENT" 1447 1448 1449 1459 1460 1461 2895 2896 \
+		2897 2920 2921 4000 300) || { echo "$out"; return 1; }
+	note "served by: $out"
+}
+
+post_bodies_exact() {
+	local i f=/tmp/l7tb-post.bin args=()
+	echo x-forwarded-for > "$PARAM" || return 1
+	head -c 70000 /dev/urandom > "$f"
+	for i in 1 2 3 4 5 6; do
+		[ "$i" -gt 1 ] && args+=(--next)
+		args+=(-sS --fail --data-binary "@$f" -o "/tmp/l7tb-echo.$i"
+		       "http://$L7TB_VIP/cgi-bin/echo")
+	done
+	in_cli curl --max-time 120 "${args[@]}" || return 1
+	for i in 1 2 3 4 5 6; do
+		cmp -s "$f" "/tmp/l7tb-echo.$i" || { echo "echo $i differs"; return 1; }
+	done
+}
+
+# opened: pooled connections opened so far, all backends
+opened() {
+	local b n=0
+	for b in $L7TB_BACKENDS; do n=$((n + $(pool_col "$b" 6))); done
+	echo "$n"
+}
+
+# N requests of the kind given, each on its own client connection that
+# the client closes after it: pooled connections opened meanwhile
+closing_clients() {
+	local before i
+	wait_for pools_ready >/dev/null || return 1
+	before=$(opened)
+	for i in $(seq 1 20); do
+		in_cli curl -sS --fail --max-time 60 "$@" -o /dev/null \
+			"http://$L7TB_VIP/static/1k.bin?xf=$i" || return 1
+	done
+	echo $(($(opened) - before))
+}
+
+# a server kept the pooled connection: few opened for 20 requests
+keeps_pooled() {
+	local n
+	echo off > "$PARAM" || return 1
+	n=$(closing_clients "$@") || return 1
+	note "pooled connections opened for 20 requests: $n"
+	[ "$n" -le 4 ]
+}
+
+# connects N: N requests on one curl command line (one connection if the
+# client is never told to close): how many connections curl opened
+connects() {
+	in_cli curl -sS --fail --max-time 120 -o /dev/null -w '%{num_connects}\n' \
+		"http://$L7TB_VIP/static/1k.bin?xg=[1-$1]" |
+		awk '{ n += $1 } END { print n }'
+}
+
+# MaxKeepAliveRequests 5: every fifth response says Connection: close,
+# about the pooled connection; the client's goes on
+server_close_hidden() {
+	local n
+	"$L7TB_DIR/apache" stop && "$L7TB_DIR/apache" start --max-keepalive 5 &&
+		wait_for pools_ready >/dev/null || return 1
+	n=$(connects 60) || return 1
+	note "client connections for 60 requests: $n"
+	[ "$n" = 1 ]
+}
+
+t_check "forwarded: X-Forwarded-For names the client on every request of a keep-alive connection" xff_every_request
+t_check "forwarded: after an X-Forwarded-For the client sent" xff_after_the_clients
+t_check "forwarded: x-forwarded-for-replace drops the client's" xff_replaces_the_clients
+t_check "forwarded: RFC 7239 Forwarded: for=" forwarded_rfc7239
+t_check "forwarded: off, the backend sees the director" off_shows_the_director
+t_check "forwarded: copies around the MSS with bodies in the same segment, byte-exact" copy_sizes
+t_check "forwarded: 70 KB POST bodies byte-exact on one connection" post_bodies_exact
+t_check "keep-alive: a client's Connection: close does not retire the pooled connection" keeps_pooled -H 'Connection: close'
+t_check "keep-alive: an HTTP/1.0 client does not retire the pooled connection" keeps_pooled -0
+t_check "keep-alive: a server's Connection: close does not reach the client (MaxKeepAliveRequests 5)" server_close_hidden
+
+testbed_down
+t_summary
