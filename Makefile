@@ -8,6 +8,7 @@
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
+#   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
 # several kernels never share objects.
@@ -31,7 +32,7 @@ VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed vm-test vm-selftest sparse checkpatch check demo clean
+.PHONY: all module setup unit testbed ipvsadm vm-test vm-selftest sparse checkpatch check demo clean
 
 all: module
 
@@ -96,10 +97,20 @@ $(BUILD)/www/static/1m.bin: testbed/www/mkcontent testbed/www/SHA256SUMS
 
 testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 
+# ---- the patched ipvsadm: Debian's source package, our series on top ----
+
+IPVSADM_SRC := scripts/build-ipvsadm ipvsadm-patch/series \
+	$(wildcard ipvsadm-patch/*.patch) ip_vs_l7/uapi/ip_vs_l7_genl.h
+
+ipvsadm: $(BUILD)/ipvsadm/ipvsadm
+
+$(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
+	scripts/build-ipvsadm $(BUILD)/ipvsadm
+
 # ---- VM runs ----
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
-vm-test: module testbed
+vm-test: module testbed $(if $(filter ipvsadm_l7,$(VM_SUITES)),ipvsadm)
 	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
