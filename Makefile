@@ -26,7 +26,8 @@ MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HD
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
-VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile
+VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile \
+	ipvsadm_l7
 # one boot runs every suite: about 25-45 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
