@@ -23,8 +23,9 @@ testbed_up
 # same_as_stock ARGS...: both binaries print the same bytes, status 0
 same_as_stock() {
 	local args
-	for args in "-Ln" "-L" "-S" "-Sn" "-Ln --stats" "-Ln --rate" \
-		    "-Ln --thresholds" "-Ln -t $VS"; do
+	# numeric only: the guest has no name server to ask
+	for args in "-Ln" "-Sn" "-Ln --stats" "-Ln --stats --exact" \
+		    "-Ln --rate" "-Ln --thresholds" "-Ln -t $VS"; do
 		# shellcheck disable=SC2086
 		stock $args > "$TMP/stock" 2>&1 || { echo "stock $args failed"; return 1; }
 		# shellcheck disable=SC2086
@@ -48,7 +49,7 @@ stock_output_without_module() {
 flush_without_module() {
 	new -C || return 1
 	module_loaded && { echo "ipvsadm -C loaded ip_vs_l7"; return 1; }
-	[ -z "$(new -S)" ] || { echo "service left after -C"; return 1; }
+	[ -z "$(new -Sn)" ] || { echo "service left after -C"; return 1; }
 }
 
 stock_output_l7_no_rules() {
@@ -100,16 +101,16 @@ stats_listed() {
 }
 
 save_clear_restore() {
-	new -S > "$TMP/saved" || return 1
+	new -Sn > "$TMP/saved" || return 1
 	grep -q -- '^--add-rule -t .* --id 30 --hdr x-canary=1 --hdr x-env=a|b --cookie v=2 --pool sticky --fallthrough$' \
 		"$TMP/saved" || { cat "$TMP/saved"; return 1; }
 	# pools and rules after the -a lines: -R replays them in order
 	awk '/^-a /{ a = NR } /^--add-(pool|rule) /{ if (!f) f = NR }
 	     END { exit !(a && f > a) }' "$TMP/saved" || { cat "$TMP/saved"; return 1; }
 	new -C || return 1
-	[ -z "$(new -S)" ] || { echo "-C left:"; new -S; return 1; }
+	[ -z "$(new -Sn)" ] || { echo "-C left:"; new -Sn; return 1; }
 	new -R < "$TMP/saved" || return 1
-	new -S > "$TMP/again" || return 1
+	new -Sn > "$TMP/again" || return 1
 	cmp -s "$TMP/saved" "$TMP/again" || { diff "$TMP/saved" "$TMP/again"; return 1; }
 	new -Sn | grep -c -- '^--add-' | grep -qx 7 || { new -Sn; return 1; }
 }
@@ -151,7 +152,7 @@ refused() {
 bad_input_refused() {
 	local long
 	long=$(printf 'a%.0s' $(seq 1 300))
-	new -S > "$TMP/before" || return 1
+	new -Sn > "$TMP/before" || return 1
 	refused 'No such service' --add-pool -t 198.51.100.2:80 --pool p \
 		--members 192.0.2.11:80 &&
 	refused 'pool' --add-rule -t "$VS" --id 50 --pool nosuch &&
@@ -181,7 +182,7 @@ bad_input_refused() {
 	refused '.' --add-rule -t "$VS" --id 58 --path-prefix /a/../b --pool cgi &&
 	refused '.' --del-pool -t "$VS" --pool cgi &&
 	refused '.' --del-rule -t "$VS" --id 999 || return 1
-	new -S | cmp -s - "$TMP/before" || { echo "a refusal changed the tables"; return 1; }
+	new -Sn | cmp -s - "$TMP/before" || { echo "a refusal changed the tables"; return 1; }
 }
 
 # the kernel's limit on rules per service, reached through -R
@@ -200,7 +201,7 @@ t_check "-C without ip_vs_l7" flush_without_module
 t_check "stock output, l7 service without rules" stock_output_l7_no_rules
 t_check "pools and rules in -Ln" pools_and_rules_listed
 t_check "-Ln --stats" stats_listed
-t_check "-S, -C, -R: same -S" save_clear_restore
+t_check "-Sn, -C, -R: same -Sn" save_clear_restore
 t_check "-C flushes the rules" clear_flushes_rules
 t_check "bad input: one line, status != 0" bad_input_refused
 t_check "edit and delete pools and rules" edit_and_delete
