@@ -21,7 +21,7 @@ KVER = $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 
 CORE_SRC := $(wildcard ip_vs_l7/core/*.c)
 CORE_HDR := $(wildcard ip_vs_l7/core/*.h)
-MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HDR)
+MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h ip_vs_l7/uapi/*.h) $(CORE_SRC) $(CORE_HDR)
 
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -58,7 +58,7 @@ sparse: module
 # <stdint.h> names on purpose (it is built on the host too)
 checkpatch:
 	@perl $(BUILD)/tools/checkpatch.pl --no-tree --terse --quiet -f \
-		ip_vs_l7/*.[ch] $(CORE_SRC) $(CORE_HDR) && \
+		ip_vs_l7/*.[ch] ip_vs_l7/uapi/*.h $(CORE_SRC) $(CORE_HDR) && \
 		echo "checkpatch: $(words $(wildcard ip_vs_l7/*.[ch]) $(CORE_SRC) $(CORE_HDR)) files clean"
 
 # ---- host unit tests of the pure-C core ----

@@ -23,10 +23,12 @@
 #include <linux/workqueue.h>
 #include <net/ip_vs.h>
 
+#include "core/client_seg.h"
 #include "core/http_body.h"
 #include "core/http_req.h"
 #include "core/http_resp.h"
 #include "core/req_guard.h"
+#include "core/rsp_guard.h"
 #include "core/tcp_guard.h"
 #include "core/tcp_map.h"
 
@@ -194,30 +196,24 @@ struct l7_binding {
 	struct list_head	node;		/* in conn->bindings, oldest first */
 	struct l7_pconn		*pc;
 	struct l7_binding_map	map;
-	struct l7_req_guard	guard;		/* frames the request body */
-	struct l7_http_resp	rsp;		/* frames the response */
+	struct l7_req_guard	req_guard;	/* frames the request body */
+	struct l7_rsp_guard	rsp_guard;	/* frames the response */
 	u32			b_req_end;	/* backend seq after the request */
 	u32			b_snd_nxt;	/* highest seq sent to the backend */
 	u32			b_acked;	/* backend's newest ACK */
-	u32			b_fed;		/* backend seq framed so far */
 	u32			b_tsval;	/* newest backend TSval */
 	u32			ts_sent;	/* newest TSval sent to the backend */
 	u8			retries;	/* resends of our copy */
 	bool			head_acked;	/* the backend has our copy */
 	bool			req_done;	/* request end known (req_range) */
 	bool			rsp_seen;	/* a response byte went out */
-	bool			rsp_done;	/* response end known (rsp_range) */
 	bool			keep;		/* backend keeps the connection */
 	bool			close_after;	/* the client asked for close */
-	bool			b_fin;		/* backend sent FIN */
 	bool			b_rst;		/* backend sent RST */
 	bool			retried;	/* second try of the request */
 	bool			upgrade;	/* the request asked for one */
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	u32			c_ack_passed;	/* newest client ACK passed on */
-	/* RFC 5961: a backend RST counts only at exactly b_rcv_nxt */
-	u32			b_rcv_nxt;	/* after its in-order segments seen */
-	bool			b_rcv_known;	/* else b_fed is where it stands */
 	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
 	u32			copy_len;	/* our copy of the request's start */
@@ -229,15 +225,6 @@ static inline u32 l7_binding_copy_end(const struct l7_binding *b)
 {
 	return b->pc->tcp.snd_nxt + b->copy_len;
 }
-
-enum l7_conn_state {
-	L7C_HEAD,	/* collecting a request head */
-	L7C_HELD,	/* head framed, waiting for the response before it */
-	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
-	L7C_BODY,	/* current request's body passing through */
-	L7C_TUNNEL,	/* close-delimited response: spliced until both FINs */
-	L7C_CLOSING,	/* our reply and/or FIN sent; waiting for the client */
-};
 
 /*
  * A client connection answered by the director.  Lives in the client
@@ -431,12 +418,22 @@ unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 				u32 hlen);
 
 /* ip_vs_l7_icmp.c */
-unsigned int l7_icmp_packet(struct sk_buff *skb,
+struct l7_ports;
+unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 			    const struct nf_hook_state *state);
 
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);
 void l7_hook_exit(void);
+
+/* ip_vs_l7_ports.c */
+const struct l7_ports *l7_ports_get(const struct net *net);
+bool l7_ports_vip(const struct l7_ports *p, __be16 dport);
+bool l7_ports_server(const struct l7_ports *p, __be16 sport);
+int l7_ports_add(struct net *net, bool vip, __be16 port);
+void l7_ports_rebuild(struct net *net);
+int l7_ports_init(void);
+void l7_ports_exit(void);
 
 /* ip_vs_l7_pool.c */
 int l7_pool_module_init(void);

@@ -95,7 +95,7 @@ void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 {
 	bool ts = b->pc->tcp.ts && c->c_ts;
 
-	l7_send_pconn(b->pc, flags, seq, b->b_fed, l7_win_to_backend(c, b),
+	l7_send_pconn(b->pc, flags, seq, b->rsp_guard.fed, l7_win_to_backend(c, b),
 		      ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
 		      data, len);
 }
@@ -205,11 +205,10 @@ int l7_bind(struct l7_conn *c)
 	l7_binding_init(&b->map, &p, NULL);
 	b->b_tsval = pc->tcp.ts_recent;
 	b->ts_sent = pc->tcp.ts_last;
-	b->b_fed = pc->tcp.rcv_nxt;
 	b->b_acked = pc->tcp.snd_nxt;
 	b->b_snd_nxt = pc->tcp.snd_nxt + copy_len;
 	b->c_ack_passed = p.c_snd;
-	l7_http_resp_init(&b->rsp, NULL, b->method);
+	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))
@@ -223,7 +222,7 @@ int l7_bind(struct l7_conn *c)
 	c->retries = 0;
 	l7_head_consume(c, copy_len);
 	/* what follows the copy in the client's stream is the guard's */
-	l7_req_guard_init(&b->guard, c->c_seq0, &body, body_done);
+	l7_req_guard_init(&b->req_guard, c->c_seq0, &body, body_done);
 	/* the client may have closed after a pipelined request */
 	c->c_rcv_nxt = c->c_seq0 + c->head_len + c->c_fin;
 	if (body_done) {
@@ -360,7 +359,7 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 
 static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 {
-	if (!b->rsp_done)
+	if (!b->rsp_guard.done)
 		atomic_dec(&b->pc->pool->outstanding);
 	if (b->tunnel)
 		l7_service_tunnel_end(c->ls);
@@ -393,11 +392,11 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 {
 	struct l7_pconn *pc = b->pc;
 	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
-	bool keep = b->keep && !b->b_fin && !b->b_rst &&
+	bool keep = b->keep && !b->rsp_guard.fin && !b->b_rst &&
 		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
 
 	if (keep) {
-		b->b_fed = rsp_end;
+		b->rsp_guard.fed = rsp_end;
 		l7_binding_send(c, b, 0, b->b_req_end, NULL, 0);
 		pc->tcp.snd_nxt = b->b_req_end;
 		pc->tcp.rcv_nxt = rsp_end;
@@ -419,9 +418,9 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
  */
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 {
-	if (!b->b_rst && !(b->b_fin && c->c_fin && c->state == L7C_TUNNEL))
+	if (!b->b_rst && !(b->rsp_guard.fin && c->c_fin && c->state == L7C_TUNNEL))
 		l7_binding_reset(c, b);
-	if (!b->rsp_done)
+	if (!b->rsp_guard.done)
 		l7_pool_count_error(b->pc->pool);
 	WRITE_ONCE(b->pc->conn, NULL);
 	l7_pool_release(b->pc, false);
@@ -447,7 +446,7 @@ void l7_binding_acked(struct l7_conn *c, u32 ack)
 	bool freed = false;
 
 	list_for_each_entry_safe(b, next, &c->bindings, node) {
-		if (!b->rsp_done || !b->req_done ||
+		if (!b->rsp_guard.done || !b->req_done ||
 		    before(ack, b->map.rsp_range.end))
 			break;	/* in order: later ones are not acked either */
 		l7_binding_finish(c, b);

@@ -171,7 +171,7 @@ void l7_cur_done(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
-	if (!b || !b->req_done || !b->rsp_done)
+	if (!b || !b->req_done || !b->rsp_guard.done)
 		return;
 	c->cur = NULL;
 	if (b->close_after) {
@@ -286,15 +286,51 @@ static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
 	return NF_DROP;
 }
 
-/* The client's FIN, in order, between requests. */
-static void l7_client_fin(struct l7_conn *c)
+/* The client's FIN, in order: counted and acknowledged. */
+static void l7_client_fin(struct l7_conn *c, const struct l7_cseg_plan *p)
 {
 	c->c_fin = true;
 	c->c_rcv_nxt++;
 	l7_send_ack(c);
-	if (c->state == L7C_HEAD && !c->cur)
+	if (p->close)
 		l7_close_client(c);	/* nothing under way: close too */
-	/* else: after the response under way (l7_cur_done) */
+	/* else after the response under way (l7_cur_done) */
+}
+
+/* Where @c stands for core/client_seg.c. */
+static struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
+{
+	return (struct l7_cseg_ctx){
+		.state = c->state,
+		.rcv_nxt = c->c_rcv_nxt,
+		.fin = c->c_fin,
+		.may_take = l7_may_take(c),
+		.idle = !c->cur,
+	};
+}
+
+/*
+ * The rest of a segment the director took bytes of: the new request's
+ * body, or the FIN and ACK; then its ACK goes on.
+ */
+static unsigned int l7_client_took(struct l7_conn *c, struct sk_buff *skb,
+				   const struct l7_cseg *cs, u32 hlen)
+{
+	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
+	struct l7_cseg_plan p = l7_cseg_after_take(&x, cs);
+
+	if (p.take_fin)
+		l7_client_fin(c, &p);
+	else if (p.ack)
+		l7_send_ack(c);
+	switch (p.act) {
+	case L7_CSEG_BODY:
+		return l7_splice_body(c, c->cur, skb);
+	case L7_CSEG_PASS:
+		return l7_pass_ack(c, skb, hlen, false);
+	default:
+		return NF_DROP;
+	}
 }
 
 /*
@@ -348,15 +384,37 @@ static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
 	return true;
 }
 
-/* Called with c->lock held on a live connection. */
+/* In CLOSING: the FIN is still taken, and ends the wait for it. */
+static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
+				      const struct l7_cseg_plan *p, u32 hlen)
+{
+	if (p->take_fin) {
+		c->c_fin = true;
+		c->c_rcv_nxt++;
+		l7_send_ack(c);
+	}
+	if (c->d_snd_una == c->d_snd_nxt && list_empty(&c->bindings))
+		l7_conn_expire_in(c, c->c_fin ? 0 : l7_head_timeout * HZ);
+	return l7_pass_ack(c, skb, hlen, p->pure);
+}
+
+/*
+ * Called with c->lock held on a live connection.  The TCP checks come
+ * first (core/tcp_guard.c), then core/client_seg.c plans what to do with
+ * the segment, and this carries it out.
+ */
 static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	u32 hlen = ip_hdrlen(skb) + th->doff * 4;
-	u32 len = skb->len - hlen;
-	u32 seq = ntohl(th->seq);
+	struct l7_cseg cs = {
+		.seq = ntohl(th->seq),
+		.len = skb->len - hlen,
+		.fin = th->fin,
+	};
+	struct l7_cseg_plan p;
 	struct l7_tcp_opts o;
-	u32 skip;
+	struct l7_cseg_ctx x;
 
 	if (c->state == L7C_TUNNEL)
 		return l7_splice_c2b(c, c->cur, skb);
@@ -371,56 +429,33 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		return NF_DROP;
 	if (l7_client_guard(c, th))
 		return NF_DROP;
-	if (c->c_ts && !after(seq, c->c_rcv_nxt))
+	if (c->c_ts && !after(cs.seq, c->c_rcv_nxt))
 		l7_ts_note(&c->c_tsval, o.tsval);
 	c->c_win = ntohs(th->window);
 	l7_client_ack(c, th);
 
-	if (c->state == L7C_BODY)
+	x = l7_cseg_ctx_of(c);	/* the ACK may have finished a binding */
+	p = l7_cseg_plan(&x, &cs);
+	switch (p.act) {
+	case L7_CSEG_BODY:
 		return l7_splice_body(c, c->cur, skb);
-	if (c->state == L7C_CLOSING) {
-		if (th->fin && !c->c_fin && seq + len == c->c_rcv_nxt) {
-			c->c_fin = true;
-			c->c_rcv_nxt++;
-			l7_send_ack(c);
-		}
-		if (c->d_snd_una == c->d_snd_nxt && list_empty(&c->bindings))
-			l7_conn_expire_in(c, c->c_fin ? 0 : l7_head_timeout * HZ);
-		return l7_pass_ack(c, skb, hlen, !len && !th->fin);
-	}
-	if (!len && !th->fin)
-		return l7_pass_ack(c, skb, hlen, true);
-	/*
-	 * A resend, or one reaching past a body the server has not
-	 * acknowledged yet: its old part may have to go through again
-	 */
-	if (len && before(seq, c->c_rcv_nxt) &&
-	    (!after(seq + len, c->c_rcv_nxt) || !l7_may_take(c)))
-		return l7_client_old(c, skb, seq);
-
-	/* HEAD, HELD or QUEUED: the bytes are the director's to take */
-	if (after(seq, c->c_rcv_nxt) || c->c_fin || !l7_may_take(c)) {
-		if (l7_may_take(c))
+	case L7_CSEG_OLD:
+		return l7_client_old(c, skb, cs.seq);
+	case L7_CSEG_TAKE:
+		if (cs.len > p.skip)
+			l7_take_head(c, skb, hlen + p.skip, cs.len - p.skip);
+		if (c->dead)
+			return NF_DROP;
+		return l7_client_took(c, skb, &cs, hlen);
+	case L7_CSEG_PASS:
+		if (c->state == L7C_CLOSING)
+			return l7_client_closing(c, skb, &p, hlen);
+		if (p.ack)
 			l7_send_ack(c);	/* out of order: resync */
-		return l7_pass_ack(c, skb, hlen, false);
-	}
-	skip = c->c_rcv_nxt - seq;	/* a resend may overlap what we have */
-	if (len > skip)
-		l7_take_head(c, skb, hlen + skip, len - skip);
-	if (c->dead)
+		return l7_pass_ack(c, skb, hlen, p.pure);
+	default:
 		return NF_DROP;
-	if (c->state == L7C_BODY && after(seq + len, c->c_rcv_nxt)) {
-		/* a body larger than the head buffer: the rest goes through */
-		l7_send_ack(c);
-		return l7_splice_body(c, c->cur, skb);
 	}
-	if (th->fin && seq + len == c->c_rcv_nxt)
-		l7_client_fin(c);
-	else if (len)
-		l7_send_ack(c);
-	if (c->state == L7C_QUEUED || c->state == L7C_CLOSING)
-		return NF_DROP;
-	return l7_pass_ack(c, skb, hlen, false);
 }
 
 /* A segment from a server on a pooled connection bound to @c. */

@@ -265,7 +265,7 @@ static void l7_conn_destroy(struct l7_conn *c)
 	spin_lock_bh(&c->lock);
 	/* a binding left means the client did not get all: reset it */
 	if (!list_empty(&c->bindings) && !c->reset &&
-	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur && c->cur->b_fin))
+	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur && c->cur->rsp_guard.fin))
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	if (c->requests)
 		atomic64_inc(&ls->stats.ended[c->end]);

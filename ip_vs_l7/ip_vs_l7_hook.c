@@ -8,8 +8,8 @@
  * side of each and call the other INVALID, which an "ct state invalid
  * drop" ruleset would then drop.  Everything addressed to the VIP:port
  * of an l7 service is consumed here, so IPVS (LOCAL_IN) never makes L4
- * connections for it.  Other traffic passes untouched after two hash
- * lookups.
+ * connections for it.  Other traffic passes untouched, most of it
+ * without a lookup (ip_vs_l7_ports.c).
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -62,54 +62,90 @@ static unsigned int l7_server_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	return l7_pool_idle_packet(pc, skb);
 }
 
-static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
-			       const struct nf_hook_state *state)
+/*
+ * A segment to an l7 VIP's port: a client connection's, or the start of
+ * one (SYN, cookie ACK) if the tuple is an l7 service's.  False when it
+ * is neither: the packet is not ours.
+ */
+static bool l7_vip_packet(struct sk_buff *skb, const struct tcphdr *th,
+			  const struct nf_hook_state *state,
+			  unsigned int *verdict)
 {
 	const struct iphdr *iph = ip_hdr(skb);
-	const struct tcphdr *th;
 	struct l7_service *ls;
-	struct l7_pconn *pc;
 	struct l7_conn *c;
-	struct tcphdr _th;
 
-	if (!READ_ONCE(l7_datapath) || ip_is_fragment(iph))
-		return NF_ACCEPT;
-	if (iph->protocol == IPPROTO_ICMP)
-		return l7_icmp_packet(skb, state);
-	if (iph->protocol != IPPROTO_TCP)
-		return NF_ACCEPT;
-	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
-	if (!th)
-		return NF_ACCEPT;
-
-	/* netfilter hooks run under rcu_read_lock() */
 	c = l7_conn_lookup(state->net, iph->saddr, th->source, iph->daddr,
 			   th->dest);
 	if (c) {
-		if (!l7_tcp_valid(skb, state))
-			return NF_DROP;
-		return l7_client_packet(c, skb);
-	}
-	pc = l7_pconn_lookup(state->net, iph->saddr, th->source, iph->daddr,
-			     th->dest);
-	if (pc) {
-		if (!l7_tcp_valid(skb, state))
-			return NF_DROP;
-		return l7_server_packet(pc, skb);
+		*verdict = l7_tcp_valid(skb, state) ?
+			   l7_client_packet(c, skb) : NF_DROP;
+		return true;
 	}
 	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
 	/* a connection IPVS made before "-E -s l7" stays IPVS's */
 	if (!ls || l7_service_ipvs_conn(state->net, iph->saddr, th->source,
 					iph->daddr, th->dest))
-		return NF_ACCEPT;
+		return false;
 	/*
 	 * No connection has a martian client (none is ever made for one),
 	 * so this is the one place such a source can reach us: ignore it,
 	 * as routing would have.
 	 */
 	if (l7_unanswerable(skb) || !l7_tcp_valid(skb, state))
-		return NF_DROP;
-	return l7_client_new(ls, skb);
+		*verdict = NF_DROP;
+	else
+		*verdict = l7_client_new(ls, skb);
+	return true;
+}
+
+/* A segment from a pooled server's port: a pooled connection's, if any. */
+static bool l7_pooled_packet(struct sk_buff *skb, const struct tcphdr *th,
+			     const struct nf_hook_state *state,
+			     unsigned int *verdict)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	struct l7_pconn *pc;
+
+	pc = l7_pconn_lookup(state->net, iph->saddr, th->source, iph->daddr,
+			     th->dest);
+	if (!pc)
+		return false;
+	*verdict = l7_tcp_valid(skb, state) ? l7_server_packet(pc, skb) :
+					      NF_DROP;
+	return true;
+}
+
+static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	const struct l7_ports *ports;
+	const struct tcphdr *th;
+	unsigned int verdict;
+	struct tcphdr _th;
+
+	if (!READ_ONCE(l7_datapath) || ip_is_fragment(iph))
+		return NF_ACCEPT;
+	/* netfilter hooks run under rcu_read_lock() */
+	ports = l7_ports_get(state->net);
+	if (!ports)
+		return NF_ACCEPT;	/* no l7 service in this namespace */
+	if (iph->protocol == IPPROTO_ICMP)
+		return l7_icmp_packet(skb, ports, state);
+	if (iph->protocol != IPPROTO_TCP)
+		return NF_ACCEPT;
+	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
+	if (!th)
+		return NF_ACCEPT;
+
+	if (l7_ports_vip(ports, th->dest) &&
+	    l7_vip_packet(skb, th, state, &verdict))
+		return verdict;
+	if (l7_ports_server(ports, th->source) &&
+	    l7_pooled_packet(skb, th, state, &verdict))
+		return verdict;
+	return NF_ACCEPT;
 }
 
 /*

@@ -84,7 +84,7 @@ struct l7_tcp_quote {
  * Under RCU, from the hook: an ICMP message to the director.  Always
  * NF_ACCEPT: the stack sees it too.
  */
-unsigned int l7_icmp_packet(struct sk_buff *skb,
+unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 			    const struct nf_hook_state *state)
 {
 	struct {
@@ -106,13 +106,18 @@ unsigned int l7_icmp_packet(struct sk_buff *skb,
 		return NF_ACCEPT;
 	q = skb_header_pointer(skb, off + sizeof(h->icmp) + h->ip.ihl * 4,
 			       sizeof(_q), &_q);
-	if (!q || nf_ip_checksum(skb, state->hook, off, IPPROTO_IP))
+	/* quoting a segment from a VIP's port, or to a pooled server's */
+	if (!q || (!l7_ports_vip(ports, q->source) &&
+		   !l7_ports_server(ports, q->dest)) ||
+	    nf_ip_checksum(skb, state->hook, off, IPPROTO_IP))
 		return NF_ACCEPT;
 	th.source = q->source;
 	th.dest = q->dest;
 	th.seq = q->seq;
 	mtu = ntohs(h->icmp.un.frag.mtu);
-	l7_icmp_client(state->net, &h->ip, &th, mtu);
-	l7_icmp_backend(state->net, &h->ip, &th, mtu);
+	if (l7_ports_vip(ports, th.source))
+		l7_icmp_client(state->net, &h->ip, &th, mtu);
+	if (l7_ports_server(ports, th.dest))
+		l7_icmp_backend(state->net, &h->ip, &th, mtu);
 	return NF_ACCEPT;
 }

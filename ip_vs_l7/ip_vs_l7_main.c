@@ -15,6 +15,7 @@
 #include <linux/moduleparam.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_rules.h"
 
 unsigned int l7_pool_min_idle = 8;
 module_param_named(pool_min_idle, l7_pool_min_idle, uint, 0644);
@@ -105,9 +106,15 @@ static int __init ip_vs_l7_init(void)
 	err = l7_proc_init();
 	if (err)
 		goto pool;
-	err = l7_hook_init();
+	err = l7_ports_init();
 	if (err)
 		goto proc;
+	err = l7_rules_init();
+	if (err)
+		goto ports;
+	err = l7_hook_init();
+	if (err)
+		goto rules;
 	err = l7_sched_init();
 	if (err)
 		goto hook;
@@ -115,6 +122,10 @@ static int __init ip_vs_l7_init(void)
 
 hook:
 	l7_hook_exit();
+rules:
+	l7_rules_exit();
+ports:
+	l7_ports_exit();
 proc:
 	l7_proc_exit();
 pool:
@@ -128,9 +139,11 @@ static void __exit ip_vs_l7_exit(void)
 {
 	l7_sched_exit();
 	l7_hook_exit();
+	l7_rules_exit();
+	l7_ports_exit();
 	l7_proc_exit();
 	l7_pool_module_exit();
-	/* connections are freed by RCU callbacks */
+	/* connections and rule sets are freed by RCU callbacks */
 	rcu_barrier();
 	l7_conn_module_exit();
 }

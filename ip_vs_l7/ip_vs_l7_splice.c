@@ -35,7 +35,6 @@
 
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
 #define L7_TS_OPT_LEN		12		/* NOP NOP TS */
-#define L7_PEEK			128		/* bytes framed per step */
 
 static void l7_seg_readdress(struct sk_buff *skb, __be32 saddr, __be16 sport,
 			     __be32 daddr, __be16 dport)
@@ -228,16 +227,9 @@ int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 }
 
 /* Both sides sent FIN through a tunnel: linger for their last ACKs. */
-static void l7_tunnel_track_close(struct l7_conn *c, const struct tcphdr *th,
-				  bool from_client)
+static void l7_tunnel_track_close(struct l7_conn *c)
 {
-	if (th->fin) {
-		if (from_client)
-			c->c_fin = true;
-		else
-			c->cur->b_fin = true;
-	}
-	if (c->c_fin && c->cur->b_fin && !c->dead_reason) {
+	if (c->c_fin && c->cur->rsp_guard.fin && !c->dead_reason) {
 		c->dead_reason = "closed";
 		c->end = L7_END_CLOSED;
 		l7_conn_expire_in(c, L7_LINGER);
@@ -276,8 +268,10 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 		b->b_snd_nxt = s.seq + s.len;
 	this_cpu_add(pc->pool->bytes->to_server, payload);
 
-	if (c->state == L7C_TUNNEL)
-		l7_tunnel_track_close(c, th, true);
+	if (c->state == L7C_TUNNEL) {
+		c->c_fin |= th->fin;
+		l7_tunnel_track_close(c);
+	}
 	l7_seg_readdress(skb, pc->tcp.laddr, pc->tcp.lport,
 			 pc->pool->addr.sin_addr.s_addr, pc->pool->addr.sin_port);
 	return l7_forward(c->net, skb, pc->tcp.mss);
@@ -371,11 +365,11 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	if (th->rst || (!rs.len && !rs.fin))
 		return l7_c2b_send(c, b, skb, &o, &s);
 
-	v = l7_req_guard_seg(&b->guard, &rs);
+	v = l7_req_guard_seg(&b->req_guard, &rs);
 	ended = v.ended && b == c->cur && c->state == L7C_BODY;
 	if (b == c->cur && c->state == L7C_BODY &&
-	    c->c_rcv_nxt != b->guard.nxt) {
-		c->c_rcv_nxt = b->guard.nxt;
+	    c->c_rcv_nxt != b->req_guard.nxt) {
+		c->c_rcv_nxt = b->req_guard.nxt;
 		l7_conn_progress(c);	/* new body bytes */
 	}
 	if (v.act == L7_GUARD_RESET) {
@@ -389,8 +383,8 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_clip(skb, pl.hlen, v.skip, v.keep))
 		return NF_DROP;
 	if (ended) {
-		l7_binding_req_end(c, b, b->guard.nxt);
-		c->c_seq0 = b->guard.nxt;
+		l7_binding_req_end(c, b, b->req_guard.nxt);
+		c->c_seq0 = b->req_guard.nxt;
 		c->state = L7C_HEAD;
 	}
 	l7_seg_read(skb, &o, &s);
@@ -400,179 +394,53 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	return verdict;
 }
 
-/* Frame @len response bytes of @skb from @off; *used: how many belong. */
-static enum l7_resp_status l7_resp_frame(struct l7_http_resp *r,
-					 const struct sk_buff *skb, u32 off,
-					 u32 len, u32 *used)
-{
-	enum l7_resp_status st = L7_RESP_MORE;
-	u8 buf[L7_PEEK];
-	size_t u;
-
-	*used = 0;
-	while (*used < len) {
-		u64 skip = l7_http_resp_skippable(r);
-		u32 n = len - *used;
-		const u8 *p;
-
-		if (skip) {
-			n = min_t(u64, n, skip);
-			l7_http_resp_skip(r, n);
-			*used += n;
-			continue;
-		}
-		n = min_t(u32, n, sizeof(buf));
-		p = skb_header_pointer(skb, off + *used, n, buf);
-		if (!p)
-			return L7_RESP_ERROR;
-		st = l7_http_resp_feed(r, p, n, &u);
-		*used += u;
-		if (st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
-			continue;	/* go on with what follows the head */
-		if (st != L7_RESP_MORE)
-			break;
-	}
-	/* a skip may have ended the response: the framer says so now */
-	if (st == L7_RESP_MORE || st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
-		st = l7_http_resp_feed(r, buf, 0, &u);
-	return st;
-}
-
 /* The response on @b ended just before backend seq @end. */
 static void l7_rsp_end(struct l7_binding *b, u32 end)
 {
-	b->rsp_done = true;
-	b->keep = b->rsp.keep_alive;
+	b->keep = b->rsp_guard.resp.keep_alive;
+	/* its FIN ended it: the client learns it from our FIN */
+	b->close_after |= b->rsp_guard.eof_end;
 	atomic_dec(&b->pc->pool->outstanding);
 	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
 }
 
-enum l7_follow {
-	L7_FOLLOW_OK,		/* forward it */
-	L7_FOLLOW_EARLY,	/* drop it: the server sends it again */
-	L7_FOLLOW_BAD,		/* not a response we can frame: reset */
-};
-
 /*
- * Follow the response in @b's server stream: bytes [seq, seq + len) of
- * @skb from @off.  Sets b->rsp_done when it has ended.
+ * A 101 on @b: no more HTTP there, both ways pass as they come.  Only
+ * for the current request, which asked for it, with no pipelined one
+ * behind it, and within the service's tunnel cap.
  */
-static enum l7_follow l7_rsp_follow(struct l7_conn *c, struct l7_binding *b,
-				    const struct sk_buff *skb, u32 off,
-				    u32 seq, u32 len)
+static bool l7_rsp_upgrade(struct l7_conn *c, struct l7_binding *b)
 {
-	u32 end = seq + len, used;
-	enum l7_resp_status st;
-	size_t none;
-
-	if (!len || !after(end, b->b_fed))
-		return L7_FOLLOW_OK;	/* nothing new */
-	if (b->rsp_done)
-		return L7_FOLLOW_BAD;	/* bytes after the end: not HTTP */
-	if (after(seq, b->b_fed)) {
-		/*
-		 * Out of order: fine if they are surely body bytes; else the
-		 * framer has to read what comes before, so wait for it.
-		 */
-		if (end - b->b_fed > l7_http_resp_skippable(&b->rsp))
-			return L7_FOLLOW_EARLY;
-		l7_http_resp_skip(&b->rsp, end - b->b_fed);
-		b->b_fed = end;
-		st = l7_http_resp_feed(&b->rsp, NULL, 0, &none);
-	} else {
-		off += b->b_fed - seq;
-		st = l7_resp_frame(&b->rsp, skb, off, end - b->b_fed, &used);
-		b->b_fed += used;
-	}
-	switch (st) {
-	case L7_RESP_ERROR:
-		return L7_FOLLOW_BAD;
-	case L7_RESP_UPGRADE:
-		/*
-		 * 101: no more HTTP here; both ways pass as they come.  Only
-		 * for a request that asked for it, and within the tunnel cap.
-		 */
-		if (c->cur != b || c->head_len || !b->upgrade ||
-		    !l7_service_tunnel_begin(c->ls))
-			return L7_FOLLOW_BAD;
-		b->tunnel = true;
-		c->state = L7C_TUNNEL;
-		b->map.req_range.closed = false;
-		return L7_FOLLOW_OK;
-	case L7_RESP_DONE:
-		if (b->b_fed != end)
-			return L7_FOLLOW_BAD;	/* more than the response */
-		l7_rsp_end(b, end);
-		return L7_FOLLOW_OK;
-	default:
-		return L7_FOLLOW_OK;
-	}
+	if (c->cur != b || c->head_len || !b->upgrade ||
+	    !l7_service_tunnel_begin(c->ls))
+		return false;
+	b->tunnel = true;
+	c->state = L7C_TUNNEL;
+	b->map.req_range.closed = false;
+	l7_rsp_guard_tunnel(&b->rsp_guard);
+	return true;
 }
 
 /*
- * The server's FIN on @b after @payload bytes at @seq: after the
- * response, the end of a close-delimited body, or (BAD) a request it
- * would not answer or a response cut short.
- */
-static enum l7_follow l7_rsp_fin(struct l7_binding *b, u32 seq, u32 payload)
-{
-	if (b->rsp_done) {
-		b->b_fin = true;
-		return L7_FOLLOW_OK;
-	}
-	if (b->b_fed != seq + payload)
-		return L7_FOLLOW_EARLY;	/* bytes before it are missing */
-	b->b_fin = true;
-	if (l7_http_resp_eof(&b->rsp) != L7_RESP_DONE)
-		return L7_FOLLOW_BAD;
-	l7_rsp_end(b, b->b_fed);
-	b->close_after = true;	/* the client learns it from our FIN */
-	return L7_FOLLOW_OK;
-}
-
-/*
- * The backend seq after its in-order segments seen so far, FIN included:
- * where a Linux backend stands when it resets (at its snd_nxt).  From
- * the binding's start (b_fed, the pooled connection's rcv_nxt) on, a
- * segment that starts at or before it moves it to its end; framed or not.
- */
-static u32 *l7_backend_rcv_nxt(struct l7_binding *b)
-{
-	if (!b->b_rcv_known) {
-		b->b_rcv_nxt = b->b_fed;
-		b->b_rcv_known = true;
-	}
-	return &b->b_rcv_nxt;
-}
-
-static void l7_backend_seq_note(struct l7_binding *b,
-				const struct l7_tcp_seg *s)
-{
-	u32 *rcv_nxt = l7_backend_rcv_nxt(b);
-
-	if (!after(s->seq, *rcv_nxt) && after(s->seq + s->len, *rcv_nxt))
-		*rcv_nxt = s->seq + s->len;
-}
-
-/*
- * RFC 5961 on the backend's side: a RST counts only at exactly that seq.
- * One elsewhere in the window the backend was given (the client's, as
- * the splice passes it on) gets a challenge ACK, which a backend that
- * really reset answers with a RST at exactly that seq; others nothing.
+ * RFC 5961 on the backend's side: a RST counts only at exactly where
+ * its in-order segments end.  One elsewhere in the window the backend
+ * was given (the client's, as the splice passes it on) gets a challenge
+ * ACK, which a backend that really reset answers with a RST at exactly
+ * that seq; others nothing.
  */
 static bool l7_backend_rst_ok(struct l7_conn *c, struct l7_binding *b,
 			      u32 seq)
 {
-	u32 rcv_nxt = *l7_backend_rcv_nxt(b);
 	u32 wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0);
 
-	switch (l7_tcp_rst_check(seq, rcv_nxt, wnd, b->b_fin)) {
+	switch (l7_rsp_guard_rst(&b->rsp_guard, seq, wnd)) {
 	case L7_RST_ACCEPT:
 		return true;
 	case L7_RST_CHALLENGE:
 		if (l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
 					   L7_CHALLENGE_GAP))
-			l7_send_pconn(b->pc, 0, b->b_snd_nxt, rcv_nxt,
+			l7_send_pconn(b->pc, 0, b->b_snd_nxt,
+				      b->rsp_guard.rcv_nxt,
 				      l7_win_rescale(c->c_win, c->c_wscale,
 						     b->pc->tcp.rcv_wscale),
 				      false, 0, 0, NULL, 0);
@@ -599,116 +467,147 @@ static void l7_b2c_guard(struct l7_binding *b, const struct l7_tcp_seg *s)
 	int shift = max_t(int, b->pc->tcp.snd_wscale, 0);
 	u32 edge = s->ack + ((u32)s->win << shift);
 
-	l7_req_guard_acked(&b->guard, l7_seq_inv(&b->map.req, s->ack));
-	l7_req_guard_window(&b->guard, l7_seq_inv(&b->map.req, edge));
+	l7_req_guard_acked(&b->req_guard, l7_seq_inv(&b->map.req, s->ack));
+	l7_req_guard_window(&b->req_guard, l7_seq_inv(&b->map.req, edge));
 }
 
-/* c->lock held: a server segment on @b goes to the client. */
+/* The backend's ACK: what it has of the request, and our copy. */
+static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
+		       const struct l7_tcp_seg *s)
+{
+	if (after(s->ack, b->b_acked)) {
+		b->b_acked = s->ack;
+		l7_conn_progress(c);
+	}
+	l7_b2c_guard(b, s);
+	if (!b->head_acked && !before(s->ack, l7_binding_copy_end(b))) {
+		b->head_acked = true;
+		if (!c->dead_reason)
+			l7_conn_expire_in(c, min_not_zero(l7_idle_timeout,
+							  l7_ack_timeout) * HZ);
+	}
+}
+
+/*
+ * A backend RST on @b (at its exact seq): the binding is retired quietly
+ * when the client has the whole response, or none of it came yet (the
+ * request goes to another server).  Else the connection ends, and true:
+ * the RST goes on to the client.
+ */
+static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
+{
+	b->b_rst = true;
+	if (b->rsp_guard.done && !before(c->d_snd_una, b->map.rsp_range.end))
+		return false;
+	if (!b->rsp_seen && c->cur == b && !b->rsp_guard.tunnel) {
+		l7_binding_lost(c, b);
+		return false;
+	}
+	/* the client lacks some, and the server that could resend it is gone */
+	c->reset = true;
+	l7_conn_end(c, L7_END_SERVER_RST, "reset by server");
+	return true;
+}
+
+/* A backend segment the response guard let through, to the client. */
+static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
+				struct sk_buff *skb, struct l7_tcp_opts *o,
+				struct l7_tcp_seg *s, u32 payload)
+{
+	unsigned int flags;
+
+	flags = l7_map_b2c(&b->map, s);
+	if (flags & L7_SEG_SEQ_OUTSIDE)
+		return NF_DROP;	/* an earlier client's bytes, or beyond */
+	if (payload)
+		b->rsp_seen = true;
+	/* the director acknowledged some client bytes itself: never less */
+	if (before(s->ack, c->c_acked))
+		s->ack = c->c_acked;
+	/* and the client's PAWS check sees one clock across bindings */
+	if (s->ts && c->c_ts && before(s->tsval, c->d_ts_last))
+		s->tsval = c->d_ts_last;
+	l7_seg_rewrite(skb, o, s, flags, &b->map, l7_sack_b2c);
+	if (after(s->seq + s->len, c->d_snd_nxt)) {
+		if (c->d_snd_una == c->d_snd_nxt)
+			c->ack_seen = jiffies;	/* owed from now on */
+		c->d_snd_nxt = s->seq + s->len;
+		l7_conn_progress(c);	/* new response bytes */
+	}
+	if (s->ts && c->c_ts)
+		c->d_ts_last = s->tsval;
+	this_cpu_add(b->pc->pool->bytes->from_server, payload);
+
+	if (c->state == L7C_TUNNEL)
+		l7_tunnel_track_close(c);
+	l7_seg_readdress(skb, c->vaddr, c->vport, c->caddr, c->cport);
+	return l7_forward(c->net, skb,
+			  c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
+}
+
+/*
+ * c->lock held: a server segment on @b.  The response guard
+ * (core/rsp_guard.c) frames it and says whether it goes to the client;
+ * a 101 is this module's to allow.
+ */
 unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb)
 {
-	bool tunnel = c->state == L7C_TUNNEL && b == c->cur;
-	bool was_done = b->rsp_done;
-	enum l7_follow follow;
+	struct l7_skb_payload pl = { .skb = skb };
+	bool was_done = b->rsp_guard.done;
+	unsigned int verdict = NF_DROP;
+	struct l7_rsp_verdict v;
 	struct l7_tcp_opts o;
-	unsigned int flags, verdict = NF_DROP;
 	struct l7_tcp_seg s;
 	struct tcphdr *th;
-	u32 hlen, payload;
+	u32 payload;
 
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
-	hlen = ip_hdrlen(skb) + th->doff * 4;
+	pl.hlen = ip_hdrlen(skb) + th->doff * 4;
 	payload = s.len - th->fin;
 	if (th->rst && !l7_backend_rst_ok(c, b, s.seq))
 		return NF_DROP;
-	if (!th->rst)
-		l7_backend_seq_note(b, &s);
-	if (th->ack && !after(s.ack, b->b_snd_nxt)) {
-		if (after(s.ack, b->b_acked)) {
-			b->b_acked = s.ack;
-			l7_conn_progress(c);
-		}
-		l7_b2c_guard(b, &s);
-		if (!b->head_acked &&
-		    !before(s.ack, l7_binding_copy_end(b))) {
-			b->head_acked = true;
-			if (!c->dead_reason)
-				l7_conn_expire_in(c, min_not_zero(l7_idle_timeout,
-								  l7_ack_timeout) * HZ);
-		}
-	}
+	if (th->ack && !after(s.ack, b->b_snd_nxt))
+		l7_b2c_ack(c, b, &s);
 	if (s.ts && after(s.tsval, b->b_tsval))
 		b->b_tsval = s.tsval;
 
-	if (th->rst) {
-		b->b_rst = true;
-		/* retired once the client has it all; if it lacks some, the
-		 * server that could resend it is gone
-		 */
-		if (b->rsp_done && !before(c->d_snd_una, b->map.rsp_range.end))
-			return NF_DROP;
-		if (!b->rsp_seen && c->cur == b && !tunnel) {
-			l7_binding_lost(c, b);
-			return NF_DROP;
-		}
-		c->reset = true;
-		l7_conn_end(c, L7_END_SERVER_RST, "reset by server");
-	} else if (!tunnel) {
-		follow = l7_rsp_follow(c, b, skb, hlen, s.seq, payload);
-		if (follow == L7_FOLLOW_EARLY)
-			return NF_DROP;
-		if (follow == L7_FOLLOW_BAD)
-			return l7_rsp_bad(c);
-		tunnel = c->state == L7C_TUNNEL;
-	}
-	if (th->fin && !tunnel) {
-		follow = l7_rsp_fin(b, s.seq, payload);
-		if (follow == L7_FOLLOW_EARLY)
-			return NF_DROP;
-		if (follow == L7_FOLLOW_BAD && !b->rsp_seen && c->cur == b) {
+	if (th->rst)
+		return l7_b2c_rst(c, b) ?
+		       l7_b2c_send(c, b, skb, &o, &s, payload) : NF_DROP;
+	v = l7_rsp_guard_seg(&b->rsp_guard, &(struct l7_rsp_seg){
+		.seq = s.seq,
+		.len = payload,
+		.fin = th->fin,
+		.peek = l7_skb_peek,
+		.ctx = &pl,
+	});
+	if (v.act == L7_RSP_UPGRADE)
+		v.act = l7_rsp_upgrade(c, b) ? L7_RSP_FORWARD : L7_RSP_BAD;
+	switch (v.act) {
+	case L7_RSP_WAIT:
+		return NF_DROP;
+	case L7_RSP_BAD:
+		if (!b->rsp_seen && c->cur == b && !b->rsp_guard.tunnel) {
 			l7_binding_lost(c, b);	/* nothing reached the client */
 			return NF_DROP;
 		}
-		if (follow == L7_FOLLOW_BAD)
-			return l7_rsp_bad(c);	/* cut short */
+		return l7_rsp_bad(c);
+	default:
+		break;
+	}
+	if (v.ended)
+		l7_rsp_end(b, l7_rsp_guard_end(&b->rsp_guard));
+	if (v.strip_fin) {
 		/* the server closes after the response: not the client's */
-		if (!payload)
-			goto done;
 		th->fin = 0;
 		s.len = payload;
 	}
-
-	flags = l7_map_b2c(&b->map, &s);
-	if (flags & L7_SEG_SEQ_OUTSIDE)
-		goto done;	/* an earlier client's bytes, or beyond */
-	if (payload)
-		b->rsp_seen = true;
-	/* the director acknowledged some client bytes itself: never less */
-	if (before(s.ack, c->c_acked))
-		s.ack = c->c_acked;
-	/* and the client's PAWS check sees one clock across bindings */
-	if (s.ts && c->c_ts && before(s.tsval, c->d_ts_last))
-		s.tsval = c->d_ts_last;
-	l7_seg_rewrite(skb, &o, &s, flags, &b->map, l7_sack_b2c);
-	if (after(s.seq + s.len, c->d_snd_nxt)) {
-		if (c->d_snd_una == c->d_snd_nxt)
-			c->ack_seen = jiffies;	/* owed from now on */
-		c->d_snd_nxt = s.seq + s.len;
-		l7_conn_progress(c);	/* new response bytes */
-	}
-	if (s.ts && c->c_ts)
-		c->d_ts_last = s.tsval;
-	this_cpu_add(b->pc->pool->bytes->from_server, payload);
-
-	if (tunnel)
-		l7_tunnel_track_close(c, th, false);
-	l7_seg_readdress(skb, c->vaddr, c->vport, c->caddr, c->cport);
-	verdict = l7_forward(c->net, skb,
-			     c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
-done:
-	if (b->rsp_done && !was_done)
+	if (s.len)
+		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
+	if (b->rsp_guard.done && !was_done)
 		l7_cur_done(c);
 	return verdict;
 }

@@ -126,6 +126,9 @@ static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 
 	if (!l7_dest_pooled(ls, dest))
 		return 0;
+	/* its pooled connections' segments must reach the hook's lookup */
+	if (l7_ports_add(ls->net, false, dest->port))
+		return -ENOMEM;
 	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
 	if (!ld)
 		return -ENOMEM;
@@ -155,6 +158,7 @@ static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
 
 	l7_pool_destroy(&ld->pool);
 	kfree(ld);
+	l7_ports_rebuild(ls->net);
 }
 
 /* the data path serves IPv4 TCP services; others are scheduled */
@@ -187,9 +191,13 @@ int l7_service_init(struct ip_vs_service *svc)
 	 */
 	if (l7_service_spliced(svc)) {
 		err = nf_defrag_ipv4_enable(ls->net);
+		if (err)
+			goto free;
+		/* the hook looks up packets to the VIP's port from now on */
+		err = l7_ports_add(ls->net, true, svc->port);
 		if (err) {
-			kfree(ls);
-			return err;
+			nf_defrag_ipv4_disable(ls->net);
+			goto free;
 		}
 	}
 
@@ -216,6 +224,10 @@ int l7_service_init(struct ip_vs_service *svc)
 		}
 	}
 	return 0;
+
+free:
+	kfree(ls);
+	return err;
 }
 
 void l7_service_done(struct ip_vs_service *svc)
@@ -241,6 +253,7 @@ void l7_service_done(struct ip_vs_service *svc)
 	mutex_lock(&l7_services_mutex);
 	list_del(&ls->list);
 	mutex_unlock(&l7_services_mutex);
+	l7_ports_rebuild(ls->net);
 	svc->sched_data = NULL;
 	kfree(ls);
 }

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: what the director does with a client's segment.
+ *
+ * The client's byte stream alternates between request heads, which the
+ * director takes into its own buffer and acknowledges itself, and request
+ * bodies, which pass through to the current request's backend and are
+ * acknowledged by it (req_guard.h decides about those bytes).  This is
+ * the plan for one segment once its flags, options and timestamp passed
+ * the checks of tcp_guard.h: take its bytes, hand it to a body guard, or
+ * only pass its ACK on - and whether the director answers with an ACK of
+ * its own.
+ *
+ * Two rules make the head side safe against a client that resends with
+ * other bytes: the director never takes a byte twice (a resend of taken
+ * bytes is only acknowledged again; bytes it framed as a body go back to
+ * that body's guard), and it takes nothing while a body before them is
+ * not acknowledged by its backend - until then the client may still
+ * resend that body, and the boundary between it and the next head is not
+ * settled.
+ */
+#ifndef _IP_VS_L7_CORE_CLIENT_SEG_H
+#define _IP_VS_L7_CORE_CLIENT_SEG_H
+
+#include "l7_types.h"
+
+enum l7_conn_state {
+	L7C_HEAD,	/* collecting a request head */
+	L7C_HELD,	/* head framed, waiting for the response before it */
+	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
+	L7C_BODY,	/* current request's body passing through */
+	L7C_TUNNEL,	/* close-delimited response: spliced until both FINs */
+	L7C_CLOSING,	/* our reply and/or FIN sent; waiting for the client */
+};
+
+/* The connection, as far as its next client segment goes. */
+struct l7_cseg_ctx {
+	enum l7_conn_state state;
+	uint32_t rcv_nxt;	/* the next client seq the director takes */
+	bool fin;		/* the client's FIN is in */
+	bool may_take;		/* no body before rcv_nxt is unacknowledged */
+	bool idle;		/* no request or response under way */
+};
+
+/* A client segment: payload [seq, seq + len), then maybe a FIN. */
+struct l7_cseg {
+	uint32_t seq;
+	uint32_t len;
+	bool fin;
+};
+
+enum l7_cseg_act {
+	L7_CSEG_TUNNEL,	/* to the current binding as it is */
+	L7_CSEG_BODY,	/* to the current request's body guard */
+	L7_CSEG_OLD,	/* resent framed bytes: to the guard they went by */
+	L7_CSEG_TAKE,	/* payload from ->skip on is the director's */
+	L7_CSEG_PASS,	/* only its ACK, window and SACK go on */
+	L7_CSEG_DROP,	/* nothing of it goes anywhere */
+};
+
+struct l7_cseg_plan {
+	enum l7_cseg_act act;
+	uint32_t skip;	/* TAKE: payload bytes taken before */
+	bool pure;	/* PASS: no payload, no FIN: it goes as it is */
+	bool ack;	/* the director acknowledges where it stands */
+	bool take_fin;	/* the client's FIN is in order: it counts */
+	bool close;	/* ... and ends the connection: close our side */
+};
+
+/* Before anything of @s is taken. */
+struct l7_cseg_plan l7_cseg_plan(const struct l7_cseg_ctx *x,
+				 const struct l7_cseg *s);
+
+/*
+ * After the caller took what it could of a TAKE (@x as it is now: the
+ * head may have been dispatched, the state changed, rcv_nxt moved):
+ * BODY if the rest of the segment is the new request's body, else the
+ * FIN or an ACK of what was taken, and then PASS or DROP.
+ */
+struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
+				       const struct l7_cseg *s);
+
+#endif /* _IP_VS_L7_CORE_CLIENT_SEG_H */

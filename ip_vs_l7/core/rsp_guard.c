@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7 core: what of a backend's segment goes to the client (see
+ * rsp_guard.h).
+ */
+
+#include "rsp_guard.h"
+#include "tcp_map.h"
+
+#define L7_RSP_PEEK	128	/* bytes read per framing step */
+
+void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
+		       enum l7_http_method method)
+{
+	*g = (struct l7_rsp_guard){ .fed = seq, .rcv_nxt = seq };
+	l7_http_resp_init(&g->resp, NULL, method);
+}
+
+/*
+ * Where a Linux backend stands when it resets (at its snd_nxt): a
+ * segment that starts at or before the in-order end moves it to its own
+ * end, FIN included, framed or not.
+ */
+static void rsp_rcv_note(struct l7_rsp_guard *g, const struct l7_rsp_seg *s)
+{
+	uint32_t end = s->seq + s->len + s->fin;
+
+	if (!l7_seq_after(s->seq, g->rcv_nxt) && l7_seq_after(end, g->rcv_nxt))
+		g->rcv_nxt = end;
+}
+
+/*
+ * Frame @len bytes of the segment from payload offset @off; *used: how
+ * many belong to the response.  Bulk bytes are skipped by count, only
+ * heads and chunk framing are read.
+ */
+static enum l7_resp_status rsp_frame(struct l7_rsp_guard *g,
+				     const struct l7_rsp_seg *s, uint32_t off,
+				     uint32_t len, uint32_t *used)
+{
+	enum l7_resp_status st = L7_RESP_MORE;
+	uint8_t buf[L7_RSP_PEEK];
+	size_t u;
+
+	*used = 0;
+	while (*used < len) {
+		uint64_t skip = l7_http_resp_skippable(&g->resp);
+		uint32_t n = len - *used;
+		const uint8_t *p;
+
+		if (skip) {
+			if (n > skip)
+				n = (uint32_t)skip;
+			l7_http_resp_skip(&g->resp, n);
+			*used += n;
+			continue;
+		}
+		if (n > sizeof(buf))
+			n = sizeof(buf);
+		p = s->peek(s->ctx, off + *used, n, buf);
+		if (!p)
+			return L7_RESP_ERROR;
+		st = l7_http_resp_feed(&g->resp, p, n, &u);
+		*used += (uint32_t)u;
+		if (st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
+			continue;	/* go on with what follows the head */
+		if (st != L7_RESP_MORE)
+			break;
+	}
+	/* a skip may have ended the response: the framer says so now */
+	if (st == L7_RESP_MORE || st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
+		st = l7_http_resp_feed(&g->resp, buf, 0, &u);
+	return st;
+}
+
+/* The payload bytes of @s that are new to the framer. */
+static struct l7_rsp_verdict rsp_follow(struct l7_rsp_guard *g,
+					const struct l7_rsp_seg *s)
+{
+	const struct l7_rsp_verdict ok = { L7_RSP_FORWARD };
+	uint32_t end = s->seq + s->len, used;
+	enum l7_resp_status st;
+	size_t none;
+
+	if (!s->len || !l7_seq_after(end, g->fed))
+		return ok;	/* nothing new */
+	if (g->done)
+		return (struct l7_rsp_verdict){ L7_RSP_BAD };	/* not HTTP */
+	if (l7_seq_after(s->seq, g->fed)) {
+		/*
+		 * Out of order: fine if they are surely body bytes; else the
+		 * framer has to read what comes before, so wait for it.
+		 */
+		if (end - g->fed > l7_http_resp_skippable(&g->resp))
+			return (struct l7_rsp_verdict){ L7_RSP_WAIT };
+		l7_http_resp_skip(&g->resp, end - g->fed);
+		g->fed = end;
+		st = l7_http_resp_feed(&g->resp, NULL, 0, &none);
+	} else {
+		st = rsp_frame(g, s, g->fed - s->seq, end - g->fed, &used);
+		g->fed += used;
+	}
+	switch (st) {
+	case L7_RESP_ERROR:
+		return (struct l7_rsp_verdict){ L7_RSP_BAD };
+	case L7_RESP_UPGRADE:
+		return (struct l7_rsp_verdict){ L7_RSP_UPGRADE };
+	case L7_RESP_DONE:
+		if (g->fed != end)	/* more than the response */
+			return (struct l7_rsp_verdict){ L7_RSP_BAD };
+		g->done = true;
+		return (struct l7_rsp_verdict){ L7_RSP_FORWARD, .ended = true };
+	default:
+		return ok;
+	}
+}
+
+/*
+ * The backend's FIN after @s's payload: after the response (its own
+ * business: the pooled connection is retired, the client's goes on), the
+ * end of a close-delimited body, or a response cut short.
+ */
+static struct l7_rsp_verdict rsp_fin(struct l7_rsp_guard *g,
+				     const struct l7_rsp_seg *s,
+				     struct l7_rsp_verdict v)
+{
+	if (g->done) {
+		g->fin = true;
+		v.strip_fin = true;
+		return v;
+	}
+	if (g->fed != s->seq + s->len)
+		return (struct l7_rsp_verdict){ L7_RSP_WAIT };
+	g->fin = true;
+	if (l7_http_resp_eof(&g->resp) != L7_RESP_DONE)
+		return (struct l7_rsp_verdict){ L7_RSP_BAD };	/* cut short */
+	g->done = true;
+	g->eof_end = true;
+	v.ended = true;
+	v.strip_fin = true;
+	return v;
+}
+
+struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
+				       const struct l7_rsp_seg *s)
+{
+	struct l7_rsp_verdict v;
+
+	rsp_rcv_note(g, s);
+	if (g->tunnel) {
+		g->fin |= s->fin;
+		return (struct l7_rsp_verdict){ L7_RSP_FORWARD };
+	}
+	v = rsp_follow(g, s);
+	if (v.act != L7_RSP_FORWARD || !s->fin)
+		return v;
+	return rsp_fin(g, s, v);
+}
+
+enum l7_tcp_rst_verdict l7_rsp_guard_rst(const struct l7_rsp_guard *g,
+					 uint32_t seq, uint32_t wnd)
+{
+	return l7_tcp_rst_check(seq, g->rcv_nxt, wnd, g->fin);
+}

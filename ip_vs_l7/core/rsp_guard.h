@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: what of a backend's segment the director forwards to
+ * the client, and where the response ends.
+ *
+ * The counterpart of req_guard.h for the server-to-client direction of
+ * a binding.  The director frames the response while it passes, to know
+ * where it ends: the next response on the client connection comes from
+ * another pooled connection and is mapped right after that end.  So the
+ * client may get exactly the bytes of this response, never one past its
+ * end; bytes after the end are not HTTP (reset), and bytes the framer
+ * would have to read but cannot yet (out of order, before a head or a
+ * chunk-size line) are dropped for the server to resend - bulk body
+ * bytes, skippable by count, may pass out of order.
+ *
+ * It also follows the backend's TCP position (its snd_nxt, as far as the
+ * director saw its in-order segments) so that a backend RST counts only
+ * at exactly that seq (RFC 5961); the caller supplies the window.
+ *
+ * Backends are trusted to speak HTTP, not to be correct: whatever a
+ * backend sends ends in a verdict, never in a state that waits forever.
+ * Everything here is in the backend's sequence space.
+ */
+#ifndef _IP_VS_L7_CORE_RSP_GUARD_H
+#define _IP_VS_L7_CORE_RSP_GUARD_H
+
+#include "http_resp.h"
+#include "req_guard.h"	/* l7_peek_fn */
+#include "tcp_guard.h"
+
+struct l7_rsp_guard {
+	struct l7_http_resp resp;	/* frames the response */
+	uint32_t fed;		/* framed up to here; once ->done, the end */
+	uint32_t rcv_nxt;	/* after the backend's in-order segments */
+	bool done;		/* the response's end is known */
+	bool fin;		/* the backend sent FIN */
+	bool eof_end;		/* ... and that FIN ended the response */
+	bool tunnel;		/* after a 101: no more HTTP, all passes */
+};
+
+/* A backend segment, as far as the guard is concerned. */
+struct l7_rsp_seg {
+	uint32_t seq;		/* of the first payload byte */
+	uint32_t len;		/* payload bytes */
+	bool fin;
+	l7_peek_fn peek;
+	const void *ctx;
+};
+
+enum l7_rsp_act {
+	L7_RSP_FORWARD,		/* to the client; without the FIN if ->strip_fin */
+	L7_RSP_WAIT,		/* drop it: the backend sends it again */
+	L7_RSP_UPGRADE,		/* a 101: the caller decides (else BAD) */
+	L7_RSP_BAD,		/* not a response the director can frame */
+};
+
+struct l7_rsp_verdict {
+	enum l7_rsp_act act;
+	bool ended;		/* this segment completed the response */
+	bool strip_fin;		/* the FIN is the backend's, not the client's */
+};
+
+/*
+ * Start framing the response to a request of @method at backend seq
+ * @seq (where the pooled connection's receive side stands).
+ */
+void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
+		       enum l7_http_method method);
+
+/* Decide about one backend segment (not a RST) carrying payload or FIN. */
+struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
+				       const struct l7_rsp_seg *s);
+
+/* The caller took the 101: from now on everything passes as it comes. */
+static inline void l7_rsp_guard_tunnel(struct l7_rsp_guard *g)
+{
+	g->tunnel = true;
+}
+
+/*
+ * A backend RST at @seq: accept only at exactly where its in-order
+ * segments end, challenge one elsewhere in @wnd (what the backend was
+ * told the receive window is), ignore others.
+ */
+enum l7_tcp_rst_verdict l7_rsp_guard_rst(const struct l7_rsp_guard *g,
+				     uint32_t seq, uint32_t wnd);
+
+/* The response's end, once ->done: where the next one starts. */
+static inline uint32_t l7_rsp_guard_end(const struct l7_rsp_guard *g)
+{
+	return g->fed;
+}
+
+#endif /* _IP_VS_L7_CORE_RSP_GUARD_H */

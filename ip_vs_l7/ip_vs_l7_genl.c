@@ -1,0 +1,1324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: the IPVS_L7 generic-netlink family (uapi/ip_vs_l7_genl.h).
+ *
+ * Requests are validated strictly by the policies below (every command
+ * has one; resv_start_op is left at 0 so that reserved header bits and
+ * flags are refused too), then checked here for what a policy cannot
+ * say - required attributes, limits, the forms of names, hosts, paths
+ * and values - and turned into rules and pools for the store
+ * (ip_vs_l7_rules.c).  Every refusal says why in the extended ack.
+ *
+ * Privilege is that of IPVS's own family: CAP_NET_ADMIN in the initial
+ * user namespace (GENL_ADMIN_PERM).  A namespace whose owner lacks it
+ * cannot drive IPVS over netlink either, so there would be no service
+ * for its rules, and the parser is not open to unprivileged users.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "ip_vs_l7_rules.h"
+#include "core/http_chars.h"
+
+/* An absent required attribute: point at where it should be, and say so. */
+#define L7_NL_MISSING(extack, nest, tb, type, msg) ({			\
+	bool __missing = !(tb)[type];					\
+									\
+	if (__missing) {						\
+		NL_SET_ERR_ATTR_MISS(extack, nest, type);		\
+		NL_SET_ERR_MSG(extack, msg);				\
+	}								\
+	__missing;							\
+})
+
+static const struct nla_policy l7_svc_policy[IPVS_L7_SVC_ATTR_MAX + 1] = {
+	[IPVS_L7_SVC_ATTR_AF]		= { .type = NLA_U16 },
+	[IPVS_L7_SVC_ATTR_PROTOCOL]	= { .type = NLA_U16 },
+	[IPVS_L7_SVC_ATTR_ADDR]		= { .type = NLA_BINARY, .len = 16 },
+	[IPVS_L7_SVC_ATTR_PORT]		= { .type = NLA_BE16 },
+};
+
+static const struct nla_policy l7_member_policy[IPVS_L7_MEMBER_ATTR_MAX + 1] = {
+	[IPVS_L7_MEMBER_ATTR_ADDR]	= { .type = NLA_BINARY, .len = 16 },
+	[IPVS_L7_MEMBER_ATTR_PORT]	= { .type = NLA_BE16 },
+};
+
+/* string lengths are checked by hand, to answer E2BIG with the limit */
+static const struct nla_policy l7_pool_policy[IPVS_L7_POOL_ATTR_MAX + 1] = {
+	[IPVS_L7_POOL_ATTR_NAME]	= { .type = NLA_NUL_STRING },
+	[IPVS_L7_POOL_ATTR_POLICY]	= NLA_POLICY_MAX(NLA_U8,
+							 IPVS_L7_POLICY_MAX),
+	[IPVS_L7_POOL_ATTR_HASH_KEY]	= NLA_POLICY_MAX(NLA_U8,
+							 IPVS_L7_HASH_MAX),
+	[IPVS_L7_POOL_ATTR_HASH_NAME]	= { .type = NLA_NUL_STRING },
+	[IPVS_L7_POOL_ATTR_MEMBERS]	=
+		NLA_POLICY_NESTED_ARRAY(l7_member_policy),
+};
+
+static const struct nla_policy l7_match_policy[IPVS_L7_MATCH_ATTR_MAX + 1] = {
+	[IPVS_L7_MATCH_ATTR_NAME]	= { .type = NLA_NUL_STRING },
+	[IPVS_L7_MATCH_ATTR_VALUE]	= { .type = NLA_NUL_STRING },
+};
+
+static const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1] = {
+	[IPVS_L7_RULE_ATTR_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[IPVS_L7_RULE_ATTR_FLAGS]	= NLA_POLICY_MASK(NLA_U32,
+							  IPVS_L7_RULE_F_ALL),
+	[IPVS_L7_RULE_ATTR_HOST]	= { .type = NLA_NUL_STRING },
+	[IPVS_L7_RULE_ATTR_PATH]	= { .type = NLA_NUL_STRING },
+	[IPVS_L7_RULE_ATTR_METHODS]	= NLA_POLICY_MASK(NLA_U32,
+							  IPVS_L7_METHOD_ALL),
+	[IPVS_L7_RULE_ATTR_HEADERS]	=
+		NLA_POLICY_NESTED_ARRAY(l7_match_policy),
+	[IPVS_L7_RULE_ATTR_COOKIE]	= NLA_POLICY_NESTED(l7_match_policy),
+	[IPVS_L7_RULE_ATTR_POOL]	= { .type = NLA_NUL_STRING },
+	[IPVS_L7_RULE_ATTR_REJECT]	= { .type = NLA_U16 },
+};
+
+/* per command: only the top-level attributes it takes */
+static const struct nla_policy l7_rule_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
+	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
+	[IPVS_L7_ATTR_RULE]	= NLA_POLICY_NESTED(l7_rule_policy),
+};
+
+static const struct nla_policy l7_pool_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
+	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
+	[IPVS_L7_ATTR_POOL]	= NLA_POLICY_NESTED(l7_pool_policy),
+};
+
+static const struct nla_policy l7_set_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
+	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
+	[IPVS_L7_ATTR_RULES]	= NLA_POLICY_NESTED_ARRAY(l7_rule_policy),
+	[IPVS_L7_ATTR_POOLS]	= NLA_POLICY_NESTED_ARRAY(l7_pool_policy),
+};
+
+/* FLUSH and the dumps: an optional service key */
+static const struct nla_policy l7_svc_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
+	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
+};
+
+static struct genl_family l7_genl_family;
+
+/* ---- checking what user space sent ---- */
+
+static int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
+		     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IPVS_L7_SVC_ATTR_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, IPVS_L7_SVC_ATTR_MAX, nla, l7_svc_policy,
+			       extack);
+	if (err)
+		return err;
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_SVC_ATTR_AF,
+			  "service: address family missing") ||
+	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_SVC_ATTR_PROTOCOL,
+			  "service: protocol missing") ||
+	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_SVC_ATTR_ADDR,
+			  "service: address missing") ||
+	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_SVC_ATTR_PORT,
+			  "service: port missing"))
+		return -EINVAL;
+	if (nla_get_u16(tb[IPVS_L7_SVC_ATTR_AF]) == AF_INET6) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_AF],
+				    "l7 rules are for IPv4 services only");
+		return -EAFNOSUPPORT;
+	}
+	if (nla_get_u16(tb[IPVS_L7_SVC_ATTR_AF]) != AF_INET) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_AF],
+				    "service: address family is not AF_INET");
+		return -EINVAL;
+	}
+	if (nla_get_u16(tb[IPVS_L7_SVC_ATTR_PROTOCOL]) != IPPROTO_TCP) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_PROTOCOL],
+				    "l7 rules are for TCP services only");
+		return -EINVAL;
+	}
+	if (nla_len(tb[IPVS_L7_SVC_ATTR_ADDR]) != sizeof(key->addr)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_ADDR],
+				    "service: an IPv4 address has 4 bytes");
+		return -EINVAL;
+	}
+	key->port = nla_get_be16(tb[IPVS_L7_SVC_ATTR_PORT]);
+	if (!key->port) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_PORT],
+				    "service: port 0");
+		return -EINVAL;
+	}
+	key->addr = nla_get_in_addr(tb[IPVS_L7_SVC_ATTR_ADDR]);
+	key->protocol = IPPROTO_TCP;
+	return 0;
+}
+
+/*
+ * Every string goes through here: NLA_NUL_STRING only ensures a NUL
+ * somewhere, and bytes after an early one would be silently dropped.
+ */
+static int l7_nl_str(const struct nlattr *nla, struct netlink_ext_ack *extack)
+{
+	if (strnlen(nla_data(nla), nla_len(nla)) + 1 != nla_len(nla)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a string holds a NUL before its end");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* a pool name: [A-Za-z0-9_.-]{1,15} */
+static int l7_nl_pool_name(const struct nlattr *nla,
+			   struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(nla);
+	size_t len = strlen(s), i;
+	int err = l7_nl_str(nla, extack);
+
+	if (err)
+		return err;
+
+	if (!len || len >= IPVS_L7_POOL_NAME_LEN) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a pool name has 1 to 15 characters");
+		return len ? -E2BIG : -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (!isalnum(s[i]) && !strchr("_.-", s[i])) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "a pool name is made of letters, digits, '_', '.' and '-'");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* a header or cookie name: an HTTP token of at most IPVS_L7_NAME_MAX */
+static int l7_nl_token(const struct nlattr *nla,
+		       struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(nla);
+	size_t len = strlen(s), i;
+	int err = l7_nl_str(nla, extack);
+
+	if (err)
+		return err;
+
+	if (len > IPVS_L7_NAME_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a header or cookie name is longer than IPVS_L7_NAME_MAX");
+		return -E2BIG;
+	}
+	if (!len) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "empty header or cookie name");
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (!l7_is_tchar(s[i])) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "a header or cookie name is not an HTTP token");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* a value to compare: 1..IPVS_L7_VALUE_MAX bytes, no control character */
+static int l7_nl_value(const struct nlattr *nla,
+		       struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(nla);
+	size_t len = strlen(s), i;
+	int err = l7_nl_str(nla, extack);
+
+	if (err)
+		return err;
+
+	if (len > IPVS_L7_VALUE_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a value is longer than IPVS_L7_VALUE_MAX");
+		return -E2BIG;
+	}
+	if (!len) {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "empty value");
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if ((u8)s[i] < 0x20 || s[i] == 0x7f) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "a value holds a control character");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* header values: 1..IPVS_L7_MAX_ALTS non-empty alternatives joined by '|' */
+static int l7_nl_alternatives(const struct nlattr *nla,
+			      struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(nla), *bar;
+	unsigned int n = 0;
+
+	for (;; s = bar + 1) {
+		bar = strchrnul(s, '|');
+		if (bar == s) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "empty alternative in header values");
+			return -EINVAL;
+		}
+		if (++n > IPVS_L7_MAX_ALTS) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "more header values than IPVS_L7_MAX_ALTS");
+			return -E2BIG;
+		}
+		if (!*bar)
+			return 0;
+	}
+}
+
+/* "a.example" or "*.example": labels of [a-z0-9_-], no port */
+static int l7_nl_host(const struct nlattr *nla,
+		      struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(nla);
+	bool label_empty = true;
+
+	if (s[0] == '*' && s[1] == '.' && s[2])
+		s += 2;
+	for (; *s; s++) {
+		if (*s == '.') {
+			if (label_empty)
+				break;
+			label_empty = true;
+		} else if (isalnum(*s) || *s == '-' || *s == '_') {
+			label_empty = false;
+		} else {
+			break;
+		}
+	}
+	if (*s || label_empty) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a host is a DNS name without port, or '*.' and one");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A path in the form request paths are compared in: from '/', no query
+ * or fragment, nothing percent-encoded, no empty, "." or ".." segment
+ * (one trailing '/' is fine).
+ */
+static int l7_nl_path(const struct nlattr *nla,
+		      struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(nla), *seg;
+
+	if (s[0] != '/') {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "a path begins with '/'");
+		return -EINVAL;
+	}
+	if (strpbrk(s, "%?# ")) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a path holds '%', '?', '#' or a space");
+		return -EINVAL;
+	}
+	for (seg = s + 1; *seg; ) {
+		const char *end = strchrnul(seg, '/');
+		size_t n = end - seg;
+
+		if ((n == 0 && *end) || (n == 1 && seg[0] == '.') ||
+		    (n == 2 && seg[0] == '.' && seg[1] == '.')) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "a path has an empty, '.' or '..' segment");
+			return -EINVAL;
+		}
+		seg = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* strings of a rule, copied behind it; lower case where they compare so */
+struct l7_strbuf {
+	char	*pos;
+};
+
+static const char *l7_strput(struct l7_strbuf *b, const struct nlattr *nla,
+			     bool lower)
+{
+	const char *src = nla_data(nla);
+	char *dst = b->pos;
+	size_t len = strlen(src) + 1;
+
+	memcpy(dst, src, len);
+	if (lower)
+		string_lower(dst, dst);
+	b->pos += len;
+	return dst;
+}
+
+static size_t l7_strsize(const struct nlattr *nla)
+{
+	return nla ? strlen(nla_data(nla)) + 1 : 0;
+}
+
+/* header tests (tb_hdr) and the cookie test: parse and check each */
+static int l7_nl_match(struct nlattr *nla, struct nlattr **tb, bool alts,
+		       struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = nla_parse_nested(tb, IPVS_L7_MATCH_ATTR_MAX, nla,
+			       l7_match_policy, extack);
+	if (err)
+		return err;
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_MATCH_ATTR_NAME,
+			  "a header or cookie test without name") ||
+	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_MATCH_ATTR_VALUE,
+			  "a header or cookie test without value"))
+		return -EINVAL;
+	err = l7_nl_token(tb[IPVS_L7_MATCH_ATTR_NAME], extack);
+	if (!err)
+		err = l7_nl_value(tb[IPVS_L7_MATCH_ATTR_VALUE], extack);
+	if (!err && alts)
+		err = l7_nl_alternatives(tb[IPVS_L7_MATCH_ATTR_VALUE], extack);
+	return err;
+}
+
+struct l7_nl_rule_attrs {
+	struct nlattr *tb[IPVS_L7_RULE_ATTR_MAX + 1];
+	struct nlattr *hdr[IPVS_L7_MAX_HEADERS][IPVS_L7_MATCH_ATTR_MAX + 1];
+	struct nlattr *cookie[IPVS_L7_MATCH_ATTR_MAX + 1];
+	unsigned int n_headers;
+};
+
+static int l7_nl_rule_headers(struct l7_nl_rule_attrs *a,
+			      struct netlink_ext_ack *extack)
+{
+	struct nlattr *list = a->tb[IPVS_L7_RULE_ATTR_HEADERS], *entry;
+	int rem, err;
+
+	nla_for_each_nested(entry, list, rem) {
+		if (a->n_headers == IPVS_L7_MAX_HEADERS) {
+			NL_SET_ERR_MSG_ATTR(extack, entry,
+					    "more header tests than IPVS_L7_MAX_HEADERS");
+			return -E2BIG;
+		}
+		err = l7_nl_match(entry, a->hdr[a->n_headers++], true, extack);
+		if (err)
+			return err;
+	}
+	if (!a->n_headers) {
+		NL_SET_ERR_MSG_ATTR(extack, list, "empty list of header tests");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr **tb = a->tb;
+	int err;
+
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_RULE_ATTR_ID,
+			  "a rule without id"))
+		return -EINVAL;
+	if (!tb[IPVS_L7_RULE_ATTR_POOL] == !tb[IPVS_L7_RULE_ATTR_REJECT]) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "a rule has either a pool or a reject status");
+		return -EINVAL;
+	}
+	if (tb[IPVS_L7_RULE_ATTR_POOL]) {
+		err = l7_nl_pool_name(tb[IPVS_L7_RULE_ATTR_POOL], extack);
+		if (err)
+			return err;
+	} else {
+		u16 status = nla_get_u16(tb[IPVS_L7_RULE_ATTR_REJECT]);
+
+		if (status != 403 && status != 404 && status != 503) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_REJECT],
+					    "a rule rejects with 403, 404 or 503");
+			return -EINVAL;
+		}
+	}
+	if (tb[IPVS_L7_RULE_ATTR_METHODS] &&
+	    !nla_get_u32(tb[IPVS_L7_RULE_ATTR_METHODS])) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_METHODS],
+				    "an empty set of methods matches nothing");
+		return -EINVAL;
+	}
+	if (tb[IPVS_L7_RULE_ATTR_HOST]) {
+		err = l7_nl_value(tb[IPVS_L7_RULE_ATTR_HOST], extack);
+		if (!err)
+			err = l7_nl_host(tb[IPVS_L7_RULE_ATTR_HOST], extack);
+		if (err)
+			return err;
+	}
+	if (tb[IPVS_L7_RULE_ATTR_PATH]) {
+		err = l7_nl_value(tb[IPVS_L7_RULE_ATTR_PATH], extack);
+		if (!err)
+			err = l7_nl_path(tb[IPVS_L7_RULE_ATTR_PATH], extack);
+		if (err)
+			return err;
+	}
+	if (tb[IPVS_L7_RULE_ATTR_HEADERS]) {
+		err = l7_nl_rule_headers(a, extack);
+		if (err)
+			return err;
+	}
+	if (tb[IPVS_L7_RULE_ATTR_COOKIE])
+		return l7_nl_match(tb[IPVS_L7_RULE_ATTR_COOKIE], a->cookie,
+				   false, extack);
+	return 0;
+}
+
+static struct l7_rrule *l7_nl_rule_build(const struct l7_nl_rule_attrs *a)
+{
+	struct nlattr *const *tb = a->tb;
+	struct l7_strbuf b;
+	struct l7_rrule *r;
+	size_t strs;
+	unsigned int i;
+
+	strs = l7_strsize(tb[IPVS_L7_RULE_ATTR_HOST]) +
+	       l7_strsize(tb[IPVS_L7_RULE_ATTR_PATH]) +
+	       l7_strsize(a->cookie[IPVS_L7_MATCH_ATTR_NAME]) +
+	       l7_strsize(a->cookie[IPVS_L7_MATCH_ATTR_VALUE]);
+	for (i = 0; i < a->n_headers; i++)
+		strs += l7_strsize(a->hdr[i][IPVS_L7_MATCH_ATTR_NAME]) +
+			l7_strsize(a->hdr[i][IPVS_L7_MATCH_ATTR_VALUE]);
+	r = kzalloc(struct_size(r, strs, strs), GFP_KERNEL);
+	if (!r)
+		return NULL;
+	refcount_set(&r->ref, 1);
+	r->id = nla_get_u32(tb[IPVS_L7_RULE_ATTR_ID]);
+	if (tb[IPVS_L7_RULE_ATTR_FLAGS])
+		r->flags = nla_get_u32(tb[IPVS_L7_RULE_ATTR_FLAGS]);
+	if (tb[IPVS_L7_RULE_ATTR_METHODS])
+		r->methods = nla_get_u32(tb[IPVS_L7_RULE_ATTR_METHODS]);
+	if (tb[IPVS_L7_RULE_ATTR_REJECT])
+		r->reject = nla_get_u16(tb[IPVS_L7_RULE_ATTR_REJECT]);
+	else
+		nla_strscpy(r->pool, tb[IPVS_L7_RULE_ATTR_POOL],
+			    sizeof(r->pool));
+	b.pos = r->strs;
+	if (tb[IPVS_L7_RULE_ATTR_HOST])
+		r->host = l7_strput(&b, tb[IPVS_L7_RULE_ATTR_HOST], true);
+	if (tb[IPVS_L7_RULE_ATTR_PATH])
+		r->path = l7_strput(&b, tb[IPVS_L7_RULE_ATTR_PATH], false);
+	for (i = 0; i < a->n_headers; i++) {
+		r->headers[i].name =
+			l7_strput(&b, a->hdr[i][IPVS_L7_MATCH_ATTR_NAME], true);
+		r->headers[i].value =
+			l7_strput(&b, a->hdr[i][IPVS_L7_MATCH_ATTR_VALUE], false);
+	}
+	r->n_headers = a->n_headers;
+	if (a->cookie[IPVS_L7_MATCH_ATTR_NAME]) {
+		r->cookie.name =
+			l7_strput(&b, a->cookie[IPVS_L7_MATCH_ATTR_NAME], false);
+		r->cookie.value =
+			l7_strput(&b, a->cookie[IPVS_L7_MATCH_ATTR_VALUE], false);
+	}
+	return r;
+}
+
+/* the rule in @nla, checked, or an ERR_PTR */
+static struct l7_rrule *l7_nl_rule(struct nlattr *nla,
+				   struct netlink_ext_ack *extack)
+{
+	struct l7_nl_rule_attrs *a;
+	struct l7_rrule *r;
+	int err;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	err = nla_parse_nested(a->tb, IPVS_L7_RULE_ATTR_MAX, nla,
+			       l7_rule_policy, extack);
+	if (!err)
+		err = l7_nl_rule_check(nla, a, extack);
+	r = err ? ERR_PTR(err) : l7_nl_rule_build(a);
+	kfree(a);
+	return r ?: ERR_PTR(-ENOMEM);
+}
+
+static int l7_nl_member(struct nlattr *nla, struct l7_rmember *m,
+			struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IPVS_L7_MEMBER_ATTR_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, IPVS_L7_MEMBER_ATTR_MAX, nla,
+			       l7_member_policy, extack);
+	if (err)
+		return err;
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_MEMBER_ATTR_ADDR,
+			  "a pool member without address") ||
+	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_MEMBER_ATTR_PORT,
+			  "a pool member without port"))
+		return -EINVAL;
+	if (nla_len(tb[IPVS_L7_MEMBER_ATTR_ADDR]) != sizeof(m->addr)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_MEMBER_ATTR_ADDR],
+				    "a member of an IPv4 service has an IPv4 address");
+		return -EINVAL;
+	}
+	m->addr = nla_get_in_addr(tb[IPVS_L7_MEMBER_ATTR_ADDR]);
+	m->port = nla_get_be16(tb[IPVS_L7_MEMBER_ATTR_PORT]);
+	if (!m->port) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_MEMBER_ATTR_PORT],
+				    "a pool member with port 0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int l7_nl_members(struct l7_rpool *p, struct nlattr *list,
+			 struct netlink_ext_ack *extack)
+{
+	struct nlattr *entry;
+	int rem, err;
+	u32 i;
+
+	nla_for_each_nested(entry, list, rem) {
+		struct l7_rmember *m = &p->members[p->n_members];
+
+		if (p->n_members == IPVS_L7_MAX_MEMBERS) {
+			NL_SET_ERR_MSG_ATTR(extack, entry,
+					    "more pool members than IPVS_L7_MAX_MEMBERS");
+			return -E2BIG;
+		}
+		err = l7_nl_member(entry, m, extack);
+		if (err)
+			return err;
+		for (i = 0; i < p->n_members; i++) {
+			if (p->members[i].addr == m->addr &&
+			    p->members[i].port == m->port) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "a member twice in one pool");
+				return -EEXIST;
+			}
+		}
+		p->n_members++;
+	}
+	if (!p->n_members) {
+		NL_SET_ERR_MSG_ATTR(extack, list, "a pool without member");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int l7_nl_pool_hash(struct l7_rpool *p, struct nlattr *nla,
+			   struct nlattr **tb, struct netlink_ext_ack *extack)
+{
+	bool named;
+	int err;
+
+	if (p->policy != IPVS_L7_POLICY_HASH) {
+		if (tb[IPVS_L7_POOL_ATTR_HASH_KEY] ||
+		    tb[IPVS_L7_POOL_ATTR_HASH_NAME]) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "a hash key for a pool that does not hash");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_POOL_ATTR_HASH_KEY,
+			  "a hash pool without hash key"))
+		return -EINVAL;
+	p->hash_key = nla_get_u8(tb[IPVS_L7_POOL_ATTR_HASH_KEY]);
+	named = p->hash_key == IPVS_L7_HASH_COOKIE ||
+		p->hash_key == IPVS_L7_HASH_HEADER;
+	if (!named) {
+		if (!tb[IPVS_L7_POOL_ATTR_HASH_NAME])
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_POOL_ATTR_HASH_NAME],
+				    "a name for a hash key that has none");
+		return -EINVAL;
+	}
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_POOL_ATTR_HASH_NAME,
+			  "a cookie or header hash key without its name"))
+		return -EINVAL;
+	err = l7_nl_token(tb[IPVS_L7_POOL_ATTR_HASH_NAME], extack);
+	if (err)
+		return err;
+	nla_strscpy(p->hash_name, tb[IPVS_L7_POOL_ATTR_HASH_NAME],
+		    sizeof(p->hash_name));
+	if (p->hash_key == IPVS_L7_HASH_HEADER)
+		string_lower(p->hash_name, p->hash_name);
+	return 0;
+}
+
+/* the pool in @nla, checked, or an ERR_PTR */
+static struct l7_rpool *l7_nl_pool(struct nlattr *nla,
+				   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IPVS_L7_POOL_ATTR_MAX + 1];
+	struct l7_rpool *p;
+	int err;
+
+	err = nla_parse_nested(tb, IPVS_L7_POOL_ATTR_MAX, nla, l7_pool_policy,
+			       extack);
+	if (err)
+		return ERR_PTR(err);
+	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_POOL_ATTR_NAME,
+			  "a pool without name") ||
+	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_POOL_ATTR_MEMBERS,
+			  "a pool without members"))
+		return ERR_PTR(-EINVAL);
+	err = l7_nl_pool_name(tb[IPVS_L7_POOL_ATTR_NAME], extack);
+	if (err)
+		return ERR_PTR(err);
+	p = kzalloc(struct_size(p, members, IPVS_L7_MAX_MEMBERS), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&p->ref, 1);
+	nla_strscpy(p->name, tb[IPVS_L7_POOL_ATTR_NAME], sizeof(p->name));
+	if (tb[IPVS_L7_POOL_ATTR_POLICY])
+		p->policy = nla_get_u8(tb[IPVS_L7_POOL_ATTR_POLICY]);
+	err = l7_nl_pool_hash(p, nla, tb, extack);
+	if (!err)
+		err = l7_nl_members(p, tb[IPVS_L7_POOL_ATTR_MEMBERS], extack);
+	if (err) {
+		l7_rpool_put(p);
+		return ERR_PTR(err);
+	}
+	return p;
+}
+
+/* a nest that may hold only @keep (the id or name to delete) */
+static int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
+		      const struct nla_policy *policy, unsigned int keep,
+		      struct nlattr **tb, struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+	int err;
+
+	err = nla_parse_nested(tb, maxtype, nla, policy, extack);
+	if (err)
+		return err;
+	if (L7_NL_MISSING(extack, nla, tb, keep,
+			  "a rule id or pool name is needed to delete"))
+		return -EINVAL;
+	for (i = 1; i <= maxtype; i++) {
+		if (i != keep && tb[i]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[i],
+					    "to delete, give the rule id or pool name only");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- commands ---- */
+
+static int l7_nl_req_key(struct genl_info *info, struct l7_rkey *key)
+{
+	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_SERVICE)) {
+		NL_SET_ERR_MSG(info->extack, "no service given");
+		return -EINVAL;
+	}
+	return l7_nl_key(info->attrs[IPVS_L7_ATTR_SERVICE], key,
+			 info->extack);
+}
+
+static int l7_nl_set_rule(struct sk_buff *skb, struct genl_info *info)
+{
+	bool replace = info->genlhdr->cmd == IPVS_L7_CMD_REPLACE_RULE;
+	struct l7_rrule *rule;
+	struct l7_rkey key;
+	int err;
+
+	err = l7_nl_req_key(info, &key);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_RULE)) {
+		NL_SET_ERR_MSG(info->extack, "no rule given");
+		return -EINVAL;
+	}
+	rule = l7_nl_rule(info->attrs[IPVS_L7_ATTR_RULE], info->extack);
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
+	err = l7_rules_add_rule(genl_info_net(info), &key, rule, replace,
+				info->extack);
+	l7_rrule_put(rule);
+	return err;
+}
+
+static int l7_nl_del_rule(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[IPVS_L7_RULE_ATTR_MAX + 1];
+	struct l7_rkey key;
+	int err;
+
+	err = l7_nl_req_key(info, &key);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_RULE)) {
+		NL_SET_ERR_MSG(info->extack, "no rule given");
+		return -EINVAL;
+	}
+	err = l7_nl_only(info->attrs[IPVS_L7_ATTR_RULE], IPVS_L7_RULE_ATTR_MAX,
+			 l7_rule_policy, IPVS_L7_RULE_ATTR_ID, tb, info->extack);
+	if (err)
+		return err;
+	return l7_rules_del_rule(genl_info_net(info), &key,
+				 nla_get_u32(tb[IPVS_L7_RULE_ATTR_ID]),
+				 info->extack);
+}
+
+static int l7_nl_set_pool(struct sk_buff *skb, struct genl_info *info)
+{
+	bool replace = info->genlhdr->cmd == IPVS_L7_CMD_REPLACE_POOL;
+	struct l7_rpool *pool;
+	struct l7_rkey key;
+	int err;
+
+	err = l7_nl_req_key(info, &key);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_POOL)) {
+		NL_SET_ERR_MSG(info->extack, "no pool given");
+		return -EINVAL;
+	}
+	pool = l7_nl_pool(info->attrs[IPVS_L7_ATTR_POOL], info->extack);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	err = l7_rules_add_pool(genl_info_net(info), &key, pool, replace,
+				info->extack);
+	l7_rpool_put(pool);
+	return err;
+}
+
+static int l7_nl_del_pool(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[IPVS_L7_POOL_ATTR_MAX + 1];
+	char name[IPVS_L7_POOL_NAME_LEN];
+	struct l7_rkey key;
+	int err;
+
+	err = l7_nl_req_key(info, &key);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_POOL)) {
+		NL_SET_ERR_MSG(info->extack, "no pool given");
+		return -EINVAL;
+	}
+	err = l7_nl_only(info->attrs[IPVS_L7_ATTR_POOL], IPVS_L7_POOL_ATTR_MAX,
+			 l7_pool_policy, IPVS_L7_POOL_ATTR_NAME, tb,
+			 info->extack);
+	if (!err)
+		err = l7_nl_pool_name(tb[IPVS_L7_POOL_ATTR_NAME], info->extack);
+	if (err)
+		return err;
+	nla_strscpy(name, tb[IPVS_L7_POOL_ATTR_NAME], sizeof(name));
+	return l7_rules_del_pool(genl_info_net(info), &key, name,
+				 info->extack);
+}
+
+/* the rules and pools of a SET_RULESET, parsed, and the references held */
+struct l7_nl_set {
+	struct l7_rpool	*pools[IPVS_L7_MAX_POOLS];
+	struct l7_rrule	*rules[IPVS_L7_MAX_RULES];
+	u32		n_pools;
+	u32		n_rules;
+};
+
+static int l7_nl_set_pools(struct l7_nl_set *set, struct nlattr *list,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *entry;
+	int rem;
+
+	nla_for_each_nested(entry, list, rem) {
+		struct l7_rpool *p;
+
+		if (set->n_pools == IPVS_L7_MAX_POOLS) {
+			NL_SET_ERR_MSG_ATTR(extack, entry,
+					    "too many pools for one service");
+			return -E2BIG;
+		}
+		p = l7_nl_pool(entry, extack);
+		if (IS_ERR(p))
+			return PTR_ERR(p);
+		set->pools[set->n_pools++] = p;
+	}
+	return 0;
+}
+
+static int l7_nl_set_parse(struct l7_nl_set *set, struct nlattr **attrs,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *entry;
+	int rem, err;
+
+	if (attrs[IPVS_L7_ATTR_POOLS]) {
+		err = l7_nl_set_pools(set, attrs[IPVS_L7_ATTR_POOLS], extack);
+		if (err)
+			return err;
+	}
+	if (!attrs[IPVS_L7_ATTR_RULES])
+		return 0;
+	nla_for_each_nested(entry, attrs[IPVS_L7_ATTR_RULES], rem) {
+		struct l7_rrule *r;
+
+		if (set->n_rules == IPVS_L7_MAX_RULES) {
+			NL_SET_ERR_MSG_ATTR(extack, entry,
+					    "too many rules for one service");
+			return -E2BIG;
+		}
+		r = l7_nl_rule(entry, extack);
+		if (IS_ERR(r))
+			return PTR_ERR(r);
+		set->rules[set->n_rules++] = r;
+	}
+	return 0;
+}
+
+static int l7_nl_set_ruleset(struct sk_buff *skb, struct genl_info *info)
+{
+	struct l7_nl_set *set;
+	struct l7_rkey key;
+	int err;
+	u32 i;
+
+	err = l7_nl_req_key(info, &key);
+	if (err)
+		return err;
+	set = kvzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return -ENOMEM;
+	err = l7_nl_set_parse(set, info->attrs, info->extack);
+	if (!err)
+		err = l7_rules_set(genl_info_net(info), &key,
+				   set->pools, set->n_pools,
+				   set->rules, set->n_rules, info->extack);
+	for (i = 0; i < set->n_pools; i++)
+		l7_rpool_put(set->pools[i]);
+	for (i = 0; i < set->n_rules; i++)
+		l7_rrule_put(set->rules[i]);
+	kvfree(set);
+	return err;
+}
+
+static int l7_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct l7_rkey key;
+	int err;
+
+	if (!info->attrs[IPVS_L7_ATTR_SERVICE]) {
+		l7_rules_flush(genl_info_net(info), NULL);
+		return 0;
+	}
+	err = l7_nl_key(info->attrs[IPVS_L7_ATTR_SERVICE], &key, info->extack);
+	if (!err)
+		l7_rules_flush(genl_info_net(info), &key);
+	return err;
+}
+
+static int l7_nl_get_info(struct sk_buff *skb, struct genl_info *info)
+{
+	static const u32 limits[][2] = {
+		{ IPVS_L7_INFO_ATTR_VERSION, IPVS_L7_GENL_VERSION },
+		{ IPVS_L7_INFO_ATTR_MAX_RULES, IPVS_L7_MAX_RULES },
+		{ IPVS_L7_INFO_ATTR_MAX_POOLS, IPVS_L7_MAX_POOLS },
+		{ IPVS_L7_INFO_ATTR_MAX_MEMBERS, IPVS_L7_MAX_MEMBERS },
+		{ IPVS_L7_INFO_ATTR_MAX_HEADERS, IPVS_L7_MAX_HEADERS },
+		{ IPVS_L7_INFO_ATTR_MAX_ALTS, IPVS_L7_MAX_ALTS },
+		{ IPVS_L7_INFO_ATTR_NAME_MAX, IPVS_L7_NAME_MAX },
+		{ IPVS_L7_INFO_ATTR_VALUE_MAX, IPVS_L7_VALUE_MAX },
+	};
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	unsigned int i;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &l7_genl_family, 0,
+				IPVS_L7_CMD_GET_INFO);
+	if (!hdr)
+		goto nospace;
+	nest = nla_nest_start(msg, IPVS_L7_ATTR_INFO);
+	if (!nest)
+		goto nospace;
+	for (i = 0; i < ARRAY_SIZE(limits); i++)
+		if (nla_put_u32(msg, limits[i][0], limits[i][1]))
+			goto nospace;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+/* ---- dumps ---- */
+
+static int l7_nl_put_key(struct sk_buff *skb, const struct l7_rkey *key)
+{
+	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_ATTR_SERVICE);
+
+	if (!nest ||
+	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_AF, AF_INET) ||
+	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_PROTOCOL, key->protocol) ||
+	    nla_put_in_addr(skb, IPVS_L7_SVC_ATTR_ADDR, key->addr) ||
+	    nla_put_be16(skb, IPVS_L7_SVC_ATTR_PORT, key->port))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int l7_nl_put_match(struct sk_buff *skb, int type,
+			   const struct l7_rmatch *m)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest ||
+	    nla_put_string(skb, IPVS_L7_MATCH_ATTR_NAME, m->name) ||
+	    nla_put_string(skb, IPVS_L7_MATCH_ATTR_VALUE, m->value))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int l7_nl_put_count(struct sk_buff *skb, int type, atomic64_t *v)
+{
+	return nla_put_u64_64bit(skb, type, atomic64_read(v),
+				 IPVS_L7_STATS_ATTR_PAD);
+}
+
+static int l7_nl_put_rule_matches(struct sk_buff *skb,
+				  const struct l7_rrule *r)
+{
+	struct nlattr *list;
+	unsigned int i;
+
+	if ((r->host && nla_put_string(skb, IPVS_L7_RULE_ATTR_HOST, r->host)) ||
+	    (r->path && nla_put_string(skb, IPVS_L7_RULE_ATTR_PATH, r->path)) ||
+	    (r->methods &&
+	     nla_put_u32(skb, IPVS_L7_RULE_ATTR_METHODS, r->methods)) ||
+	    (r->cookie.name &&
+	     l7_nl_put_match(skb, IPVS_L7_RULE_ATTR_COOKIE, &r->cookie)))
+		return -EMSGSIZE;
+	if (!r->n_headers)
+		return 0;
+	list = nla_nest_start(skb, IPVS_L7_RULE_ATTR_HEADERS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < r->n_headers; i++)
+		if (l7_nl_put_match(skb, i + 1, &r->headers[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int l7_nl_put_rule(struct sk_buff *skb, const struct l7_rrule *r)
+{
+	struct nlattr *nest, *stats;
+
+	nest = nla_nest_start(skb, IPVS_L7_ATTR_RULE);
+	if (!nest ||
+	    nla_put_u32(skb, IPVS_L7_RULE_ATTR_ID, r->id) ||
+	    nla_put_u32(skb, IPVS_L7_RULE_ATTR_FLAGS, r->flags) ||
+	    l7_nl_put_rule_matches(skb, r) ||
+	    (r->reject ?
+	     nla_put_u16(skb, IPVS_L7_RULE_ATTR_REJECT, r->reject) :
+	     nla_put_string(skb, IPVS_L7_RULE_ATTR_POOL, r->pool)))
+		return -EMSGSIZE;
+	stats = nla_nest_start(skb, IPVS_L7_RULE_ATTR_STATS);
+	if (!stats ||
+	    l7_nl_put_count(skb, IPVS_L7_STATS_ATTR_HITS, &r->count->hits))
+		return -EMSGSIZE;
+	nla_nest_end(skb, stats);
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int l7_nl_put_members(struct sk_buff *skb, const struct l7_rpool *p)
+{
+	struct nlattr *list, *m;
+	u32 i;
+
+	list = nla_nest_start(skb, IPVS_L7_POOL_ATTR_MEMBERS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < p->n_members; i++) {
+		m = nla_nest_start(skb, i + 1);
+		if (!m ||
+		    nla_put_in_addr(skb, IPVS_L7_MEMBER_ATTR_ADDR,
+				    p->members[i].addr) ||
+		    nla_put_be16(skb, IPVS_L7_MEMBER_ATTR_PORT,
+				 p->members[i].port))
+			return -EMSGSIZE;
+		nla_nest_end(skb, m);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int l7_nl_put_pool(struct sk_buff *skb, const struct l7_rpool *p)
+{
+	struct nlattr *nest, *stats;
+
+	nest = nla_nest_start(skb, IPVS_L7_ATTR_POOL);
+	if (!nest ||
+	    nla_put_string(skb, IPVS_L7_POOL_ATTR_NAME, p->name) ||
+	    nla_put_u8(skb, IPVS_L7_POOL_ATTR_POLICY, p->policy) ||
+	    (p->policy == IPVS_L7_POLICY_HASH &&
+	     nla_put_u8(skb, IPVS_L7_POOL_ATTR_HASH_KEY, p->hash_key)) ||
+	    (p->hash_name[0] &&
+	     nla_put_string(skb, IPVS_L7_POOL_ATTR_HASH_NAME, p->hash_name)) ||
+	    l7_nl_put_members(skb, p))
+		return -EMSGSIZE;
+	stats = nla_nest_start(skb, IPVS_L7_POOL_ATTR_STATS);
+	if (!stats ||
+	    l7_nl_put_count(skb, IPVS_L7_STATS_ATTR_REQUESTS,
+			    &p->count->hits) ||
+	    l7_nl_put_count(skb, IPVS_L7_STATS_ATTR_UNAVAILABLE,
+			    &p->count->unavailable))
+		return -EMSGSIZE;
+	nla_nest_end(skb, stats);
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* where a dump stands, between its calls */
+struct l7_nl_dump {
+	struct l7_rkey	key;		/* the filter */
+	bool		filtered;
+	bool		done;
+	u32		bucket;		/* unfiltered: hash bucket */
+	u32		n;		/* ... key in it */
+	u32		item;		/* rule or pool of the key */
+};
+
+static struct l7_nl_dump *l7_nl_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct l7_nl_dump) > sizeof(cb->ctx));
+	return (struct l7_nl_dump *)cb->ctx;
+}
+
+/* GET_RULE or GET_POOL */
+static u8 l7_nl_dump_cmd(const struct netlink_callback *cb)
+{
+	const struct genlmsghdr *ghdr = nlmsg_data(cb->nlh);
+
+	return ghdr->cmd;
+}
+
+static int l7_nl_dump_start(struct netlink_callback *cb)
+{
+	struct l7_nl_dump *d = l7_nl_dump_ctx(cb);
+	struct nlattr *tb[IPVS_L7_ATTR_MAX + 1];
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	/* validated already; parsed again for the optional filter */
+	err = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, IPVS_L7_ATTR_MAX,
+			  l7_svc_cmd_policy, cb->extack);
+	if (err || !tb[IPVS_L7_ATTR_SERVICE])
+		return err;
+	d->filtered = true;
+	return l7_nl_key(tb[IPVS_L7_ATTR_SERVICE], &d->key, cb->extack);
+}
+
+/* one message: the key and rule or pool @item of @set; -EMSGSIZE: full */
+static int l7_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+			  const struct l7_rkey *key, const struct l7_rset *set,
+			  u32 item)
+{
+	u8 cmd = l7_nl_dump_cmd(cb);
+	void *hdr;
+	int err;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+			  cb->nlh->nlmsg_seq, &l7_genl_family, NLM_F_MULTI,
+			  cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	err = l7_nl_put_key(skb, key);
+	if (!err)
+		err = cmd == IPVS_L7_CMD_GET_RULE ?
+		      l7_nl_put_rule(skb, set->rules[item]) :
+		      l7_nl_put_pool(skb, set->pools[item]);
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		return err;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* the items of one key's set from d->item on; -EMSGSIZE: continue later */
+static int l7_nl_dump_set(struct sk_buff *skb, struct netlink_callback *cb,
+			  const struct l7_rkey *key, const struct l7_rset *set)
+{
+	struct l7_nl_dump *d = l7_nl_dump_ctx(cb);
+	u32 n = l7_nl_dump_cmd(cb) == IPVS_L7_CMD_GET_RULE ? set->n_rules :
+							     set->n_pools;
+	int err;
+
+	for (; d->item < n; d->item++) {
+		err = l7_nl_dump_one(skb, cb, key, set, d->item);
+		if (err)
+			return err;
+	}
+	d->item = 0;
+	return 0;
+}
+
+static int l7_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct l7_nl_dump *d = l7_nl_dump_ctx(cb);
+	struct net *net = sock_net(skb->sk);
+	const struct l7_rset *set;
+	struct l7_rkey key;
+	int err = 0;
+
+	if (d->done)
+		return 0;
+	cb->seq = l7_rules_generation();
+	rcu_read_lock();
+	if (d->filtered) {
+		set = l7_rules_lookup(net, &d->key);
+		if (set)
+			err = l7_nl_dump_set(skb, cb, &d->key, set);
+		goto out;
+	}
+	for (; d->bucket < L7_RKEY_BUCKETS; d->bucket++, d->n = 0) {
+		for (;; d->n++) {
+			set = l7_rules_walk(net, d->bucket, d->n, &key);
+			if (!set)
+				break;
+			err = l7_nl_dump_set(skb, cb, &key, set);
+			if (err)
+				goto out;
+		}
+	}
+out:
+	rcu_read_unlock();
+	if (err != -EMSGSIZE)
+		d->done = true;
+	/* a full message buffer is not an error: the dump goes on */
+	return err == -EMSGSIZE || !err ? skb->len : err;
+}
+
+/*
+ * Every command needs CAP_NET_ADMIN (see the top).  GET_INFO takes no
+ * attribute: without a policy of its own the core refuses any.
+ */
+static const struct genl_ops l7_genl_ops[] = {
+	{
+		.cmd	= IPVS_L7_CMD_ADD_RULE,
+		.doit	= l7_nl_set_rule,
+		.policy	= l7_rule_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_DEL_RULE,
+		.doit	= l7_nl_del_rule,
+		.policy	= l7_rule_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_REPLACE_RULE,
+		.doit	= l7_nl_set_rule,
+		.policy	= l7_rule_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_ADD_POOL,
+		.doit	= l7_nl_set_pool,
+		.policy	= l7_pool_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_DEL_POOL,
+		.doit	= l7_nl_del_pool,
+		.policy	= l7_pool_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_REPLACE_POOL,
+		.doit	= l7_nl_set_pool,
+		.policy	= l7_pool_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_SET_RULESET,
+		.doit	= l7_nl_set_ruleset,
+		.policy	= l7_set_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_FLUSH,
+		.doit	= l7_nl_flush,
+		.policy	= l7_svc_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_GET_RULE,
+		.start	= l7_nl_dump_start,
+		.dumpit	= l7_nl_dump,
+		.policy	= l7_svc_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_GET_POOL,
+		.start	= l7_nl_dump_start,
+		.dumpit	= l7_nl_dump,
+		.policy	= l7_svc_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_GET_INFO,
+		.doit	= l7_nl_get_info,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+/* resv_start_op stays 0: every command is validated strictly */
+static struct genl_family l7_genl_family __ro_after_init = {
+	.name		= IPVS_L7_GENL_NAME,
+	.version	= IPVS_L7_GENL_VERSION,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.ops		= l7_genl_ops,
+	.n_ops		= ARRAY_SIZE(l7_genl_ops),
+};
+
+int l7_genl_init(void)
+{
+	return genl_register_family(&l7_genl_family);
+}
+
+void l7_genl_exit(void)
+{
+	genl_unregister_family(&l7_genl_family);
+}
+
+MODULE_ALIAS_GENL_FAMILY(IPVS_L7_GENL_NAME);

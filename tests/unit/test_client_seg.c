@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for core/client_seg.c: what the director does with a
+ * client segment - take it into the head, give it to a body guard, or
+ * only pass its ACK on.
+ */
+#include "client_seg.h"
+#include "l7_test.h"
+
+#define R 7000u	/* where the director stands in the client's stream */
+
+static struct l7_cseg_ctx ctx(enum l7_conn_state st)
+{
+	return (struct l7_cseg_ctx){ .state = st, .rcv_nxt = R,
+				     .may_take = true, .idle = true };
+}
+
+static struct l7_cseg_plan plan(const struct l7_cseg_ctx *x, uint32_t seq,
+				uint32_t len, bool fin)
+{
+	struct l7_cseg s = { .seq = seq, .len = len, .fin = fin };
+
+	return l7_cseg_plan(x, &s);
+}
+
+static void in_order_head_bytes_are_taken(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg_plan p = plan(&x, R, 100, false);
+
+	CHECK(p.act == L7_CSEG_TAKE && p.skip == 0, "act %d skip %u", p.act,
+	      p.skip);
+	/* a resend overlapping the end of what we have: the new part */
+	p = plan(&x, R - 40, 100, false);
+	CHECK(p.act == L7_CSEG_TAKE && p.skip == 40, "act %d skip %u", p.act,
+	      p.skip);
+	/* held or queued heads take pipelined bytes too */
+	x.state = L7C_HELD;
+	p = plan(&x, R, 10, false);
+	CHECK(p.act == L7_CSEG_TAKE, "held: act %d", p.act);
+}
+
+/* Never a byte twice: a resend of taken bytes only goes to a guard. */
+static void resends_are_old(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg_plan p = plan(&x, R - 100, 100, false);
+
+	CHECK(p.act == L7_CSEG_OLD, "act %d", p.act);
+	/* reaching past a body its backend has not acknowledged yet */
+	x.may_take = false;
+	p = plan(&x, R - 40, 100, false);
+	CHECK(p.act == L7_CSEG_OLD, "unacked body: act %d", p.act);
+}
+
+static void not_taken(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg_plan p;
+
+	p = plan(&x, R + 10, 100, false);
+	CHECK(p.act == L7_CSEG_PASS && p.ack && !p.pure,
+	      "out of order: act %d ack %d", p.act, p.ack);
+	x.may_take = false;
+	p = plan(&x, R, 100, false);
+	CHECK(p.act == L7_CSEG_PASS && !p.ack, "body unacked: act %d ack %d",
+	      p.act, p.ack);
+	x = ctx(L7C_HEAD);
+	x.fin = true;
+	p = plan(&x, R, 5, false);
+	CHECK(p.act == L7_CSEG_PASS, "after FIN: act %d", p.act);
+	x = ctx(L7C_HEAD);
+	p = plan(&x, R, 0, false);
+	CHECK(p.act == L7_CSEG_PASS && p.pure && !p.ack, "pure ACK: act %d",
+	      p.act);
+}
+
+static void states_that_hand_over(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_BODY);
+
+	CHECK(plan(&x, R, 10, false).act == L7_CSEG_BODY, "body");
+	x.state = L7C_TUNNEL;
+	CHECK(plan(&x, R + 999, 10, true).act == L7_CSEG_TUNNEL, "tunnel");
+}
+
+static void closing_takes_only_a_fin(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_CLOSING);
+	struct l7_cseg_plan p;
+
+	p = plan(&x, R - 5, 5, true);
+	CHECK(p.act == L7_CSEG_PASS && p.take_fin && p.ack && !p.pure,
+	      "in-order FIN: act %d fin %d", p.act, p.take_fin);
+	p = plan(&x, R, 5, true);
+	CHECK(p.act == L7_CSEG_PASS && !p.take_fin, "FIN after data: %d",
+	      p.take_fin);
+	x.fin = true;
+	p = plan(&x, R - 5, 5, true);
+	CHECK(!p.take_fin, "second FIN");
+	p = plan(&x, R, 0, false);
+	CHECK(p.act == L7_CSEG_PASS && p.pure, "pure ACK");
+}
+
+static void after_take(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg s = { .seq = R - 20, .len = 20, .fin = true };
+	struct l7_cseg_plan p;
+
+	/* all taken, FIN in order, nothing under way: close */
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.take_fin && p.ack && p.close && p.act == L7_CSEG_DROP,
+	      "fin %d close %d act %d", p.take_fin, p.close, p.act);
+	/* a response under way: the FIN waits for it */
+	x.idle = false;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.take_fin && !p.close && p.act == L7_CSEG_PASS,
+	      "close %d act %d", p.close, p.act);
+	/* head dispatched, the rest of the segment is its body */
+	x = ctx(L7C_BODY);
+	s = (struct l7_cseg){ .seq = R - 20, .len = 50 };
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.act == L7_CSEG_BODY && p.ack, "act %d", p.act);
+	/* not all taken (buffer full): acknowledge what was */
+	x = ctx(L7C_HEAD);
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.act == L7_CSEG_PASS && p.ack && !p.take_fin, "act %d", p.act);
+	/* queued: no backend to pass the ACK to */
+	x.state = L7C_QUEUED;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.act == L7_CSEG_DROP, "queued: act %d", p.act);
+}
+
+int main(void)
+{
+	RUN(in_order_head_bytes_are_taken);
+	RUN(resends_are_old);
+	RUN(not_taken);
+	RUN(states_that_hand_over);
+	RUN(closing_takes_only_a_fin);
+	RUN(after_take);
+	return l7_test_summary("client_seg");
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for core/rsp_guard.c: what of a backend's segment goes
+ * to the client, and where a response ends.  The client may get exactly
+ * the bytes of one response, never one past its end.
+ */
+#include <string.h>
+
+#include "rsp_guard.h"
+#include "l7_test.h"
+
+#define S0 5000u	/* backend seq where the response starts */
+
+static const uint8_t *peek_mem(const void *ctx, uint32_t off, uint32_t n,
+			       uint8_t *buf)
+{
+	(void)n;
+	(void)buf;
+	return (const uint8_t *)ctx + off;
+}
+
+static struct l7_rsp_verdict seg(struct l7_rsp_guard *g, uint32_t seq,
+				 const char *data, bool fin)
+{
+	struct l7_rsp_seg s = {
+		.seq = seq,
+		.len = strlen(data),
+		.fin = fin,
+		.peek = peek_mem,
+		.ctx = data,
+	};
+
+	return l7_rsp_guard_seg(g, &s);
+}
+
+static const char rsp5[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+
+static void whole_response_in_one(void)
+{
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, rsp5, false);
+	CHECK(v.act == L7_RSP_FORWARD && v.ended && !v.strip_fin,
+	      "act %d ended %d", v.act, v.ended);
+	CHECK(g.done && l7_rsp_guard_end(&g) == S0 + strlen(rsp5), "end %u",
+	      l7_rsp_guard_end(&g));
+	CHECK(g.resp.keep_alive, "keep-alive");
+	/* a resend of it changes nothing */
+	v = seg(&g, S0, rsp5, false);
+	CHECK(v.act == L7_RSP_FORWARD && !v.ended, "act %d", v.act);
+}
+
+/* Bytes past the end in the same segment: not HTTP, never forwarded. */
+static void bytes_after_end_are_bad(void)
+{
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, "HTTP/1.1 204 No Content\r\n\r\nX", false);
+	CHECK(v.act == L7_RSP_BAD, "act %d", v.act);
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, rsp5, false);
+	v = seg(&g, S0 + strlen(rsp5), "HTTP/1.1 200 OK\r\n", false);
+	CHECK(v.act == L7_RSP_BAD, "a second response: act %d", v.act);
+}
+
+/* Out of order: a head must be read in order, bulk body may skip. */
+static void out_of_order(void)
+{
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+	const char *head = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n";
+	uint32_t h = strlen(head);
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0 + 5, head + 5, false);
+	CHECK(v.act == L7_RSP_WAIT, "head out of order: act %d", v.act);
+	v = seg(&g, S0, head, false);
+	CHECK(v.act == L7_RSP_FORWARD && !v.ended, "act %d", v.act);
+	v = seg(&g, S0 + h + 5, "56789", false);
+	CHECK(v.act == L7_RSP_FORWARD && v.ended, "body skipped: act %d ended %d",
+	      v.act, v.ended);
+	CHECK(l7_rsp_guard_end(&g) == S0 + h + 10, "end %u",
+	      l7_rsp_guard_end(&g));
+	/* the hole is body too: it goes through, nothing new is framed */
+	v = seg(&g, S0 + h, "01234", false);
+	CHECK(v.act == L7_RSP_FORWARD && !v.ended, "act %d", v.act);
+	/* past the end of the body: never */
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	seg(&g, S0, head, false);
+	v = seg(&g, S0 + h + 5, "56789X", false);
+	CHECK(v.act == L7_RSP_WAIT, "over the end out of order: act %d", v.act);
+}
+
+/* A FIN: after the response it is the backend's own; before, it cuts. */
+static void fin_placement(void)
+{
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, rsp5, true);
+	CHECK(v.act == L7_RSP_FORWARD && v.ended && v.strip_fin && !g.eof_end,
+	      "act %d ended %d strip %d", v.act, v.ended, v.strip_fin);
+	CHECK(g.fin && g.rcv_nxt == S0 + strlen(rsp5) + 1, "rcv_nxt %u",
+	      g.rcv_nxt);
+
+	/* close-delimited: the FIN is the end, the client gets ours */
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, "HTTP/1.0 200 OK\r\n\r\nabc", false);
+	CHECK(v.act == L7_RSP_FORWARD && !v.ended, "act %d", v.act);
+	v = seg(&g, S0 + 22, "", true);
+	CHECK(v.act == L7_RSP_FORWARD && v.ended && v.strip_fin && g.eof_end,
+	      "act %d ended %d eof %d", v.act, v.ended, g.eof_end);
+
+	/* a FIN ahead of missing bytes waits for them */
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, "HTTP/1.0 200 OK\r\n\r\nabc", false);
+	v = seg(&g, S0 + 30, "", true);
+	CHECK(v.act == L7_RSP_WAIT, "act %d", v.act);
+
+	/* a Content-Length body cut short */
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nab",
+		true);
+	CHECK(v.act == L7_RSP_BAD, "truncated: act %d", v.act);
+}
+
+static void upgrade_and_tunnel(void)
+{
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	v = seg(&g, S0, "HTTP/1.1 101 Switching Protocols\r\n"
+			"Connection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+		false);
+	CHECK(v.act == L7_RSP_UPGRADE, "act %d", v.act);
+	l7_rsp_guard_tunnel(&g);
+	v = seg(&g, S0 + 500, "any bytes at all", true);
+	CHECK(v.act == L7_RSP_FORWARD && !v.strip_fin && g.fin,
+	      "tunnel: act %d strip %d", v.act, v.strip_fin);
+}
+
+/* RFC 5961: a RST counts only where the backend's in-order bytes end. */
+static void rst_only_at_rcv_nxt(void)
+{
+	struct l7_rsp_guard g;
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET);
+	CHECK(l7_rsp_guard_rst(&g, S0, 1000) == L7_RST_ACCEPT, "at start");
+	seg(&g, S0, "HTTP/1.1 200 OK\r\n", false);
+	CHECK(l7_rsp_guard_rst(&g, S0, 1000) == L7_RST_DROP, "old seq");
+	CHECK(l7_rsp_guard_rst(&g, S0 + 20, 1000) == L7_RST_CHALLENGE,
+	      "in window, not exact");
+	CHECK(l7_rsp_guard_rst(&g, S0 + 17, 1000) == L7_RST_ACCEPT, "exact");
+	CHECK(l7_rsp_guard_rst(&g, S0 + 5000, 1000) == L7_RST_DROP,
+	      "out of window");
+	/* bytes the framer made wait still move the backend's position */
+	seg(&g, S0 + 17, "X-A: 1\r\n", false);
+	CHECK(g.rcv_nxt == S0 + 25, "rcv_nxt %u", g.rcv_nxt);
+}
+
+/* A response to HEAD has no body, whatever its head says. */
+static void head_method(void)
+{
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+	const char *r = "HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n";
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_HEAD);
+	v = seg(&g, S0, r, false);
+	CHECK(v.act == L7_RSP_FORWARD && v.ended &&
+	      l7_rsp_guard_end(&g) == S0 + strlen(r), "act %d ended %d",
+	      v.act, v.ended);
+}
+
+int main(void)
+{
+	RUN(whole_response_in_one);
+	RUN(bytes_after_end_are_bad);
+	RUN(out_of_order);
+	RUN(fin_placement);
+	RUN(upgrade_and_tunnel);
+	RUN(rst_only_at_rcv_nxt);
+	RUN(head_method);
+	return l7_test_summary("rsp_guard");
+}
