@@ -155,11 +155,11 @@ bad_input_refused() {
 	new -Sn > "$TMP/before" || return 1
 	refused 'No such service' --add-pool -t 198.51.100.2:80 --pool p \
 		--members 192.0.2.11:80 &&
-	refused 'pool' --add-rule -t "$VS" --id 50 --pool nosuch &&
+	refused 'names a pool this service does not have' --add-rule -t "$VS" --id 50 --pool nosuch &&
 	refused '192\.0\.2\.99:80 is not a real server' --add-pool -t "$VS" --pool p \
 		--members 192.0.2.11:80,192.0.2.99:80 &&
-	refused '.' --add-rule -t "$VS" --id 10 --reject 404 &&
-	refused '.' --add-pool -t "$VS" --pool cgi --members 192.0.2.11:80 &&
+	refused 'a rule with this id exists' --add-rule -t "$VS" --id 10 --reject 404 &&
+	refused 'a pool of this name exists' --add-pool -t "$VS" --pool cgi --members 192.0.2.11:80 &&
 	refused 'at most 4' --add-rule -t "$VS" --id 51 --hdr a=1 --hdr b=1 \
 		--hdr c=1 --hdr d=1 --hdr e=1 --reject 403 &&
 	refused 'longer than 255' --add-rule -t "$VS" --id 52 --host "$long" --reject 403 &&
@@ -179,9 +179,10 @@ bad_input_refused() {
 	refused 'illegal rule id' --add-rule -t "$VS" --id 0 --pool cgi &&
 	refused 'TCP service' --add-rule -u "$VS" --id 57 --pool cgi &&
 	# the kernel's own checks come back as its extended-ack message
-	refused '.' --add-rule -t "$VS" --id 58 --path-prefix /a/../b --pool cgi &&
-	refused '.' --del-pool -t "$VS" --pool cgi &&
-	refused '.' --del-rule -t "$VS" --id 999 || return 1
+	refused "empty, '.' or '..' segment" --add-rule -t "$VS" --id 58 --path-prefix /a/../b --pool cgi &&
+	refused 'sends requests to this pool' --del-pool -t "$VS" --pool cgi &&
+	refused 'no rule with this id' --del-rule -t "$VS" --id 999 &&
+	refused 'no rule with this id' --edit-rule -t "$VS" --id 999 --reject 404 || return 1
 	new -Sn | cmp -s - "$TMP/before" || { echo "a refusal changed the tables"; return 1; }
 }
 
@@ -193,7 +194,7 @@ rule_limit_refused() {
 		echo "--add-rule -t $VS --id $i --path /r$i --reject 404"
 	done | new -R || return 1
 	[ "$(new -Sn | grep -c -- '^--add-rule')" = 1024 ] || return 1
-	refused '.' --add-rule -t "$VS" --id 3000 --reject 404
+	refused 'too many rules' --add-rule -t "$VS" --id 3000 --reject 404
 }
 
 t_check "stock output, ip_vs_l7 absent" stock_output_without_module
