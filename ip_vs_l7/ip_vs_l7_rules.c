@@ -23,6 +23,7 @@
 #include <linux/string.h>
 #include <net/net_namespace.h>
 
+#include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
 
 struct l7_rentry {
@@ -83,6 +84,7 @@ void l7_rpool_put(struct l7_rpool *pool)
 {
 	if (pool && refcount_dec_and_test(&pool->ref)) {
 		l7_rcount_put(pool->count);
+		kvfree(pool->ring);
 		kfree(pool);
 	}
 }
@@ -100,13 +102,13 @@ static struct l7_rset *l7_rset_alloc(u32 max_pools, u32 max_rules)
 	struct l7_rset *s;
 
 	s = kvzalloc(sizeof(*s) + max_pools * sizeof(*s->pools) +
-		     max_rules * (sizeof(*s->rules) + sizeof(*s->rule_pool)),
+		     max_rules * (sizeof(*s->rules) + sizeof(*s->match)),
 		     GFP_KERNEL);
 	if (!s)
 		return NULL;
 	s->pools = (struct l7_rpool **)(s + 1);
 	s->rules = (struct l7_rrule **)(s->pools + max_pools);
-	s->rule_pool = (u16 *)(s->rules + max_rules);
+	s->match = (struct l7_rule *)(s->rules + max_rules);
 	return s;
 }
 
@@ -181,10 +183,75 @@ static struct l7_rrule *l7_rset_rule_find(const struct l7_rset *s, u32 id)
 	return NULL;
 }
 
+/* the core's strings are counted, not NUL-terminated; parsing bounded @s */
+static u8 l7_str_set(char *dst, size_t cap, const char *s)
+{
+	size_t len = s ? min(strlen(s), cap) : 0;
+
+	if (len)
+		memcpy(dst, s, len);
+	return len;
+}
+
+static void l7_value_set(struct l7_rule_value *v, const char *s)
+{
+	v->len = l7_str_set(v->s, sizeof(v->s), s);
+}
+
+static void l7_name_set(struct l7_rule_name *n, const char *s)
+{
+	n->len = l7_str_set(n->s, sizeof(n->s), s);
+}
+
+/* IPVS_L7_METHOD_* bits as L7_METHOD_BIT()s of enum l7_http_method */
+static u16 l7_methods_to_core(u32 m)
+{
+	u16 core = m & IPVS_L7_METHOD_OTHER ? L7_METHOD_BIT(L7_HTTP_M_OTHER) : 0;
+
+	BUILD_BUG_ON(L7_HTTP_M_GET != 1 || L7_HTTP_M_CONNECT != 9);
+	return core | (m & (IPVS_L7_METHOD_OTHER - 1)) << L7_HTTP_M_GET;
+}
+
+void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r, u16 pool)
+{
+	unsigned int i;
+
+	/* the netlink limits are the core's, or tighter */
+	BUILD_BUG_ON(IPVS_L7_VALUE_MAX > L7_RULE_VALUE_MAX);
+	BUILD_BUG_ON(IPVS_L7_NAME_MAX > L7_RULE_NAME_MAX);
+	BUILD_BUG_ON(IPVS_L7_MAX_HEADERS > L7_RULE_HDR_TESTS);
+	BUILD_BUG_ON(IPVS_L7_MAX_RULES > L7_RULES_MAX);
+	BUILD_BUG_ON(IPVS_L7_MAX_POOLS > L7_POOLS_MAX);
+	BUILD_BUG_ON(IPVS_L7_MAX_MEMBERS > L7_POOL_MEMBERS_MAX);
+
+	memset(out, 0, sizeof(*out));
+	out->id = r->id;
+	out->methods = l7_methods_to_core(r->methods);
+	if (r->path)
+		out->path_kind = r->flags & IPVS_L7_RULE_F_PATH_PREFIX ?
+				 L7_PATH_PREFIX : L7_PATH_EXACT;
+	if (r->flags & IPVS_L7_RULE_F_FALLTHROUGH)
+		out->flags |= L7_RULE_F_FALLTHROUGH;
+	if (r->flags & IPVS_L7_RULE_F_PATH_NOCASE)
+		out->flags |= L7_RULE_F_PATH_NOCASE;
+	out->action = r->reject ? L7_ACT_REJECT : L7_ACT_POOL;
+	out->status = r->reject;
+	out->pool = pool;
+	l7_value_set(&out->host, r->host);
+	l7_value_set(&out->path, r->path);
+	out->nhdr = r->n_headers;
+	for (i = 0; i < r->n_headers; i++) {
+		l7_name_set(&out->hdr[i].name, r->headers[i].name);
+		l7_value_set(&out->hdr[i].values, r->headers[i].value);
+	}
+	l7_name_set(&out->cookie.name, r->cookie.name);
+	l7_value_set(&out->cookie.value, r->cookie.value);
+}
+
 /*
  * Put the new set in order (rules by id, pools by name), refuse
- * duplicates, limits and rules naming a pool the set lacks, and point
- * each rule at its pool.
+ * duplicates, limits and rules naming a pool the set lacks, and give the
+ * matcher its copy of each rule, pointed at its pool.
  */
 static int l7_rset_link(struct l7_rset *s, struct netlink_ext_ack *extack)
 {
@@ -209,6 +276,7 @@ static int l7_rset_link(struct l7_rset *s, struct netlink_ext_ack *extack)
 	}
 	for (i = 0; i < s->n_rules; i++) {
 		const struct l7_rrule *r = s->rules[i];
+		const char *why;
 		int p;
 
 		if (i && s->rules[i - 1]->id == r->id) {
@@ -216,15 +284,20 @@ static int l7_rset_link(struct l7_rset *s, struct netlink_ext_ack *extack)
 				       "a rule with this id exists in this service");
 			return -EEXIST;
 		}
-		if (r->reject)
-			continue;
-		p = l7_rset_pool_find(s, r->pool);
+		p = r->reject ? 0 : l7_rset_pool_find(s, r->pool);
 		if (p < 0) {
 			NL_SET_ERR_MSG(extack,
 				       "a rule names a pool this service does not have");
 			return -ENOENT;
 		}
-		s->rule_pool[i] = p;
+		l7_rrule_to_core(&s->match[i], r, p);
+		/* checked when parsed; this is the matcher's own last word */
+		why = l7_rule_invalid(&s->match[i], s->n_pools);
+		if (why) {
+			if (extack)
+				extack->_msg = why;
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -519,22 +592,36 @@ static struct pernet_operations l7_rules_net_ops = {
 	.exit = l7_rules_net_exit,
 };
 
+/* the store, the data path's scratch space, then the family that fills it */
 int l7_rules_init(void)
 {
 	int err = register_pernet_subsys(&l7_rules_net_ops);
 
 	if (err)
 		return err;
+	err = l7_route_init();
+	if (err)
+		goto pernet;
 	err = l7_genl_init();
 	if (err)
-		unregister_pernet_subsys(&l7_rules_net_ops);
+		goto route;
+	return 0;
+
+route:
+	l7_route_exit();
+pernet:
+	unregister_pernet_subsys(&l7_rules_net_ops);
 	return err;
 }
 
-/* the caller waits for the RCU callbacks (rcu_barrier) before unloading */
+/*
+ * After the data path is gone (the scheduler and the hook); the caller
+ * waits for the RCU callbacks (rcu_barrier) before unloading.
+ */
 void l7_rules_exit(void)
 {
 	l7_genl_exit();
+	l7_route_exit();
 	/* flushes every namespace's sets */
 	unregister_pernet_subsys(&l7_rules_net_ops);
 }

@@ -18,9 +18,12 @@
 #include <linux/atomic.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <net/netlink.h>
 
+#include "core/l7_chash.h"
+#include "core/l7_rule.h"
 #include "uapi/ip_vs_l7_genl.h"
 
 struct net;
@@ -43,6 +46,10 @@ struct l7_rmember {
 	__be16	port;
 };
 
+/*
+ * A pool: configuration, fixed once stored, and the state its policy
+ * keeps between picks (smooth WRR credits, under ->lock).
+ */
 struct l7_rpool {
 	refcount_t		ref;		/* sets holding it, and its builder */
 	struct l7_rcount	*count;		/* NULL until stored */
@@ -50,6 +57,12 @@ struct l7_rpool {
 	u8			policy;		/* enum ipvs_l7_policy */
 	u8			hash_key;	/* enum ipvs_l7_hash_key */
 	char			hash_name[IPVS_L7_NAME_MAX + 1];
+	struct l7_pool_policy	core;		/* the same, for the core */
+	/* POLICY_HASH: every member with weight 1 on the ring */
+	struct l7_chash_point	*ring;
+	unsigned int		n_points;
+	spinlock_t		lock;		/* ->wrr */
+	struct l7_wrr		wrr;
 	u32			n_members;
 	struct l7_rmember	members[];
 };
@@ -82,11 +95,14 @@ struct l7_rset {
 	u32			n_rules;
 	struct l7_rpool		**pools;	/* by name */
 	struct l7_rrule		**rules;	/* by ascending id */
-	u16			*rule_pool;	/* index of rules[i]'s pool */
+	struct l7_rule		*match;		/* rules[i] for the matcher */
 };
 
 void l7_rpool_put(struct l7_rpool *pool);
 void l7_rrule_put(struct l7_rrule *rule);
+/* @r as the core's matcher takes it, its action pool index @pool */
+void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r,
+		      u16 pool);
 
 /* writers: process context, each serialised by the store's mutex */
 int l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
@@ -117,6 +133,21 @@ unsigned int l7_rules_generation(void);
 
 int l7_rules_init(void);
 void l7_rules_exit(void);
+
+/* ip_vs_l7_nlattr.c: request attributes, checked; extack says why not */
+extern const struct nla_policy l7_svc_policy[IPVS_L7_SVC_ATTR_MAX + 1];
+extern const struct nla_policy l7_pool_policy[IPVS_L7_POOL_ATTR_MAX + 1];
+extern const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1];
+int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
+	      struct netlink_ext_ack *extack);
+int l7_nl_pool_name(const struct nlattr *nla, struct netlink_ext_ack *extack);
+/* with a reference for the caller, or an ERR_PTR */
+struct l7_rrule *l7_nl_rule(struct nlattr *nla, struct netlink_ext_ack *extack);
+struct l7_rpool *l7_nl_pool(struct nlattr *nla, struct netlink_ext_ack *extack);
+/* a nest holding only attribute @keep (what names a rule or pool) */
+int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
+	       const struct nla_policy *policy, unsigned int keep,
+	       struct nlattr **tb, struct netlink_ext_ack *extack);
 
 /* ip_vs_l7_genl.c */
 int l7_genl_init(void);

@@ -55,13 +55,13 @@
 
 /* Limits, enforced by the kernel with E2BIG and a message. */
 #define IPVS_L7_MAX_RULES	1024	/* rules per service key */
-#define IPVS_L7_MAX_POOLS	64	/* pools per service key */
+#define IPVS_L7_MAX_POOLS	32	/* pools per service key */
 #define IPVS_L7_MAX_MEMBERS	64	/* members per pool */
 #define IPVS_L7_MAX_HEADERS	4	/* header tests per rule */
 #define IPVS_L7_MAX_ALTS	8	/* '|'-separated values per header test */
 #define IPVS_L7_POOL_NAME_LEN	16	/* pool name with its NUL */
 #define IPVS_L7_NAME_MAX	64	/* header or cookie name, bytes */
-#define IPVS_L7_VALUE_MAX	255	/* host, path, cookie value, values */
+#define IPVS_L7_VALUE_MAX	128	/* host, path, cookie value, values */
 
 enum {
 	IPVS_L7_CMD_UNSPEC,
@@ -214,7 +214,9 @@ enum {
 #define IPVS_L7_RULE_F_PATH_PREFIX	(1U << 0)
 /* pool without eligible member: try the next rules instead of a 503 */
 #define IPVS_L7_RULE_F_FALLTHROUGH	(1U << 1)
-#define IPVS_L7_RULE_F_ALL		((1U << 2) - 1)
+/* RULE_ATTR_PATH compared ASCII-case-insensitively */
+#define IPVS_L7_RULE_F_PATH_NOCASE	(1U << 2)
+#define IPVS_L7_RULE_F_ALL		((1U << 3) - 1)
 
 enum {
 	IPVS_L7_RULE_ATTR_UNSPEC,
@@ -230,8 +232,11 @@ enum {
 	 * string: path to match (see IPVS_L7_RULE_F_PATH_PREFIX), compared
 	 * with the request's normalised path (query removed, unreserved
 	 * percent-encodings decoded, dot-segments resolved).  Must start with
-	 * '/' and be normal itself: no '%', '?', '#', "//", "." or ".."
-	 * segments.
+	 * '/' and be normal itself (as the request's path would be after
+	 * normalisation): no '?', '#' or space, no "//", "." or ".."
+	 * segment, no percent-encoded unreserved character, other
+	 * percent-encodings in upper case.  Case-sensitive unless
+	 * IPVS_L7_RULE_F_PATH_NOCASE.
 	 */
 	IPVS_L7_RULE_ATTR_PATH,
 	IPVS_L7_RULE_ATTR_METHODS,	/* u32 IPVS_L7_METHOD_* set, != 0 */

@@ -14,6 +14,7 @@ attribute builders.  As a program:
   l7nl.py rules [VIP:PORT]      one line per rule: id, action, hits
   l7nl.py pools [VIP:PORT]      one line per pool: name, requests, unavailable
   l7nl.py flush [VIP:PORT]
+  l7nl.py swap VIP:PORT N       N atomic replaces of a /cgi-bin + /static set
 Exit status 0 on success, else the errno, with the kernel's message on stderr.
 """
 import errno
@@ -48,14 +49,14 @@ POOL_NAME, POOL_POLICY, POOL_HASH_KEY, POOL_HASH_NAME, POOL_MEMBERS, \
 MEMBER_ADDR, MEMBER_PORT = 1, 2
 METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE",
            "PATCH", "CONNECT", "OTHER"]
-RULE_F_PATH_PREFIX, RULE_F_FALLTHROUGH = 1, 2
+RULE_F_PATH_PREFIX, RULE_F_FALLTHROUGH, RULE_F_PATH_NOCASE = 1, 2, 4
 (RULE_ID, RULE_FLAGS, RULE_HOST, RULE_PATH, RULE_METHODS, RULE_HEADERS,
  RULE_COOKIE, RULE_POOL, RULE_REJECT, RULE_STATS) = range(1, 11)
 MATCH_NAME, MATCH_VALUE = 1, 2
 STATS_PAD, STATS_HITS, STATS_REQUESTS, STATS_UNAVAILABLE = range(1, 5)
 INFO_VERSION, INFO_MAX_RULES = 1, 2
-MAX_RULES, MAX_POOLS, MAX_MEMBERS, MAX_HEADERS, MAX_ALTS = 1024, 64, 64, 4, 8
-NAME_MAX, VALUE_MAX = 64, 255
+MAX_RULES, MAX_POOLS, MAX_MEMBERS, MAX_HEADERS, MAX_ALTS = 1024, 32, 64, 4, 8
+NAME_MAX, VALUE_MAX = 64, 128
 
 
 # ---- attributes ----
@@ -387,6 +388,23 @@ def main(argv):
         elif cmd == "pools":
             for p in g.pools(*[parse_vs(a) for a in args]):
                 print(p["service"], p["name"], p["requests"], p["unavailable"])
+        elif cmd == "swap":
+            # swap VIP:PORT N: N atomic replaces of the key's whole set,
+            # alternating two sets that route alike (cgi: s1+s2, static: s3)
+            key, n = parse_vs(args[0]), int(args[1])
+            for i in range(n):
+                order = ("cgi", "static") if i % 2 else ("static", "cgi")
+                members = {"cgi": [("192.0.2.11", 80), ("192.0.2.12", 80)],
+                           "static": [("192.0.2.13", 80)]}
+                pools = nest(A_POOLS, *[nest(j + 1, *pool_attrs(
+                    name, members[name], POLICY_WLO if i % 2 else POLICY_WRR))
+                    for j, name in enumerate(order)])
+                rules = nest(A_RULES,
+                             nest(1, *rule_attrs(10, pool="cgi",
+                                                 path="/cgi-bin", prefix=True)),
+                             nest(2, *rule_attrs(20, pool="static",
+                                                 path="/static", prefix=True)))
+                g.do(CMD_SET_RULESET, key, pools, rules)
         elif cmd == "flush":
             g.do(CMD_FLUSH, *[parse_vs(a) for a in args])
         else:
