@@ -67,7 +67,7 @@ add_rule_set() {
 	new --add-rule -t "$VS" --id 20 --host '*.static.example' --method GET,HEAD --pool static &&
 	new --add-rule -t "$VS" --id 30 --hdr x-canary=1 --hdr x-env=a\|b --cookie v=2 \
 		--pool sticky --fallthrough &&
-	new --add-rule -t "$VS" --id 40 --path /admin --reject 403
+	new --add-rule -t "$VS" --id 40 --path /admin --path-nocase --reject 403
 }
 
 LIST_L7='  pool cgi             192.0.2.11:80,192.0.2.12:80 wlo
@@ -76,7 +76,7 @@ LIST_L7='  pool cgi             192.0.2.11:80,192.0.2.12:80 wlo
   rule 10         path-prefix /cgi-bin pool cgi
   rule 20         host *.static.example method GET,HEAD pool static
   rule 30         hdr x-canary=1 hdr x-env=a|b cookie v=2 pool sticky fallthrough
-  rule 40         path /admin reject 403'
+  rule 40         path /admin path-nocase reject 403'
 
 pools_and_rules_listed() {
 	add_rule_set || return 1
@@ -162,7 +162,7 @@ bad_input_refused() {
 	refused 'a pool of this name exists' --add-pool -t "$VS" --pool cgi --members 192.0.2.11:80 &&
 	refused 'at most 4' --add-rule -t "$VS" --id 51 --hdr a=1 --hdr b=1 \
 		--hdr c=1 --hdr d=1 --hdr e=1 --reject 403 &&
-	refused 'longer than 255' --add-rule -t "$VS" --id 52 --host "$long" --reject 403 &&
+	refused 'longer than [0-9]+ bytes' --add-rule -t "$VS" --id 52 --host "$long" --reject 403 &&
 	refused 'not an HTTP token' --add-rule -t "$VS" --id 53 --hdr 'x y=1' --reject 403 &&
 	refused 'not an HTTP token' --add-rule -t "$VS" --id 53 --hdr 'x:y=1' --reject 403 &&
 	refused 'control character' --add-rule -t "$VS" --id 54 --hdr $'x=a\001b' --reject 403 &&
@@ -176,6 +176,7 @@ bad_input_refused() {
 	refused 'conflicts' --add-rule -t "$VS" --id 56 --pool cgi --reject 403 &&
 	refused 'exclude' --add-rule -t "$VS" --id 56 --path /a --path-prefix /b --pool cgi &&
 	refused 'illegal method' --add-rule -t "$VS" --id 56 --method GET,FETCH --pool cgi &&
+	refused 'goes with --path' --add-rule -t "$VS" --id 56 --path-nocase --pool cgi &&
 	refused 'illegal rule id' --add-rule -t "$VS" --id 0 --pool cgi &&
 	refused 'TCP service' --add-rule -u "$VS" --id 57 --pool cgi &&
 	# the kernel's own checks come back as its extended-ack message
