@@ -606,8 +606,14 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	case L7_RSP_WAIT:
 		return NF_DROP;
 	case L7_RSP_BAD:
-		if (!b->rsp_seen && c->cur == b && !b->rsp_guard.tunnel) {
-			l7_binding_lost(c, b);	/* nothing reached the client */
+		/*
+		 * The server closed before it answered (it was closing the
+		 * connection as it was bound): nothing reached the client, the
+		 * request may go elsewhere.  Bytes that are not a response
+		 * (a 101 nobody asked for, say) reset the client.
+		 */
+		if (v.closed && !b->rsp_seen && c->cur == b) {
+			l7_binding_lost(c, b);
 			return NF_DROP;
 		}
 		return l7_rsp_bad(c);

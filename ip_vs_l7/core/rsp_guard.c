@@ -137,8 +137,8 @@ static struct l7_rsp_verdict rsp_fin(struct l7_rsp_guard *g,
 	if (g->fed != s->seq + s->len)
 		return (struct l7_rsp_verdict){ L7_RSP_WAIT };
 	g->fin = true;
-	if (l7_http_resp_eof(&g->resp) != L7_RESP_DONE)
-		return (struct l7_rsp_verdict){ L7_RSP_BAD };	/* cut short */
+	if (l7_http_resp_eof(&g->resp) != L7_RESP_DONE)	/* cut short */
+		return (struct l7_rsp_verdict){ L7_RSP_BAD, .closed = true };
 	g->done = true;
 	g->eof_end = true;
 	v.ended = true;

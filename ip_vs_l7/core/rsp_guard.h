@@ -84,6 +84,7 @@ struct l7_rsp_verdict {
 	enum l7_rsp_act act;
 	bool ended;		/* this segment completed the response */
 	bool strip_fin;		/* the FIN is the backend's, not the client's */
+	bool closed;		/* BAD: the backend closed before the end */
 };
 
 /*
