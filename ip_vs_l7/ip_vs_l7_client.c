@@ -389,11 +389,8 @@ static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
 static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
 				      const struct l7_cseg_plan *p, u32 hlen)
 {
-	if (p->take_fin) {
-		c->c_fin = true;
-		c->c_rcv_nxt++;
-		l7_send_ack(c);
-	}
+	if (p->take_fin)
+		l7_client_fin(c, p);	/* never ->close: we closed already */
 	if (c->d_snd_una == c->d_snd_nxt && list_empty(&c->bindings))
 		l7_conn_expire_in(c, c->c_fin ? 0 : l7_head_timeout * HZ);
 	return l7_pass_ack(c, skb, hlen, p->pure);

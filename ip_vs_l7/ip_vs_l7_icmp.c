@@ -95,6 +95,7 @@ unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 	struct l7_tcp_quote _q;
 	unsigned int off = ip_hdrlen(skb);
 	const typeof(_h) *h;
+	bool to_client, to_server;
 	struct tcphdr th = { };
 	u32 mtu;
 
@@ -106,18 +107,21 @@ unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 		return NF_ACCEPT;
 	q = skb_header_pointer(skb, off + sizeof(h->icmp) + h->ip.ihl * 4,
 			       sizeof(_q), &_q);
+	if (!q)
+		return NF_ACCEPT;
 	/* quoting a segment from a VIP's port, or to a pooled server's */
-	if (!q || (!l7_ports_vip(ports, q->source) &&
-		   !l7_ports_server(ports, q->dest)) ||
+	to_client = l7_ports_vip(ports, q->source);
+	to_server = l7_ports_server(ports, q->dest);
+	if ((!to_client && !to_server) ||
 	    nf_ip_checksum(skb, state->hook, off, IPPROTO_IP))
 		return NF_ACCEPT;
 	th.source = q->source;
 	th.dest = q->dest;
 	th.seq = q->seq;
 	mtu = ntohs(h->icmp.un.frag.mtu);
-	if (l7_ports_vip(ports, th.source))
+	if (to_client)
 		l7_icmp_client(state->net, &h->ip, &th, mtu);
-	if (l7_ports_server(ports, th.dest))
+	if (to_server)
 		l7_icmp_backend(state->net, &h->ip, &th, mtu);
 	return NF_ACCEPT;
 }

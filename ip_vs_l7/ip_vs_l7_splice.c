@@ -568,7 +568,6 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb)
 {
 	struct l7_skb_payload pl = { .skb = skb };
-	bool was_done = b->rsp_guard.done;
 	unsigned int verdict = NF_DROP;
 	struct l7_rsp_verdict v;
 	struct l7_tcp_opts o;
@@ -630,7 +629,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	/* all but a bare FIN that was the server's own goes on: ACKs too */
 	if (payload || !v.strip_fin)
 		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
-	if (b->rsp_guard.done && !was_done)
+	if (v.ended)
 		l7_cur_done(c);
 	return verdict;
 }

@@ -179,6 +179,8 @@ upgrade_only_when_asked() {
 # max_tunnels=1: a second upgrade while one is open is refused
 tunnel_cap() {
 	local out i
+	# the tunnel of the test before lingers 2 s after both FINs
+	wait_eq 0 svc_col tunnels "$VS2" || { report; return 1; }
 	echo 1 > /sys/module/ip_vs_l7/parameters/max_tunnels || return 1
 	upgrade_to /up --ask --hold 6 > "$TMP/tunnel1" &
 	wait_for grep -q 'tunnel ok' "$TMP/tunnel1" || { cat "$TMP/tunnel1"; return 1; }
