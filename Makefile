@@ -2,7 +2,7 @@
 #
 # ip_vs_l7 - per-request HTTP/1.1 content switch for LVS.
 #
-#   make              build ip_vs_l7.ko against KDIR (default: newest Debian 6.1 headers)
+#   make              build ip_vs_l7.ko and ip_vs_l7_genl.ko against KDIR (default: newest Debian 6.1 headers)
 #   make check        unit tests, fuzzers, module builds and sparse (6.1, 6.12), VM suites on 6.1 and 6.12
 #   make check-install the DKMS package installed and used in the guest, 6.1 and 6.12 (slow)
 #   make demo         boot the testbed and show how keep-alive requests spread
@@ -51,6 +51,7 @@ $(BUILD)/%/ip_vs_l7.ko: $(MODULE_SRC)
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -rs $(TOP)/Kbuild $(TOP)/ip_vs_l7 $(BUILD)/$*/src/
 	$(MAKE) -C $(KDIR) M=$(BUILD)/$*/src modules
+	cp $(BUILD)/$*/src/ip_vs_l7_genl.ko $(BUILD)/$*/
 	cp $(BUILD)/$*/src/ip_vs_l7.ko $@
 
 sparse: module

@@ -12,6 +12,14 @@
  * user namespace (GENL_ADMIN_PERM).  A namespace whose owner lacks it
  * cannot drive IPVS over netlink either, so there would be no service
  * for its rules, and the parser is not open to unprivileged users.
+ *
+ * The family is a module of its own, ip_vs_l7_genl.ko, on top of
+ * ip_vs_l7.ko (the store it fills).  IPVS loads a scheduler's module from
+ * inside its generic-netlink request ("ipvsadm -A -s l7" holds the
+ * genetlink lock while request_module() waits for the module's init), so
+ * an init that registered a family would wait for that lock for ever.
+ * This module is loaded by a request for the family instead, which the
+ * genetlink core makes with its locks dropped.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -641,14 +649,18 @@ static struct genl_family l7_genl_family __ro_after_init = {
 	.n_ops		= ARRAY_SIZE(l7_genl_ops),
 };
 
-int l7_genl_init(void)
+static int __init ip_vs_l7_genl_init(void)
 {
 	return genl_register_family(&l7_genl_family);
 }
 
-void l7_genl_exit(void)
+static void __exit ip_vs_l7_genl_exit(void)
 {
 	genl_unregister_family(&l7_genl_family);
 }
 
+module_init(ip_vs_l7_genl_init);
+module_exit(ip_vs_l7_genl_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("IPVS l7 scheduler: the IPVS_L7 generic-netlink family for content rules");
 MODULE_ALIAS_GENL_FAMILY(IPVS_L7_GENL_NAME);

@@ -16,6 +16,7 @@
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -88,6 +89,7 @@ void l7_rpool_put(struct l7_rpool *pool)
 		kfree(pool);
 	}
 }
+EXPORT_SYMBOL_GPL(l7_rpool_put);
 
 void l7_rrule_put(struct l7_rrule *rule)
 {
@@ -96,6 +98,7 @@ void l7_rrule_put(struct l7_rrule *rule)
 		kfree(rule);
 	}
 }
+EXPORT_SYMBOL_GPL(l7_rrule_put);
 
 static struct l7_rset *l7_rset_alloc(u32 max_pools, u32 max_rules)
 {
@@ -247,6 +250,7 @@ void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r, u16 pool)
 	l7_name_set(&out->cookie.name, r->cookie.name);
 	l7_value_set(&out->cookie.value, r->cookie.value);
 }
+EXPORT_SYMBOL_GPL(l7_rrule_to_core);
 
 /*
  * Put the new set in order (rules by id, pools by name), refuse
@@ -476,6 +480,7 @@ int l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
 
 	return l7_rules_change(net, key, &chg, extack);
 }
+EXPORT_SYMBOL_GPL(l7_rules_add_rule);
 
 int l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
 		      struct netlink_ext_ack *extack)
@@ -484,6 +489,7 @@ int l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
 
 	return l7_rules_change(net, key, &chg, extack);
 }
+EXPORT_SYMBOL_GPL(l7_rules_del_rule);
 
 int l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
 		      struct l7_rpool *pool, bool replace,
@@ -496,6 +502,7 @@ int l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
 
 	return l7_rules_change(net, key, &chg, extack);
 }
+EXPORT_SYMBOL_GPL(l7_rules_add_pool);
 
 int l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
 		      const char *name, struct netlink_ext_ack *extack)
@@ -504,6 +511,7 @@ int l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
 
 	return l7_rules_change(net, key, &chg, extack);
 }
+EXPORT_SYMBOL_GPL(l7_rules_del_pool);
 
 int l7_rules_set(struct net *net, const struct l7_rkey *key,
 		 struct l7_rpool **pools, u32 n_pools,
@@ -526,6 +534,7 @@ int l7_rules_set(struct net *net, const struct l7_rkey *key,
 	mutex_unlock(&l7_rules_mutex);
 	return err;
 }
+EXPORT_SYMBOL_GPL(l7_rules_set);
 
 static void l7_rentry_remove(struct l7_rentry *e)
 {
@@ -555,6 +564,7 @@ void l7_rules_flush(struct net *net, const struct l7_rkey *key)
 	}
 	mutex_unlock(&l7_rules_mutex);
 }
+EXPORT_SYMBOL_GPL(l7_rules_flush);
 
 const struct l7_rset *l7_rules_lookup(const struct net *net,
 				      const struct l7_rkey *key)
@@ -563,6 +573,7 @@ const struct l7_rset *l7_rules_lookup(const struct net *net,
 
 	return e ? rcu_dereference(e->set) : NULL;
 }
+EXPORT_SYMBOL_GPL(l7_rules_lookup);
 
 const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
 				    unsigned int n, struct l7_rkey *key)
@@ -577,11 +588,13 @@ const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_GPL(l7_rules_walk);
 
 unsigned int l7_rules_generation(void)
 {
 	return READ_ONCE(l7_rules_gen);
 }
+EXPORT_SYMBOL_GPL(l7_rules_generation);
 
 static void __net_exit l7_rules_net_exit(struct net *net)
 {
@@ -592,7 +605,7 @@ static struct pernet_operations l7_rules_net_ops = {
 	.exit = l7_rules_net_exit,
 };
 
-/* the store, the data path's scratch space, then the family that fills it */
+/* the store and the data path's scratch space; ip_vs_l7_genl.ko fills it */
 int l7_rules_init(void)
 {
 	int err = register_pernet_subsys(&l7_rules_net_ops);
@@ -602,13 +615,8 @@ int l7_rules_init(void)
 	err = l7_route_init();
 	if (err)
 		goto pernet;
-	err = l7_genl_init();
-	if (err)
-		goto route;
 	return 0;
 
-route:
-	l7_route_exit();
 pernet:
 	unregister_pernet_subsys(&l7_rules_net_ops);
 	return err;
@@ -620,7 +628,6 @@ pernet:
  */
 void l7_rules_exit(void)
 {
-	l7_genl_exit();
 	l7_route_exit();
 	/* flushes every namespace's sets */
 	unregister_pernet_subsys(&l7_rules_net_ops);

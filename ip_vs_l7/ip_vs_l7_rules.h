@@ -149,8 +149,4 @@ int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
 	       const struct nla_policy *policy, unsigned int keep,
 	       struct nlattr **tb, struct netlink_ext_ack *extack);
 
-/* ip_vs_l7_genl.c */
-int l7_genl_init(void);
-void l7_genl_exit(void);
-
 #endif /* _IP_VS_L7_RULES_H */

@@ -56,10 +56,26 @@ flush_check() {
 }
 
 family_autoloads() {
-	if module_loaded; then rmmod ip_vs_l7 || return 1; fi
+	l7_unload || return 1
 	in_dir $NL info > "$TMP/info" || return 1
 	module_loaded || { echo "module not loaded"; return 1; }
 	grep -q "1: 1," "$TMP/info"
+}
+
+# IPVS loads a scheduler's module from inside its own generic-netlink
+# request: that load must not register a family (it would wait for
+# ever on the lock the request holds, and every genetlink user with it).
+# The family comes on first use, in a module of its own.
+scheduler_autoload_then_family() {
+	l7_unload || return 1
+	timeout 60 ip netns exec l7dir ipvsadm -A -t "$VS" -s l7 ||
+		{ echo "ipvsadm -A -s l7 did not return"; return 1; }
+	module_loaded || { echo "ip_vs_l7 not loaded"; return 1; }
+	! grep -q '^ip_vs_l7_genl ' /proc/modules ||
+		{ echo "the family's module came with the scheduler"; return 1; }
+	timeout 60 ip netns exec l7dir $NL info > "$TMP/info" || return 1
+	grep -q '^ip_vs_l7_genl ' /proc/modules || return 1
+	timeout 60 ip netns exec l7dir ipvsadm -D -t "$VS"
 }
 
 # rules of one namespace are not seen from another
@@ -91,7 +107,7 @@ namespace_exit() {
 unload_with_rules() {
 	in_dir $NL add-pool "$VS" a 192.0.2.11:80 || return 1
 	in_dir $NL add-rule "$VS" 1 pool=a || return 1
-	rmmod ip_vs_l7 || return 1
+	l7_unload || return 1
 	[ "$(in_dir $NL rules | wc -l)" = 0 ] || return 1
 	module_loaded
 }
@@ -236,6 +252,8 @@ replace_under_load() {
 }
 
 t_check "a request for the family loads ip_vs_l7" family_autoloads
+t_check "ipvsadm -A -s l7 loads the scheduler alone; the family on first use" \
+	scheduler_autoload_then_family
 run_checks "control" in_dir $CHECKS control
 t_check "rule sets are per network namespace" per_namespace
 t_check "a namespace deleted with rule sets in it" namespace_exit
