@@ -85,7 +85,7 @@ pools_and_rules_listed() {
 	tail -n 7 "$TMP/list" > "$TMP/l7"
 	[ "$(cat "$TMP/l7")" = "$LIST_L7" ] ||
 		{ echo "-Ln ends with:"; cat "$TMP/l7"; return 1; }
-	grep -c -- '->' "$TMP/list" | grep -qx 3 || { cat "$TMP/list"; return 1; }
+	grep -c -- '^  -> [0-9]' "$TMP/list" | grep -qx 3 || { cat "$TMP/list"; return 1; }
 	# stock ipvsadm keeps printing what it knows, without the l7 lines
 	stock -Ln > "$TMP/stock" || return 1
 	head -n "$(wc -l < "$TMP/stock")" "$TMP/list" | cmp -s - "$TMP/stock" ||
