@@ -2,7 +2,7 @@
 #
 # ip_vs_l7 - per-request HTTP/1.1 content switch for LVS.
 #
-#   make              build ip_vs_l7.ko against KDIR (default: newest Debian 6.1 headers)
+#   make              build ip_vs_l7.ko and ip_vs_l7_genl.ko against KDIR (default: newest Debian 6.1 headers)
 #   make check        unit tests, fuzzers, module builds and sparse (6.1, 6.12), VM suites on 6.1 and 6.12
 #   make check-install the DKMS package installed and used in the guest, 6.1 and 6.12 (slow)
 #   make demo         boot the testbed and show how keep-alive requests spread
@@ -10,6 +10,7 @@
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package)
+#   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
 # several kernels never share objects.
@@ -22,18 +23,19 @@ KVER = $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 
 CORE_SRC := $(wildcard ip_vs_l7/core/*.c)
 CORE_HDR := $(wildcard ip_vs_l7/core/*.h)
-MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h) $(CORE_SRC) $(CORE_HDR)
+MODULE_SRC := Kbuild $(wildcard ip_vs_l7/*.c ip_vs_l7/*.h ip_vs_l7/uapi/*.h) $(CORE_SRC) $(CORE_HDR)
 
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
-VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile forwarded
-# one boot runs every suite: about 40-55 minutes under emulation
+VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile \
+	forwarded rules_nl ipvsadm_l7
+# one boot runs every suite: about 45-60 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed vm-test vm-selftest sparse checkpatch check demo clean deb
+.PHONY: all module setup unit testbed ipvsadm vm-test vm-selftest sparse checkpatch check demo clean deb
 
 all: module
 
@@ -49,6 +51,7 @@ $(BUILD)/%/ip_vs_l7.ko: $(MODULE_SRC)
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -rs $(TOP)/Kbuild $(TOP)/ip_vs_l7 $(BUILD)/$*/src/
 	$(MAKE) -C $(KDIR) M=$(BUILD)/$*/src modules
+	cp $(BUILD)/$*/src/ip_vs_l7_genl.ko $(BUILD)/$*/
 	cp $(BUILD)/$*/src/ip_vs_l7.ko $@
 
 sparse: module
@@ -58,7 +61,7 @@ sparse: module
 # <stdint.h> names on purpose (it is built on the host too)
 checkpatch:
 	@perl $(BUILD)/tools/checkpatch.pl --no-tree --terse --quiet -f \
-		ip_vs_l7/*.[ch] $(CORE_SRC) $(CORE_HDR) && \
+		ip_vs_l7/*.[ch] ip_vs_l7/uapi/*.h $(CORE_SRC) $(CORE_HDR) && \
 		echo "checkpatch: $(words $(wildcard ip_vs_l7/*.[ch]) $(CORE_SRC) $(CORE_HDR)) files clean"
 
 # ---- Debian package: the module's source, built by DKMS on the director ----
@@ -103,11 +106,23 @@ $(BUILD)/www/static/1m.bin: testbed/www/mkcontent testbed/www/SHA256SUMS
 
 testbed: $(CGIS) $(BUILD)/www/static/1m.bin
 
+# ---- the patched ipvsadm: Debian's source package, our series on top ----
+
+IPVSADM_SRC := scripts/build-ipvsadm ipvsadm-patch/series \
+	$(wildcard ipvsadm-patch/*.patch) ip_vs_l7/uapi/ip_vs_l7_genl.h
+
+ipvsadm: $(BUILD)/ipvsadm/ipvsadm
+
+$(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
+	scripts/build-ipvsadm $(BUILD)/ipvsadm
+
 # ---- VM runs ----
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
-# the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest
-vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb)
+# the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest;
+# ipvsadm_l7 runs the patched build/ipvsadm/ipvsadm
+vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
+	 $(if $(filter ipvsadm_l7,$(VM_SUITES)),ipvsadm)
 	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed

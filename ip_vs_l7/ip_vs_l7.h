@@ -370,6 +370,8 @@ static inline void l7_conn_progress(struct l7_conn *c)
 }
 
 /* ip_vs_l7_bind.c */
+struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
+			       unsigned int n);
 int l7_bind(struct l7_conn *c);
 void l7_dispatch(struct l7_conn *c);
 int l7_queue_add(struct l7_conn *c);
@@ -460,6 +462,11 @@ bool l7_pool_sock_spliced(const struct sock *sk);
 /* ip_vs_l7_proc.c */
 int l7_proc_init(void);
 void l7_proc_exit(void);
+
+/* ip_vs_l7_route.c */
+struct l7_pconn *l7_route(struct l7_conn *c, int *status);
+int l7_route_init(void);
+void l7_route_exit(void);
 
 /* ip_vs_l7_sched.c */
 int l7_sched_init(void);

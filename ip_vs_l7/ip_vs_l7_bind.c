@@ -44,34 +44,53 @@ static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
  * from the service's clock, so its return is not a flood.  The passes
  * are read and written racily across CPUs: a lost update costs one turn.
  */
-static struct l7_pconn *l7_pick(struct l7_service *ls)
+struct l7_wlo {
+	u64		clock;
+	u64		out, w, pass;	/* of the best so far */
+	struct l7_dest	*best;
+};
+
+static void l7_wlo_offer(struct l7_wlo *s, struct l7_dest *ld)
 {
-	u64 clock = READ_ONCE(ls->pass_clock);
-	u64 best_out = 0, best_w = 1, best_pass = 0;
-	struct l7_dest *ld, *best = NULL;
+	struct l7_pool *p = &ld->pool;
+	int w = READ_ONCE(p->weight);
+	u64 out = atomic_read(&p->outstanding);
+	u64 pass = max(READ_ONCE(p->pass), s->clock);
 
-	list_for_each_entry_rcu(ld, &ls->dests, list) {
-		struct l7_pool *p = &ld->pool;
-		int w = READ_ONCE(p->weight);
-		u64 out = atomic_read(&p->outstanding);
-		u64 pass = max(READ_ONCE(p->pass), clock);
-
-		if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
-			continue;
-		if (!best || l7_fewer_weighted(out, w, best_out, best_w) ||
-		    (!l7_fewer_weighted(best_out, best_w, out, w) &&
-		     pass < best_pass)) {
-			best = ld;
-			best_out = out;
-			best_w = w;
-			best_pass = pass;
-		}
+	if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
+		return;
+	if (!s->best || l7_fewer_weighted(out, w, s->out, s->w) ||
+	    (!l7_fewer_weighted(s->out, s->w, out, w) && pass < s->pass)) {
+		s->best = ld;
+		s->out = out;
+		s->w = w;
+		s->pass = pass;
 	}
-	if (!best)
+}
+
+/*
+ * Under RCU: among the @n servers @cand (a content rule's pool), or
+ * among all of the service's if @cand is NULL.
+ */
+struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
+			       unsigned int n)
+{
+	struct l7_wlo s = { .clock = READ_ONCE(ls->pass_clock), .w = 1 };
+	struct l7_dest *ld;
+	unsigned int i;
+
+	if (cand) {
+		for (i = 0; i < n; i++)
+			l7_wlo_offer(&s, cand[i]);
+	} else {
+		list_for_each_entry_rcu(ld, &ls->dests, list)
+			l7_wlo_offer(&s, ld);
+	}
+	if (!s.best)
 		return NULL;
-	WRITE_ONCE(ls->pass_clock, best_pass);
-	WRITE_ONCE(best->pool.pass, best_pass + div64_u64(L7_STRIDE, best_w));
-	return l7_pool_take(&best->pool);
+	WRITE_ONCE(ls->pass_clock, s.pass);
+	WRITE_ONCE(s.best->pool.pass, s.pass + div64_u64(L7_STRIDE, s.w));
+	return l7_pool_take(&s.best->pool);
 }
 
 static u16 l7_win_to_backend(const struct l7_conn *c,
@@ -175,7 +194,8 @@ static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
 /*
  * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
  * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
- * cannot frame came with the head).
+ * cannot frame came with the head), or an HTTP status > 0 the director
+ * answers instead (l7_route(): a content rule, or a head it cannot read).
  */
 int l7_bind(struct l7_conn *c)
 {
@@ -185,7 +205,7 @@ int l7_bind(struct l7_conn *c)
 	struct l7_pconn *pc;
 	bool body_done;
 	u32 body_len;
-	int err;
+	int err, status;
 
 	err = l7_body_buffered(c, &body, &body_len);
 	if (err)
@@ -196,10 +216,10 @@ int l7_bind(struct l7_conn *c)
 				L7_COPY_GROWTH), GFP_ATOMIC);
 	if (!b)
 		return -ENOMEM;
-	pc = l7_pick(c->ls);
+	pc = l7_route(c, &status);
 	if (!pc) {
 		kfree(b);
-		return -EAGAIN;
+		return status ?: -EAGAIN;
 	}
 	b->pc = pc;
 	l7_binding_copy(c, b, body_len);
@@ -291,8 +311,9 @@ void l7_dispatch(struct l7_conn *c)
 		return;
 	}
 	err = l7_bind(c);
-	if (err == -EBADMSG) {
-		l7_reply(c, 400);	/* the body that came with it */
+	if (err > 0 || err == -EBADMSG) {
+		/* a content rule's answer, or 400 for the body with it */
+		l7_reply(c, err > 0 ? err : 400);
 		return;
 	}
 	if (err == -EAGAIN)
@@ -362,8 +383,8 @@ void l7_queue_kick(struct l7_service *ls)
 		}
 		spin_lock_bh(&c->lock);
 		err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
-		if (err == -EBADMSG) {
-			l7_reply(c, 400);
+		if (err > 0 || err == -EBADMSG) {
+			l7_reply(c, err > 0 ? err : 400);
 		} else if (err) {
 			/* none idle after all: back to the front */
 			spin_lock_bh(&ls->waitq_lock);

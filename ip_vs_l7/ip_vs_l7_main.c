@@ -17,6 +17,7 @@
 #include <linux/sysfs.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_rules.h"
 
 unsigned int l7_pool_min_idle = 8;
 module_param_named(pool_min_idle, l7_pool_min_idle, uint, 0644);
@@ -144,9 +145,12 @@ static int __init ip_vs_l7_init(void)
 	err = l7_ports_init();
 	if (err)
 		goto proc;
-	err = l7_hook_init();
+	err = l7_rules_init();
 	if (err)
 		goto ports;
+	err = l7_hook_init();
+	if (err)
+		goto rules;
 	err = l7_sched_init();
 	if (err)
 		goto hook;
@@ -154,6 +158,8 @@ static int __init ip_vs_l7_init(void)
 
 hook:
 	l7_hook_exit();
+rules:
+	l7_rules_exit();
 ports:
 	l7_ports_exit();
 proc:
@@ -169,10 +175,11 @@ static void __exit ip_vs_l7_exit(void)
 {
 	l7_sched_exit();
 	l7_hook_exit();
+	l7_rules_exit();
 	l7_ports_exit();
 	l7_proc_exit();
 	l7_pool_module_exit();
-	/* connections are freed by RCU callbacks */
+	/* connections and rule sets are freed by RCU callbacks */
 	rcu_barrier();
 	l7_conn_module_exit();
 }

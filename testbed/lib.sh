@@ -128,8 +128,18 @@ testbed_down() {
 	"$L7TB_DIR/apache" stop
 	"$L7TB_DIR/topology" down
 	rm -rf "$L7TB_RUN"/s[0-9]*
-	grep -q '^ip_vs_l7 ' /proc/modules && rmmod ip_vs_l7
+	l7_unload
 	return 0
+}
+
+# l7_unload: the family's module first, it holds ip_vs_l7
+l7_unload() {
+	if grep -q '^ip_vs_l7_genl ' /proc/modules; then
+		rmmod ip_vs_l7_genl || return 1
+	fi
+	if grep -q '^ip_vs_l7 ' /proc/modules; then
+		rmmod ip_vs_l7 || return 1
+	fi
 }
 
 # add_service ADDR:PORT SCHED W1 W2 W3: NAT service to s1..s3 port 80

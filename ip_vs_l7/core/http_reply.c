@@ -20,6 +20,16 @@ static const struct l7_reply replies[] = {
 		"Content-Length: 12\r\n"
 		"Connection: close\r\n\r\n"
 		"bad request\n" },
+	{ 403, "HTTP/1.1 403 Forbidden\r\n"
+		"Content-Type: text/plain\r\n"
+		"Content-Length: 10\r\n"
+		"Connection: close\r\n\r\n"
+		"forbidden\n" },
+	{ 404, "HTTP/1.1 404 Not Found\r\n"
+		"Content-Type: text/plain\r\n"
+		"Content-Length: 10\r\n"
+		"Connection: close\r\n\r\n"
+		"not found\n" },
 	{ 408, "HTTP/1.1 408 Request Timeout\r\n"
 		"Content-Type: text/plain\r\n"
 		"Content-Length: 16\r\n"

@@ -747,6 +747,7 @@ const char *l7_rule_invalid(const struct l7_rule *r, unsigned int npools)
 	}
 	return why ? why : cookie_invalid(&r->cookie);
 }
+L7_EXPORT(l7_rule_invalid);
 
 const char *l7_pool_policy_invalid(const struct l7_pool_policy *p)
 {
@@ -767,3 +768,4 @@ const char *l7_pool_policy_invalid(const struct l7_pool_policy *p)
 	}
 	return "unknown hash key";
 }
+L7_EXPORT(l7_pool_policy_invalid);

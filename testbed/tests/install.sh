@@ -63,12 +63,13 @@ only_running_kernel_in_boot() {
 # The freshly built module that guest-run installed for the other suites
 # goes, so that the only ip_vs_l7 the guest has is the one DKMS builds.
 remove_ci_module() {
+	grep -q '^ip_vs_l7_genl ' /proc/modules && rmmod ip_vs_l7_genl
 	grep -q '^ip_vs_l7 ' /proc/modules && rmmod ip_vs_l7
-	rm -f "$MODDIR/extra/ip_vs_l7.ko"
+	rm -f "$MODDIR/extra/ip_vs_l7.ko" "$MODDIR/extra/ip_vs_l7_genl.ko"
 }
 
 module_files() {
-	find "$MODDIR" -name 'ip_vs_l7.ko*' | sort
+	find "$MODDIR" -name 'ip_vs_l7.ko*' -o -name 'ip_vs_l7_genl.ko*' | sort
 }
 
 apt_install() {
@@ -87,15 +88,18 @@ apt_install() {
 }
 
 installed_in_updates() {
-	local files path
+	local files paths="" m path
 	files=$(module_files)
-	path=$(modinfo -n ip_vs_l7) || return 1
-	echo "     modinfo -n: $path"
-	case $path in
-	"$MODDIR"/updates/dkms/ip_vs_l7.ko | "$MODDIR"/updates/dkms/ip_vs_l7.ko.*) ;;
-	*) return 1 ;;
-	esac
-	[ "$files" = "$path" ] || { echo "module files: $files"; return 1; }
+	for m in ip_vs_l7 ip_vs_l7_genl; do
+		path=$(modinfo -n $m) || return 1
+		echo "     modinfo -n: $path"
+		case $path in
+		"$MODDIR/updates/dkms/$m.ko" | "$MODDIR/updates/dkms/$m.ko."*) ;;
+		*) return 1 ;;
+		esac
+		paths="$paths$path"$'\n'
+	done
+	[ "$files" = "$(printf '%s' "$paths" | sort)" ] || { echo "module files: $files"; return 1; }
 }
 
 # The package's modprobe.d example, copied as its comment says, with
@@ -216,6 +220,8 @@ restore() {
 	umount /boot 2>/dev/null
 	if [ -n "${L7_MODULE:-}" ]; then
 		install -D -m 0644 "$L7_MODULE" "$MODDIR/extra/ip_vs_l7.ko"
+		install -D -m 0644 "$(dirname "$L7_MODULE")/ip_vs_l7_genl.ko" \
+			"$MODDIR/extra/ip_vs_l7_genl.ko"
 		depmod -a "$KVER"
 	fi
 	rm -rf "$TMP"

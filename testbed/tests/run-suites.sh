@@ -9,4 +9,6 @@ for s in "$@"; do
 	suites+=("echo '---- $s'; t0=\$(date +%s); bash $dir/$s.sh; rc=\$?
 		echo \"---- $s: \$((\$(date +%s) - t0)) s\"; exit \$rc")
 done
+# the host can follow the run in <results>/suites.log (a hang shows where)
+[ -n "${L7_RESULTS:-}" ] && export L7_LIVE=$L7_RESULTS/suites.log
 exec "$dir/../../scripts/run-suites" vm "${suites[@]}"

@@ -12,7 +12,7 @@
 
 static void test_every_reply_frames(void)
 {
-	static const int codes[] = { 400, 408, 417, 431, 501, 502, 503, 505 };
+	static const int codes[] = { 400, 403, 404, 408, 417, 431, 501, 502, 503, 505 };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {

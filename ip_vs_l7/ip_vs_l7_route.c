@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: content routing - which real server a framed request goes to.
+ *
+ * A service whose tuple has a rule set (ip_vs_l7_rules.c) has each
+ * request head read once into a request view, and the core's matcher
+ * (core/l7_rule.c) decides: a reject status the director answers, a pool,
+ * or the whole service as without rules.  A pool's members count only
+ * while they are real servers of the service with weight > 0 and not down
+ * in their connection pool, so the health checker that drives IPVS keeps
+ * deciding who serves; the pool's policy (core/l7_chash.c) picks among
+ * them.
+ *
+ * Everything runs under the client connection's lock with bottom halves
+ * off, and reads the rule set under RCU: a replace is seen by the next
+ * request, never half-way through one.  The view (a few KB) and the
+ * normalised path live in per-CPU scratch space.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "ip_vs_l7.h"
+#include "ip_vs_l7_rules.h"
+
+struct l7_route_scratch {
+	struct l7_req_view	view;
+	/* the members of the pool last looked at, in the pool's order */
+	int			pool;		/* its index, -1: none yet */
+	struct l7_dest		*dest[IPVS_L7_MAX_MEMBERS];
+	struct l7_member_load	load[IPVS_L7_MAX_MEMBERS];
+	struct l7_dest		*cand[IPVS_L7_MAX_MEMBERS];
+	char			*path;		/* l7_max_head + 1 bytes */
+};
+
+static struct l7_route_scratch __percpu *l7_scratch;
+
+/* what one decision needs, for the matcher's ready() callback */
+struct l7_route {
+	struct l7_service	*ls;
+	const struct l7_rset	*set;
+	struct l7_route_scratch	*x;
+};
+
+/* under RCU: the server of @ls that @m names, if it is one */
+static struct l7_dest *l7_route_dest(struct l7_service *ls,
+				     const struct l7_rmember *m)
+{
+	struct l7_dest *ld;
+
+	list_for_each_entry_rcu(ld, &ls->dests, list)
+		if (ld->pool.addr.sin_addr.s_addr == m->addr &&
+		    ld->pool.addr.sin_port == m->port)
+			return ld;
+	return NULL;
+}
+
+/* each member of pool @pi as the policies see it now; weight 0: not eligible */
+static void l7_route_members(struct l7_route *r, unsigned int pi)
+{
+	const struct l7_rpool *pool = r->set->pools[pi];
+	struct l7_route_scratch *x = r->x;
+	u32 i;
+
+	if (x->pool == (int)pi)
+		return;
+	for (i = 0; i < pool->n_members; i++) {
+		struct l7_dest *ld = l7_route_dest(r->ls, &pool->members[i]);
+		int w = ld ? READ_ONCE(ld->pool.weight) : 0;
+
+		x->dest[i] = ld;
+		x->load[i].weight = ld && w > 0 && !READ_ONCE(ld->pool.down) ?
+				    w : 0;
+		x->load[i].outstanding =
+			ld ? atomic_read(&ld->pool.outstanding) : 0;
+	}
+	x->pool = pi;
+}
+
+/* l7_pool_ready_fn: whether pool @pi has an eligible member now */
+static bool l7_route_ready(void *ctx, unsigned int pi)
+{
+	struct l7_route *r = ctx;
+	const struct l7_rpool *pool = r->set->pools[pi];
+	u32 i;
+
+	l7_route_members(r, pi);
+	for (i = 0; i < pool->n_members; i++)
+		if (r->x->load[i].weight)
+			return true;
+	atomic64_inc(&pool->count->unavailable);
+	return false;
+}
+
+/*
+ * A pooled connection to a member of pool @pi, by the pool's policy, or
+ * NULL: none idle now (the request waits).  WLO and WRR choose among the
+ * members with an idle connection; a hash keeps a key on its member and
+ * waits for it rather than break affinity.
+ */
+static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
+{
+	struct l7_rpool *pool = r->set->pools[pi];
+	struct l7_route_scratch *x = r->x;
+	unsigned int n = 0, i;
+	const u8 *key;
+	u32 key_len;
+	int m = -1;
+
+	l7_route_members(r, pi);
+	switch (pool->policy) {
+	case IPVS_L7_POLICY_HASH:
+		if (!l7_view_hash_key(&x->view, &pool->core, &key, &key_len))
+			break;	/* no such cookie or header: by load */
+		m = l7_pick_chash(pool->ring, pool->n_points, x->load,
+				  pool->n_members, l7_hash_bytes(key, key_len));
+		return m < 0 ? NULL : l7_pool_take(&x->dest[m]->pool);
+	case IPVS_L7_POLICY_WRR:
+		for (i = 0; i < pool->n_members; i++)
+			if (x->load[i].weight &&
+			    !READ_ONCE(x->dest[i]->pool.n_idle))
+				x->load[i].weight = 0;
+		spin_lock(&pool->lock);
+		m = l7_pick_wrr(&pool->wrr, x->load, pool->n_members);
+		spin_unlock(&pool->lock);
+		x->pool = -1;	/* ->load changed */
+		return m < 0 ? NULL : l7_pool_take(&x->dest[m]->pool);
+	}
+	for (i = 0; i < pool->n_members; i++)
+		if (x->load[i].weight)
+			x->cand[n++] = x->dest[i];
+	return l7_pick_among(r->ls, x->cand, n);
+}
+
+/*
+ * c->lock held, BH off, c->req framed to its end.  The pooled connection
+ * for the request, or NULL and *@status: 0 to wait for one, else the
+ * status to answer (a reject rule, no eligible member, or a request a
+ * service with rules cannot read safely).
+ */
+struct l7_pconn *l7_route(struct l7_conn *c, int *status)
+{
+	struct l7_service *ls = c->ls;
+	struct l7_rkey key = {
+		.addr = ls->vaddr,
+		.port = ls->vport,
+		.protocol = IPPROTO_TCP,
+	};
+	struct l7_route r = { .ls = ls };
+	struct l7_pconn *pc = NULL;
+	struct l7_verdict v;
+	struct l7_rrule *rule;
+
+	*status = 0;
+	rcu_read_lock();
+	r.set = l7_rules_lookup(ls->net, &key);
+	if (!r.set || !r.set->n_rules) {
+		pc = l7_pick_among(ls, NULL, 0);
+		goto out;
+	}
+	r.x = this_cpu_ptr(l7_scratch);
+	r.x->pool = -1;
+	*status = l7_req_view_build(&r.x->view, c->head, c->req.head_len,
+				    &c->req, r.x->path, l7_max_head + 1);
+	if (*status)
+		goto out;
+	l7_rules_decide(r.set->match, r.set->n_rules, &r.x->view,
+			l7_route_ready, &r, &v);
+	if (v.kind == L7_V_SERVICE) {
+		pc = l7_pick_among(ls, NULL, 0);
+		goto out;
+	}
+	rule = v.rule >= 0 ? r.set->rules[v.rule] : NULL;
+	if (v.kind == L7_V_REJECT) {
+		if (rule)
+			atomic64_inc(&rule->count->hits);
+		*status = v.status;
+		goto out;
+	}
+	pc = l7_route_pick(&r, v.pool);
+	if (pc) {
+		if (rule)
+			atomic64_inc(&rule->count->hits);
+		atomic64_inc(&r.set->pools[v.pool]->count->hits);
+	}
+out:
+	rcu_read_unlock();
+	return pc;
+}
+
+int l7_route_init(void)
+{
+	int cpu;
+
+	l7_scratch = alloc_percpu(struct l7_route_scratch);
+	if (!l7_scratch)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		char *path = kvmalloc(l7_max_head + 1, GFP_KERNEL);
+
+		if (!path) {
+			l7_route_exit();
+			return -ENOMEM;
+		}
+		per_cpu_ptr(l7_scratch, cpu)->path = path;
+	}
+	return 0;
+}
+
+void l7_route_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		kvfree(per_cpu_ptr(l7_scratch, cpu)->path);
+	free_percpu(l7_scratch);
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7: the content-rule store, between the IPVS_L7 netlink family
+ * (ip_vs_l7_genl.c) and the data path.
+ *
+ * A rule set belongs to a key - network namespace, protocol, VIP, port -
+ * and is immutable once published: a change builds a new set, publishes
+ * it with one pointer store and frees the old one after an RCU grace
+ * period.  Rules and pools are immutable too and refcounted, so that a
+ * new set shares every one that did not change with the set before it.
+ * Counters hang off rules and pools in objects of their own, handed from
+ * a rule to its replacement with the same id (a pool to its replacement
+ * with the same name), so they survive replaces.
+ */
+#ifndef _IP_VS_L7_RULES_H
+#define _IP_VS_L7_RULES_H
+
+#include <linux/atomic.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <net/netlink.h>
+
+#include "core/l7_chash.h"
+#include "core/l7_rule.h"
+#include "uapi/ip_vs_l7_genl.h"
+
+struct net;
+
+struct l7_rkey {
+	__be32	addr;		/* VIP */
+	__be16	port;
+	u16	protocol;	/* IPPROTO_TCP */
+};
+
+/* the counters of one rule id or one pool name */
+struct l7_rcount {
+	refcount_t	ref;		/* versions of the rule or pool */
+	atomic64_t	hits;		/* rule: hits; pool: requests */
+	atomic64_t	unavailable;	/* pool: no eligible member */
+};
+
+struct l7_rmember {
+	__be32	addr;
+	__be16	port;
+};
+
+/*
+ * A pool: configuration, fixed once stored, and the state its policy
+ * keeps between picks (smooth WRR credits, under ->lock).
+ */
+struct l7_rpool {
+	refcount_t		ref;		/* sets holding it, and its builder */
+	struct l7_rcount	*count;		/* NULL until stored */
+	char			name[IPVS_L7_POOL_NAME_LEN];
+	u8			policy;		/* enum ipvs_l7_policy */
+	u8			hash_key;	/* enum ipvs_l7_hash_key */
+	char			hash_name[IPVS_L7_NAME_MAX + 1];
+	struct l7_pool_policy	core;		/* the same, for the core */
+	/* POLICY_HASH: every member with weight 1 on the ring */
+	struct l7_chash_point	*ring;
+	unsigned int		n_points;
+	spinlock_t		lock;		/* ->wrr */
+	struct l7_wrr		wrr;
+	u32			n_members;
+	struct l7_rmember	members[];
+};
+
+struct l7_rmatch {
+	const char	*name;		/* lower case */
+	const char	*value;		/* header: values joined by '|' */
+};
+
+struct l7_rrule {
+	refcount_t		ref;
+	struct l7_rcount	*count;
+	u32			id;
+	u32			flags;		/* IPVS_L7_RULE_F_* */
+	u32			methods;	/* IPVS_L7_METHOD_*, 0: any */
+	u16			reject;		/* status, or 0: to pool */
+	char			pool[IPVS_L7_POOL_NAME_LEN];
+	const char		*host;		/* lower case; NULL: any */
+	const char		*path;		/* NULL: any */
+	u32			n_headers;
+	struct l7_rmatch	headers[IPVS_L7_MAX_HEADERS];
+	struct l7_rmatch	cookie;		/* name NULL: no test */
+	char			strs[];		/* the strings above */
+};
+
+/* One key's rules and pools, as the data path sees them. */
+struct l7_rset {
+	struct rcu_head		rcu;
+	u32			n_pools;
+	u32			n_rules;
+	struct l7_rpool		**pools;	/* by name */
+	struct l7_rrule		**rules;	/* by ascending id */
+	struct l7_rule		*match;		/* rules[i] for the matcher */
+};
+
+void l7_rpool_put(struct l7_rpool *pool);
+void l7_rrule_put(struct l7_rrule *rule);
+/* @r as the core's matcher takes it, its action pool index @pool */
+void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r,
+		      u16 pool);
+
+/* writers: process context, each serialised by the store's mutex */
+int l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
+		      struct l7_rrule *rule, bool replace,
+		      struct netlink_ext_ack *extack);
+int l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
+		      struct netlink_ext_ack *extack);
+int l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
+		      struct l7_rpool *pool, bool replace,
+		      struct netlink_ext_ack *extack);
+int l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
+		      const char *name, struct netlink_ext_ack *extack);
+int l7_rules_set(struct net *net, const struct l7_rkey *key,
+		 struct l7_rpool **pools, u32 n_pools,
+		 struct l7_rrule **rules, u32 n_rules,
+		 struct netlink_ext_ack *extack);
+void l7_rules_flush(struct net *net, const struct l7_rkey *key);
+
+/* readers, under rcu_read_lock() */
+const struct l7_rset *l7_rules_lookup(const struct net *net,
+				      const struct l7_rkey *key);
+/* dumps: the set of the @n-th key of @net in hash bucket @bucket */
+#define L7_RKEY_HASH_BITS	6
+#define L7_RKEY_BUCKETS		(1U << L7_RKEY_HASH_BITS)
+const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
+				    unsigned int n, struct l7_rkey *key);
+unsigned int l7_rules_generation(void);
+
+int l7_rules_init(void);
+void l7_rules_exit(void);
+
+/* ip_vs_l7_nlattr.c: request attributes, checked; extack says why not */
+extern const struct nla_policy l7_svc_policy[IPVS_L7_SVC_ATTR_MAX + 1];
+extern const struct nla_policy l7_pool_policy[IPVS_L7_POOL_ATTR_MAX + 1];
+extern const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1];
+int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
+	      struct netlink_ext_ack *extack);
+int l7_nl_pool_name(const struct nlattr *nla, struct netlink_ext_ack *extack);
+/* with a reference for the caller, or an ERR_PTR */
+struct l7_rrule *l7_nl_rule(struct nlattr *nla, struct netlink_ext_ack *extack);
+struct l7_rpool *l7_nl_pool(struct nlattr *nla, struct netlink_ext_ack *extack);
+/* a nest holding only attribute @keep (what names a rule or pool) */
+int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
+	       const struct nla_policy *policy, unsigned int keep,
+	       struct nlattr **tb, struct netlink_ext_ack *extack);
+
+#endif /* _IP_VS_L7_RULES_H */
