@@ -139,7 +139,7 @@ check-install: setup
 	$(MAKE) --no-print-directory vm-test KDIR=$$(scripts/kernels 6.12 headers) VM_SUITES=install VM_TIMEOUT=3000
 
 demo: setup
-	@$(MAKE) --no-print-directory module testbed
+	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/vm -k $(KVER) testbed/demo.sh
 
 clean:
