@@ -68,7 +68,7 @@ rules_port() {
 # does, to a pool of all three servers by wlo - so requests go where B4
 # sends them and only the matching costs more
 rules_up() {
-	local n=$1 port=$2 vs=$L7TB_VIP:$2 ipvsadm=$L7TB_BUILD/ipvsadm/ipvsadm k
+	local n=$1 port=$2 vs=$L7TB_VIP:$2 ipvsadm=$L7TB_BUILD/ipvsadm/ipvsadm k t0=$SECONDS
 	ipvs_up l7 "$port"
 	{
 		echo "--add-pool -t $vs --pool all --members" \
@@ -77,9 +77,10 @@ rules_up() {
 			echo "--add-rule -t $vs --id $k --path-prefix /static/r$k --pool all"
 		done
 		echo "--add-rule -t $vs --id $n --path-prefix /static --pool all"
-	} | in_dir "$ipvsadm" -R
+	} | in_dir timeout 900 "$ipvsadm" -R
 	[ "$(in_dir "$ipvsadm" -Sn | grep -c -- "^--add-rule -t $vs ")" = "$n" ] ||
 		{ echo "bench: $n rules not loaded on $vs" >&2; exit 1; }
+	echo "bench: $n rules loaded on $vs in $((SECONDS - t0)) s" | tee -a "$OUT/load.log"
 }
 
 config_up() {

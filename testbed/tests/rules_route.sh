@@ -24,13 +24,43 @@ S1=$(backend_ip s1):80 S2=$(backend_ip s2):80 S3=$(backend_ip s3):80
 
 [ -x "$IPVSADM" ] || { echo "FAIL no $IPVSADM (make ipvsadm)"; exit 1; }
 
+# a live copy of the output and of the kernel log where the host can read
+# them while the guest runs (a hang would keep both otherwise)
 if [ -n "${L7_RESULTS:-}" ]; then
 	exec > >(tee "$L7_RESULTS/rules_route.log") 2>&1
+	dmesg -w > "$L7_RESULTS/rules_route-dmesg.txt" 2>&1 &
+	DMESG_PID=$!
 fi
 exec 3>&1
 note() { printf '     %s\n' "$@" >&3; }
 
-adm() { in_dir "$IPVSADM" "$@"; }
+# bounded SECONDS CMD...: CMD, killed if it takes longer; then where it
+# was blocked goes to the kernel log (its stack, and every blocked task)
+bounded() {
+	local secs=$1 pid i rc
+	shift
+	"$@" &
+	pid=$!
+	for i in $(seq 1 $((secs * 5))); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "HUNG ($secs s): $*" >&2
+		for i in $(pgrep -P "$pid") "$pid"; do
+			echo "pid $i $(tr '\0' ' ' < "/proc/$i/cmdline"): $(cat "/proc/$i/wchan" 2>/dev/null)" >&2
+			cat "/proc/$i/stack" >&2 2>/dev/null
+		done
+		echo w > /proc/sysrq-trigger
+		pkill -KILL -P "$pid"
+		kill -KILL "$pid"
+	fi
+	wait "$pid"
+	rc=$?
+	return $rc
+}
+
+adm() { bounded 60 in_dir "$IPVSADM" "$@"; }
 
 testbed_up
 
@@ -421,4 +451,5 @@ t_check "replace: the last set routes" routes_after_replaces
 adm -C
 testbed_down
 rm -rf "$TMP"
+[ -n "${DMESG_PID:-}" ] && kill "$DMESG_PID"
 t_summary
