@@ -29,7 +29,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
 VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile \
-	forwarded rules_nl ipvsadm_l7
+	forwarded rules_nl ipvsadm_l7 rules_route
 # one boot runs every suite: about 45-60 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
@@ -120,9 +120,9 @@ $(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
 # the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest;
-# ipvsadm_l7 runs the patched build/ipvsadm/ipvsadm
+# ipvsadm_l7 and rules_route run the patched build/ipvsadm/ipvsadm
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
-	 $(if $(filter ipvsadm_l7,$(VM_SUITES)),ipvsadm)
+	 $(if $(filter ipvsadm_l7 rules_route,$(VM_SUITES)),ipvsadm)
 	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
@@ -139,7 +139,7 @@ check-install: setup
 	$(MAKE) --no-print-directory vm-test KDIR=$$(scripts/kernels 6.12 headers) VM_SUITES=install VM_TIMEOUT=3000
 
 demo: setup
-	@$(MAKE) --no-print-directory module testbed
+	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/vm -k $(KVER) testbed/demo.sh
 
 clean:
@@ -148,8 +148,14 @@ clean:
 # ---- benchmark (not part of make check) ----
 # make bench: the whole matrix in one boot, about 25 minutes; results and
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
+# BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
+# content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
+# (the B4rN configurations load their rules with the patched ipvsadm)
 
 .PHONY: bench
 bench: setup
-	@$(MAKE) --no-print-directory module testbed
-	scripts/bench -k $(KVER) $(if $(BENCH_QUICK),--quick)
+	@$(MAKE) --no-print-directory module testbed \
+		$(if $(findstring B4r,$(or $(BENCH_CONFIGS),B4r)),ipvsadm)
+	scripts/bench -k $(KVER) $(if $(BENCH_QUICK),--quick) \
+		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
+		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)")

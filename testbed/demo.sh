@@ -6,7 +6,8 @@
 # connection each and send 40, 25, 10 and 5 CGI requests of equal cost.
 # A per-connection scheduler can only place connections, so the backend
 # that drew the long connection does most of the work; per-request
-# rebinding spreads the requests themselves.
+# rebinding spreads the requests themselves.  Then content rules send the
+# CGI requests to two backends and the static files to the third.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -55,4 +56,39 @@ printf '  %-7s  %-47s  %s\n' "CV" \
 	"$(cv "${REQS[rrs1]}" "${REQS[rrs2]}" "${REQS[rrs3]}")" \
 	"$(cv "${REQS[l7s1]}" "${REQS[l7s2]}" "${REQS[l7s3]}")"
 echo "  (CV: coefficient of variation of the requests per backend; 0 is even)"
+
+# Content rules, set with the patched ipvsadm (make ipvsadm): /cgi-bin/ to
+# s1 and s2, /static/ to s3; four keep-alive connections mix both kinds.
+IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
+S1=$(backend_ip s1):80 S2=$(backend_ip s2):80 S3=$(backend_ip s3):80
+RULES=("--add-pool -t $VS --pool cgi --members $S1,$S2"
+       "--add-pool -t $VS --pool static --members $S3"
+       "--add-rule -t $VS --id 10 --path-prefix /cgi-bin --pool cgi"
+       "--add-rule -t $VS --id 20 --path-prefix /static --pool static")
+add_service "$VS" l7 1 1 1
+for r in "${RULES[@]}"; do
+	# shellcheck disable=SC2086
+	in_dir "$IPVSADM" $r
+done
+wait_for pools_ready > /dev/null
+clear_logs
+mix=()
+for i in $(seq 1 10); do
+	mix+=("http://$L7TB_VIP/cgi-bin/burn?iters=50" "http://$L7TB_VIP/static/10k.bin")
+done
+for c in 1 2 3 4; do
+	in_cli curl -sS --fail --max-time 120 "${mix[@]}" \
+		> /dev/null 2>&1 &
+done
+wait
+printf '\nContent rules, with the patched ipvsadm:\n\n'
+printf '  ipvsadm %s\n' "${RULES[@]}"
+printf '\n40 CGI and 40 static requests mixed on 4 keep-alive connections, per backend:\n\n'
+printf '  %-7s  %6s  %6s\n' backend CGI static
+for b in $L7TB_BACKENDS; do
+	printf '  %-7s  %6d  %6d\n' "$b" \
+		"$(grep -c 'GET /cgi-bin/' "$L7TB_RUN/$b/access.log" || true)" \
+		"$(grep -c 'GET /static/' "$L7TB_RUN/$b/access.log" || true)"
+done
+in_dir "$IPVSADM" -C
 "$L7TB_DIR/apache" stop

@@ -4,7 +4,8 @@
 #                        [--workloads "W1 ..."] [--cpu-max "Q P"]
 # The benchmark matrix, run inside one guest boot by scripts/bench.  Every
 # configuration uses the same director, the same three backends and the
-# same load generators.  Writes
+# same load generators.  B4r10, B4r100 and B4r1000 are B4 with that many
+# content rules (W1 only; B4 is the 0-rule run).  Writes
 # meta.txt and cells.csv (one row per cell and repetition) to $L7_RESULTS
 # for scripts/bench-report.
 set -eu
@@ -12,7 +13,7 @@ set -eu
 
 REPS=3
 SECS=8
-CONFIGS="B0 B1rr B1wlc B2 B3 B4"
+CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4r10 B4r100 B4r1000"
 WORKLOADS="W1 W2 W3 W4 W5 W6"
 CPU_MAX="25000 100000"
 while [ $# -gt 0 ]; do
@@ -37,6 +38,7 @@ base_of() {
 	B1rr) echo "http://$L7TB_VIP:80" ;;
 	B1wlc) echo "http://$L7TB_VIP:81" ;;
 	B4) echo "http://$L7TB_VIP:82" ;;
+	B4r*) echo "http://$L7TB_VIP:$(rules_port "$1")" ;;
 	B2) echo "http://$L7TB_VIP:8080" ;;
 	B3) echo "http://$L7TB_VIP:8081" ;;
 	esac
@@ -51,30 +53,63 @@ ipvs_up() {
 	done
 }
 
+# B4rN: B4 with N content rules, the one that matches last (see rules_up)
+rules_port() {
+	case $1 in
+	B4r10) echo 83 ;;
+	B4r100) echo 84 ;;
+	B4r1000) echo 85 ;;
+	esac
+}
+
+# rules_up N PORT: an l7 service with N rules loaded through the patched
+# ipvsadm, as an operator would: N-1 path-prefix rules W1 never matches
+# (/static/rK, compared byte by byte up to the K), then /static, which it
+# does, to a pool of all three servers by wlo - so requests go where B4
+# sends them and only the matching costs more
+rules_up() {
+	local n=$1 port=$2 vs=$L7TB_VIP:$2 ipvsadm=$L7TB_BUILD/ipvsadm/ipvsadm k t0=$SECONDS
+	ipvs_up l7 "$port"
+	{
+		echo "--add-pool -t $vs --pool all --members" \
+			"$(backend_ip s1):80,$(backend_ip s2):80,$(backend_ip s3):80 --policy wlo"
+		for k in $(seq 1 $((n - 1))); do
+			echo "--add-rule -t $vs --id $k --path-prefix /static/r$k --pool all"
+		done
+		echo "--add-rule -t $vs --id $n --path-prefix /static --pool all"
+	} | in_dir timeout 900 "$ipvsadm" -R
+	[ "$(in_dir "$ipvsadm" -Sn | grep -c -- "^--add-rule -t $vs ")" = "$n" ] ||
+		{ echo "bench: $n rules not loaded on $vs" >&2; exit 1; }
+	echo "bench: $n rules loaded on $vs in $((SECONDS - t0)) s" | tee -a "$OUT/load.log"
+}
+
 config_up() {
 	case $1 in
 	B0) ;;
 	B1rr) ipvs_up rr 80 ;;
 	B1wlc) ipvs_up wlc 81 ;;
 	B4) ipvs_up l7 82 ;;
+	B4r*) rules_up "${1#B4r}" "$(rules_port "$1")" ;;
 	B2) "$BENCH/proxy" start haproxy 8080 ;;
 	B3) "$BENCH/proxy" start nginx 8081 ;;
 	esac
 }
 
 # workloads_of CONFIG: what it runs.  wlc differs from rr only in how it
-# places connections, which only W4 shows; its other cells would cost
-# bench time and tell nothing new.
+# places connections, which only W4 shows; the rule sets cost per request,
+# which W1 (the most requests a second) shows best.  Their other cells
+# would cost bench time and tell nothing new.
 workloads_of() {
-	if [ "$1" = B1wlc ]; then
-		echo "$WORKLOADS" | tr ' ' '\n' | grep -x W4 || true
-	else
-		echo "$WORKLOADS"
-	fi
+	case $1 in
+	B1wlc) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W4 || true ;;
+	B4r*) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W1 || true ;;
+	*) echo "$WORKLOADS" ;;
+	esac
 }
 
 config_down() {
 	in_dir ipvsadm -C
+	[ ! -x "$L7TB_BUILD/ipvsadm/ipvsadm" ] || in_dir "$L7TB_BUILD/ipvsadm/ipvsadm" -C
 	"$BENCH/proxy" stop haproxy
 	"$BENCH/proxy" stop nginx
 }
