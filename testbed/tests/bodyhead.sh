@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A segment that ends a request body and starts the next head (issue 11):
+# the director forwards the body's end to its server and keeps the head
+# part; the client is acknowledged once that server has the body, and
+# never has to resend (before, the head part was cut off and came again
+# only after the client's retransmission timeout, 200 ms at least).
+# Measured against a baseline that sends nothing after a body before its
+# answer, so the emulated guest's speed cancels out.  Runs in the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+TMP=$(mktemp -d)
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
+ROUNDS=10
+# half of Linux's smallest RTO: a resend after a timeout cannot hide in it
+MARGIN_MS=100
+
+modprobe ip_vs_l7 datapath=1
+testbed_up
+add_service "$VS" l7 1 1 1
+wait_for pools_ready
+
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
+# exchange MODE: bodyhead.py's rounds in MODE, its summary line in $TMP/MODE
+exchange() {
+	in_cli "$PY" "$L7TB_DIR/clients/bodyhead.py" "$L7TB_VIP" "$1" \
+		--rounds "$ROUNDS" > "$TMP/out.$1" 2>&1 || { cat "$TMP/out.$1"; return 1; }
+	tail -n 1 "$TMP/out.$1" > "$TMP/$1"
+	note "$(cat "$TMP/$1")"
+}
+
+# field MODE NAME: NAME=value from MODE's summary line
+field() {
+	tr ' ' '\n' < "$TMP/$1" | awk -F= -v n="$2" '$1 == n { print $2 }'
+}
+
+baseline() {
+	exchange apart || return 1
+	[ "$(field apart retrans)" = 0 ] || { cat "$TMP/out.apart"; return 1; }
+}
+
+# quick MODE SEGS: byte-exact, no client retransmission, the body's end
+# went in SEGS segments in all, and the median no slower than the
+# baseline's plus MARGIN_MS
+quick() {
+	local limit
+	exchange "$1" || return 1
+	limit=$(awk -v b="$(field apart median_ms)" -v m=$MARGIN_MS 'BEGIN { print b + m }')
+	[ "$(field "$1" segs)" = "$2" ] ||
+		{ echo "the body's end took $(field "$1" segs) segments, want $2"; return 1; }
+	[ "$(field "$1" retrans)" = 0 ] ||
+		{ cat "$TMP/out.$1"; echo "the client retransmitted"; return 1; }
+	awk -v t="$(field "$1" median_ms)" -v l="$limit" 'BEGIN { exit !(t <= l) }' ||
+		{ cat "$TMP/out.$1"; echo "median over $limit ms"; return 1; }
+}
+
+t_check "bodyhead: baseline, the next head sent after the answer: byte-exact, no resend" baseline
+t_check "bodyhead: a body's end and the next head in one segment: no resend, no timeout" quick joined $ROUNDS
+t_check "bodyhead: ... the head in the segment right after: no resend, no timeout" quick two $ROUNDS
+t_check "bodyhead: ... two pipelined heads in that segment: answers in order, exact" quick piped $ROUNDS
+t_check "bodyhead: ... a chunked body's last chunks and the head in one segment" quick chunked $ROUNDS
+t_check "bodyhead: ... and the client's FIN in it too: both answers, then closed" quick fin 1
+in_dir cat /proc/net/ip_vs_l7
+
+testbed_down
+rm -rf "$TMP"
+t_summary
