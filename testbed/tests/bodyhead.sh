@@ -63,12 +63,32 @@ quick() {
 		{ cat "$TMP/out.$1"; echo "median time to the ACK over $limit ms"; return 1; }
 }
 
+# under 3% loss, reordering and delay both ways the client resends - the
+# segment with the body's end and the head among others, whole or in
+# part, before or after the director took the head part: every answer
+# stays byte-exact and in order
+lossy() {
+	local m rc=0
+	in_cli tc qdisc add dev eth0 root netem delay 3ms loss 3% reorder 1% 25%
+	in_dir tc qdisc add dev dcli root netem delay 3ms loss 3% reorder 1% 25%
+	for m in joined piped chunked two; do
+		in_cli "$PY" "$L7TB_DIR/clients/bodyhead.py" "$L7TB_VIP" "$m" \
+			--rounds 20 > "$TMP/lossy.$m" 2>&1 ||
+			{ cat "$TMP/lossy.$m"; rc=1; break; }
+		note "lossy $(tail -n 1 "$TMP/lossy.$m")"
+	done
+	in_cli tc qdisc del dev eth0 root
+	in_dir tc qdisc del dev dcli root
+	return $rc
+}
+
 t_check "bodyhead: baseline, the next head sent after the answer: byte-exact, no resend" baseline
 t_check "bodyhead: a body's end and the next head in one segment: no resend, no timeout" quick joined $ROUNDS
 t_check "bodyhead: ... the head in the segment right after: no resend, no timeout" quick two $ROUNDS
 t_check "bodyhead: ... two pipelined heads in that segment: answers in order, exact" quick piped $ROUNDS
 t_check "bodyhead: ... a chunked body's last chunks and the head in one segment" quick chunked $ROUNDS
 t_check "bodyhead: ... and the client's FIN in it too: both answers, then closed" quick fin 1
+t_check "bodyhead: all of it under 3% loss and reordering: byte-exact, in order" lossy
 in_dir cat /proc/net/ip_vs_l7
 
 testbed_down
