@@ -59,16 +59,53 @@ static u32 l7_cookie_check(const struct sk_buff *skb)
 }
 
 /*
- * The director acknowledges what it took, but never client bytes that
- * went to a server and are not yet acknowledged by it: until the server
- * has the current request's body, the next head waits.
+ * Whether @b's server has every client byte that reached it through the
+ * splice - the body after the director's copy, as far as its guard let
+ * it through.  The copy itself is the director's, resent until
+ * acknowledged.
  */
-static bool l7_may_take(const struct l7_conn *c)
+static bool l7_binding_body_acked(const struct l7_binding *b)
 {
-	const struct l7_binding *b = c->cur;
+	u32 end = l7_seq_fwd(&b->map.req, b->req_guard.nxt);
 
-	return !b || b->b_req_end == l7_binding_copy_end(b) ||
-	       !before(b->b_acked, b->b_req_end);
+	return end == l7_binding_copy_end(b) || !before(b->b_acked, end);
+}
+
+/*
+ * The director acknowledges what it took, but never client bytes that
+ * went to a server and are not yet acknowledged by it: a client told so
+ * would never send them again.  Head bytes after such a body are taken
+ * all the same, and acknowledged once its server has it.
+ */
+static bool l7_may_ack(const struct l7_conn *c)
+{
+	const struct l7_binding *b;
+
+	list_for_each_entry(b, &c->bindings, node)
+		if (!l7_binding_body_acked(b))
+			return false;
+	return true;
+}
+
+/* Where @c stands for core/client_seg.c. */
+static struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
+{
+	return (struct l7_cseg_ctx){
+		.state = c->state,
+		.rcv_nxt = c->c_rcv_nxt,
+		.acked = c->c_acked,
+		.fin = c->c_fin,
+		.may_ack = l7_may_ack(c),
+		.idle = !c->cur,
+	};
+}
+
+/* The client seq every segment of the director's own acknowledges. */
+u32 l7_client_ack_point(const struct l7_conn *c)
+{
+	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
+
+	return l7_cseg_ack(&x);
 }
 
 static void l7_send_ack(struct l7_conn *c)
@@ -282,32 +319,24 @@ static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
 		if (l7_range_where(&b->map.req_range, seq) == L7_HERE &&
 		    !(b->req_done && seq == b->map.req_range.end))
 			return l7_splice_body(c, b, skb);
-	if (l7_may_take(c))
+	if (l7_may_ack(c))
 		l7_send_ack(c);
 	return NF_DROP;
 }
 
-/* The client's FIN, in order: counted and acknowledged. */
+/*
+ * The client's FIN, in order: counted, and acknowledged unless a body
+ * before it is not all at its server yet (then with the server's ACK).
+ */
 static void l7_client_fin(struct l7_conn *c, const struct l7_cseg_plan *p)
 {
 	c->c_fin = true;
 	c->c_rcv_nxt++;
-	l7_send_ack(c);
+	if (p->ack)
+		l7_send_ack(c);
 	if (p->close)
 		l7_close_client(c);	/* nothing under way: close too */
 	/* else after the response under way (l7_cur_done) */
-}
-
-/* Where @c stands for core/client_seg.c. */
-static struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
-{
-	return (struct l7_cseg_ctx){
-		.state = c->state,
-		.rcv_nxt = c->c_rcv_nxt,
-		.fin = c->c_fin,
-		.may_take = l7_may_take(c),
-		.idle = !c->cur,
-	};
 }
 
 /*
@@ -335,20 +364,60 @@ static unsigned int l7_client_took(struct l7_conn *c, struct sk_buff *skb,
 }
 
 /*
+ * c->lock held: a segment of the client's just ended the current
+ * request's body at c_rcv_nxt (l7_splice_body() forwards the part
+ * before).  What follows in it - the next head or heads, a FIN - is
+ * taken now, and acknowledged with the server's ACK of the body's end
+ * (l7_client_server_acked()); the segment's ACK goes on with the body.
+ */
+void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
+			  u32 hlen)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	struct l7_cseg cs = {
+		.seq = ntohl(th->seq),
+		.len = skb->len - hlen,
+		.fin = th->fin,
+	};
+	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
+	struct l7_cseg_plan p = l7_cseg_after_body(&x, &cs);
+
+	if (p.act != L7_CSEG_TAKE)
+		return;
+	if (cs.len > p.skip)
+		l7_take_head(c, skb, hlen + p.skip, cs.len - p.skip);
+	x = l7_cseg_ctx_of(c);
+	p = l7_cseg_after_take(&x, &cs);
+	if (p.take_fin)
+		l7_client_fin(c, &p);
+	else if (p.ack)
+		l7_send_ack(c);
+}
+
+/*
+ * c->lock held: @b's server acknowledged more of its request.  When that
+ * was all the director waited for, the client bytes it took after the
+ * request's end are acknowledged now.  Only then: the server's own ACK
+ * of the body goes to the client anyway.
+ */
+void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b)
+{
+	if (c->state == L7C_BODY || c->state == L7C_TUNNEL || !b->req_done ||
+	    !after(c->c_rcv_nxt, b->map.req_range.end) ||
+	    !after(c->c_rcv_nxt, c->c_acked) || !l7_may_ack(c))
+		return;
+	l7_send_ack(c);
+}
+
+/*
  * RFC 5961 challenge ACK, at most one per L7_CHALLENGE_GAP: our snd_nxt,
- * and the client seq the director stands at - c_rcv_nxt where it holds
- * the stream, else (a body on its way to a backend) what it acknowledged
- * last: it never acknowledges bytes a backend may not have.
+ * and the client seq the director may acknowledge (l7_send_ack()).
  */
 static void l7_challenge_ack(struct l7_conn *c)
 {
-	if (!l7_tcp_ratelimit_allow(&c->challenge, (u32)jiffies,
-				    L7_CHALLENGE_GAP))
-		return;
-	if (c->state != L7C_BODY && l7_may_take(c))
+	if (l7_tcp_ratelimit_allow(&c->challenge, (u32)jiffies,
+				   L7_CHALLENGE_GAP))
 		l7_send_ack(c);
-	else
-		l7_send_client_ack(c, c->c_acked);
 }
 
 /*

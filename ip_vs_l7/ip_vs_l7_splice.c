@@ -389,13 +389,15 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 		l7_send_client_ack(c, c->c_acked);
 	if (v.act == L7_GUARD_DROP)
 		return l7_client_pass_ack(c, skb, pl.hlen);
-	if (l7_seg_clip(skb, pl.hlen, v.skip, v.keep))
-		return NF_DROP;
 	if (ended) {
 		l7_binding_req_end(c, b, b->req_guard.nxt);
 		c->c_seq0 = b->req_guard.nxt;
 		c->state = L7C_HEAD;
+		/* the next head may start in this segment: take it first */
+		l7_client_after_body(c, skb, pl.hlen);
 	}
+	if (l7_seg_clip(skb, pl.hlen, v.skip, v.keep))
+		return NF_DROP;
 	l7_seg_read(skb, &o, &s);
 	verdict = l7_c2b_send(c, b, skb, &o, &s);
 	if (ended)
@@ -492,6 +494,7 @@ static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
 	if (after(s->ack, b->b_acked)) {
 		b->b_acked = s->ack;
 		l7_conn_progress(c);
+		l7_client_server_acked(c, b);
 	}
 	l7_b2c_guard(b, s);
 	if (!b->head_acked && !before(s->ack, l7_binding_copy_end(b))) {

@@ -149,11 +149,14 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 	l7_xmit(c->net, &s);
 }
 
-/* ... acknowledging everything taken so far */
+/*
+ * ... acknowledging everything taken so far, short of client bytes a
+ * server may still lack (l7_client_ack_point())
+ */
 void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
 		    u32 len)
 {
-	l7_client_xmit(c, flags, seq, c->c_rcv_nxt, data, len);
+	l7_client_xmit(c, flags, seq, l7_client_ack_point(c), data, len);
 }
 
 /*

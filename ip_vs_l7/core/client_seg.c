@@ -24,7 +24,7 @@ struct l7_cseg_plan l7_cseg_plan(const struct l7_cseg_ctx *x,
 		return (struct l7_cseg_plan){
 			.act = L7_CSEG_PASS,
 			.pure = !s->len && !s->fin,
-			.ack = in_order_fin,
+			.ack = in_order_fin && x->may_ack,
 			.take_fin = in_order_fin,
 		};
 	default:
@@ -33,16 +33,19 @@ struct l7_cseg_plan l7_cseg_plan(const struct l7_cseg_ctx *x,
 	if (!s->len && !s->fin)
 		return (struct l7_cseg_plan){ L7_CSEG_PASS, .pure = true };
 	/*
-	 * A resend, or one reaching past a body the server has not
-	 * acknowledged yet: its old part may have to go through again.
+	 * A resend, or one reaching past body bytes a server may still
+	 * lack: its old part may have to go through again.
 	 */
 	if (s->len && l7_seq_before(s->seq, x->rcv_nxt) &&
-	    (!l7_seq_after(end, x->rcv_nxt) || !x->may_take))
+	    (!l7_seq_after(end, x->rcv_nxt) || !x->may_ack))
 		return (struct l7_cseg_plan){ L7_CSEG_OLD };
-	/* out of order, after the FIN, or not ours to take yet */
-	if (l7_seq_after(s->seq, x->rcv_nxt) || x->fin || !x->may_take)
-		return (struct l7_cseg_plan){ L7_CSEG_PASS, .ack = x->may_take };
-	/* a resend may overlap what the director has */
+	/* out of order, or after the FIN: say where the director stands */
+	if (l7_seq_after(s->seq, x->rcv_nxt) || x->fin)
+		return (struct l7_cseg_plan){ L7_CSEG_PASS, .ack = x->may_ack };
+	/*
+	 * In order (a resend may overlap what the director has); taken
+	 * even while a body before it is on its way, acknowledged after.
+	 */
 	return (struct l7_cseg_plan){ L7_CSEG_TAKE,
 				      .skip = x->rcv_nxt - s->seq };
 }
@@ -55,14 +58,15 @@ struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 
 	/* a body larger than the head buffer: the rest goes through */
 	if (x->state == L7C_BODY && l7_seq_after(end, x->rcv_nxt))
-		return (struct l7_cseg_plan){ L7_CSEG_BODY, .ack = true };
+		return (struct l7_cseg_plan){ L7_CSEG_BODY,
+					      .ack = x->may_ack };
 	if (s->fin && end == x->rcv_nxt) {
 		p.take_fin = true;
-		p.ack = true;
+		p.ack = x->may_ack;
 		/* nothing under way: close too; else after the response */
 		p.close = x->state == L7C_HEAD && x->idle;
 	} else {
-		p.ack = s->len;
+		p.ack = s->len && x->may_ack;
 	}
 	/*
 	 * Queued, there is no backend to tell; closing (a refused head, or
@@ -71,4 +75,26 @@ struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 	if (p.close || x->state == L7C_QUEUED || x->state == L7C_CLOSING)
 		p.act = L7_CSEG_DROP;
 	return p;
+}
+
+struct l7_cseg_plan l7_cseg_after_body(const struct l7_cseg_ctx *x,
+				       const struct l7_cseg *s)
+{
+	uint32_t end = s->seq + s->len;
+
+	/*
+	 * Not a resend: the part before ->rcv_nxt is the body's end, on its
+	 * way to the server now.  What follows would otherwise be cut off
+	 * and come again only after the client's retransmission timeout.
+	 */
+	if (x->fin || (!l7_seq_after(end, x->rcv_nxt) && !s->fin))
+		return (struct l7_cseg_plan){ L7_CSEG_PASS };
+	return (struct l7_cseg_plan){ L7_CSEG_TAKE,
+				      .skip = x->rcv_nxt - s->seq };
+}
+
+uint32_t l7_cseg_ack(const struct l7_cseg_ctx *x)
+{
+	/* what it acknowledged before is still true */
+	return x->may_ack ? x->rcv_nxt : x->acked;
 }

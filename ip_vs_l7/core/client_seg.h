@@ -12,12 +12,20 @@
  * its own.
  *
  * Two rules make the head side safe against a client that resends with
- * other bytes: the director never takes a byte twice (a resend of taken
- * bytes is only acknowledged again; bytes it framed as a body go back to
- * that body's guard), and it takes nothing while a body before them is
- * not acknowledged by its backend - until then the client may still
- * resend that body, and the boundary between it and the next head is not
- * settled.
+ * other bytes, and keep the director's ACK honest:
+ *
+ *  - the director never takes a byte twice: a resend of taken bytes is
+ *    only acknowledged again; bytes it framed as a body go back to that
+ *    body's guard, whose own rules (req_guard.h) keep the boundary
+ *    between a body and the next head where the director first framed
+ *    it;
+ *  - its ACK never covers a client byte that went to a server and is not
+ *    acknowledged by it: a client that is told it is stored never sends
+ *    it again.  Head bytes that come while a body before them is on its
+ *    way - in the segment that ends the body, or right after it - are
+ *    taken (the director has them) but acknowledged only once that
+ *    body's server has it all (l7_cseg_ack()), so the client resends
+ *    nothing and waits for no timeout.
  */
 #ifndef _IP_VS_L7_CORE_CLIENT_SEG_H
 #define _IP_VS_L7_CORE_CLIENT_SEG_H
@@ -37,8 +45,11 @@ enum l7_conn_state {
 struct l7_cseg_ctx {
 	enum l7_conn_state state;
 	uint32_t rcv_nxt;	/* the next client seq the director takes */
+	uint32_t acked;		/* the highest ACK the director sent */
 	bool fin;		/* the client's FIN is in */
-	bool may_take;		/* no body before rcv_nxt is unacknowledged */
+	bool may_ack;		/* no body byte before rcv_nxt may be missing
+				 * at its server: all of it may be acked
+				 */
 	bool idle;		/* no request or response under way */
 };
 
@@ -62,7 +73,7 @@ struct l7_cseg_plan {
 	enum l7_cseg_act act;
 	uint32_t skip;	/* TAKE: payload bytes taken before */
 	bool pure;	/* PASS: no payload, no FIN: it goes as it is */
-	bool ack;	/* the director acknowledges where it stands */
+	bool ack;	/* the director acknowledges where it stands now */
 	bool take_fin;	/* the client's FIN is in order: it counts */
 	bool close;	/* ... and ends the connection: close our side */
 };
@@ -79,5 +90,16 @@ struct l7_cseg_plan l7_cseg_plan(const struct l7_cseg_ctx *x,
  */
 struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 				       const struct l7_cseg *s);
+
+/*
+ * The segment ended the current request's body at ->rcv_nxt (its guard
+ * framed the end, and forwards the part before): TAKE what follows - the
+ * next head, a FIN - as of ->skip, or PASS if nothing does.
+ */
+struct l7_cseg_plan l7_cseg_after_body(const struct l7_cseg_ctx *x,
+				       const struct l7_cseg *s);
+
+/* The client seq the director's own segments acknowledge. */
+uint32_t l7_cseg_ack(const struct l7_cseg_ctx *x);
 
 #endif /* _IP_VS_L7_CORE_CLIENT_SEG_H */

@@ -8,11 +8,12 @@
 #include "l7_test.h"
 
 #define R 7000u	/* where the director stands in the client's stream */
+#define A 6500u	/* the highest ACK it sent */
 
 static struct l7_cseg_ctx ctx(enum l7_conn_state st)
 {
-	return (struct l7_cseg_ctx){ .state = st, .rcv_nxt = R,
-				     .may_take = true, .idle = true };
+	return (struct l7_cseg_ctx){ .state = st, .rcv_nxt = R, .acked = A,
+				     .may_ack = true, .idle = true };
 }
 
 static struct l7_cseg_plan plan(const struct l7_cseg_ctx *x, uint32_t seq,
@@ -48,7 +49,7 @@ static void resends_are_old(void)
 
 	CHECK(p.act == L7_CSEG_OLD, "act %d", p.act);
 	/* reaching past a body its backend has not acknowledged yet */
-	x.may_take = false;
+	x.may_ack = false;
 	p = plan(&x, R - 40, 100, false);
 	CHECK(p.act == L7_CSEG_OLD, "unacked body: act %d", p.act);
 }
@@ -61,10 +62,10 @@ static void not_taken(void)
 	p = plan(&x, R + 10, 100, false);
 	CHECK(p.act == L7_CSEG_PASS && p.ack && !p.pure,
 	      "out of order: act %d ack %d", p.act, p.ack);
-	x.may_take = false;
-	p = plan(&x, R, 100, false);
-	CHECK(p.act == L7_CSEG_PASS && !p.ack, "body unacked: act %d ack %d",
-	      p.act, p.ack);
+	x.may_ack = false;
+	p = plan(&x, R + 10, 100, false);
+	CHECK(p.act == L7_CSEG_PASS && !p.ack,
+	      "out of order, body unacked: act %d ack %d", p.act, p.ack);
 	x = ctx(L7C_HEAD);
 	x.fin = true;
 	p = plan(&x, R, 5, false);
@@ -132,6 +133,88 @@ static void after_take(void)
 	CHECK(p.act == L7_CSEG_DROP, "queued: act %d", p.act);
 }
 
+/*
+ * A head after a body its server has not acknowledged yet: taken (the
+ * client must not have to resend it), acknowledged only later.
+ */
+static void taken_unacknowledged_after_a_body(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg s = { .seq = R, .len = 100 };
+	struct l7_cseg_plan p;
+
+	x.may_ack = false;
+	p = l7_cseg_plan(&x, &s);
+	CHECK(p.act == L7_CSEG_TAKE && p.skip == 0 && !p.ack, "act %d ack %d",
+	      p.act, p.ack);
+	x.state = L7C_HELD;	/* a second head behind a held one */
+	CHECK(l7_cseg_plan(&x, &s).act == L7_CSEG_TAKE, "held");
+	/* after the take: its ACK goes on, the director's own waits */
+	x.rcv_nxt = R + 100;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.act == L7_CSEG_PASS && !p.ack && !p.take_fin, "act %d ack %d",
+	      p.act, p.ack);
+	/* a FIN with it counts, unacknowledged, and closes nothing yet */
+	s.fin = true;
+	x.idle = false;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.take_fin && !p.ack && !p.close && p.act == L7_CSEG_PASS,
+	      "fin %d ack %d close %d act %d", p.take_fin, p.ack, p.close,
+	      p.act);
+	/* the same in CLOSING */
+	x = ctx(L7C_CLOSING);
+	x.may_ack = false;
+	p = plan(&x, R - 5, 5, true);
+	CHECK(p.take_fin && !p.ack, "closing: fin %d ack %d", p.take_fin,
+	      p.ack);
+	/* a head dispatched meanwhile, its body in the same segment */
+	x = ctx(L7C_BODY);
+	x.may_ack = false;
+	s = (struct l7_cseg){ .seq = R - 20, .len = 50 };
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.act == L7_CSEG_BODY && !p.ack, "body: act %d ack %d", p.act,
+	      p.ack);
+}
+
+/* The segment that ended a body: what follows in it is taken. */
+static void after_body(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg s = { .seq = R - 300, .len = 400 };
+	struct l7_cseg_plan p;
+
+	x.may_ack = false;
+	p = l7_cseg_after_body(&x, &s);
+	CHECK(p.act == L7_CSEG_TAKE && p.skip == 300 && !p.ack,
+	      "head after: act %d skip %u", p.act, p.skip);
+	/* a FIN right after the body */
+	s = (struct l7_cseg){ .seq = R - 300, .len = 300, .fin = true };
+	p = l7_cseg_after_body(&x, &s);
+	CHECK(p.act == L7_CSEG_TAKE && p.skip == 300, "fin after: act %d",
+	      p.act);
+	x.rcv_nxt = R + 1;	/* ... and after it is taken: done */
+	x.fin = true;
+	p = l7_cseg_after_body(&x, &s);
+	CHECK(p.act == L7_CSEG_PASS && !p.take_fin, "taken FIN: act %d", p.act);
+	/* the body's end and nothing else */
+	x = ctx(L7C_HEAD);
+	s = (struct l7_cseg){ .seq = R - 300, .len = 300 };
+	p = l7_cseg_after_body(&x, &s);
+	CHECK(p.act == L7_CSEG_PASS && !p.ack, "body only: act %d", p.act);
+}
+
+/* The director's ACK never passes body bytes a server may lack. */
+static void ack_point(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+
+	CHECK(l7_cseg_ack(&x) == R, "may ack: %u", l7_cseg_ack(&x));
+	x.may_ack = false;
+	CHECK(l7_cseg_ack(&x) == A, "body unacked: %u", l7_cseg_ack(&x));
+	x.state = L7C_CLOSING;
+	CHECK(l7_cseg_ack(&x) == A, "closing: %u", l7_cseg_ack(&x));
+}
+
 int main(void)
 {
 	RUN(in_order_head_bytes_are_taken);
@@ -140,5 +223,8 @@ int main(void)
 	RUN(states_that_hand_over);
 	RUN(closing_takes_only_a_fin);
 	RUN(after_take);
+	RUN(taken_unacknowledged_after_a_body);
+	RUN(after_body);
+	RUN(ack_point);
 	return l7_test_summary("client_seg");
 }
