@@ -9,6 +9,11 @@ L7TB_CLIENT=198.51.100.10
 L7TB_GW=192.0.2.1
 L7TB_BACKENDS="s1 s2 s3"
 L7TB_BUILD=${L7_BUILD:-$L7TB_DIR/../build}
+# the test clients' Python: the guest's own (a venv on PATH is the host's);
+# they find the build tree through L7_BUILD
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 
 # Backend sN lives in namespace l7sN at 192.0.2.1N.
 backend_ip() { echo "192.0.2.1${1#s}"; }

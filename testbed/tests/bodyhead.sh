@@ -15,9 +15,6 @@ set -u
 
 VS=$L7TB_VIP:80
 TMP=$(mktemp -d)
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 ROUNDS=10
 # half of Linux's smallest RTO: a resend after a timeout cannot hide in it
 MARGIN_MS=100

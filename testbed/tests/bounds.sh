@@ -9,9 +9,6 @@ set -u
 
 VS=$L7TB_VIP:80
 TMP=$(mktemp -d)
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1
 CLIENT2=198.51.100.11		# a second client address, added below
 PARAMS=/sys/module/ip_vs_l7/parameters
 HEAD_TIMEOUT=3

@@ -15,9 +15,6 @@ VS=$L7TB_VIP:80
 CLIENT=198.51.100.10	# l7cli's address (testbed/topology)
 DIRECTOR=192.0.2.1	# the director's address towards the backends
 PARAM=/sys/module/ip_vs_l7/parameters/forwarded
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 
 # pool_idle_ttl=0: idle pooled connections are not replaced while the
 # keep-alive tests count the ones opened

@@ -22,9 +22,6 @@ BAD_RS=$(backend_ip s1):8080
 TMP=$(mktemp -d)
 BAD_DIR=$L7TB_RUN/bad
 CLIENTS=$L7TB_DIR/clients
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1
 POOL_MAX=16
 PIN_MAX_BUSY=4	# pooled connections one client may hold at once, at most
 DIGEST_1M=$(awk '$2 == "static/1m.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")

@@ -10,9 +10,6 @@ set -u
 VS=$L7TB_VIP:80
 TMP=$(mktemp -d)
 CLIENTS=$L7TB_DIR/clients
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 # CPU per burn request: iters=100 is ~0.1 ms on metal, a few ms emulated
 BURN='/cgi-bin/burn?iters=100'
 

@@ -12,9 +12,6 @@ set -u
 
 VS=$L7TB_VIP:80
 TMP=$(mktemp -d)
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1
 NL="$PY $L7TB_DIR/clients/l7nl.py"
 CHECKS="$PY $L7TB_DIR/clients/l7nl_checks.py"
 

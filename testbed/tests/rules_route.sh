@@ -16,9 +16,6 @@ set -u
 VS=$L7TB_VIP:80
 IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
 TMP=$(mktemp -d)
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 ROUTE="$PY $L7TB_DIR/clients/l7route.py"
 S1=$(backend_ip s1):80 S2=$(backend_ip s2):80 S3=$(backend_ip s3):80
 
