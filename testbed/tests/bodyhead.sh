@@ -42,20 +42,23 @@ field() {
 
 baseline() {
 	exchange apart || return 1
-	[ "$(field apart retrans)" = 0 ] || { cat "$TMP/out.apart"; return 1; }
+	[ "$(field apart retrans)" -le 1 ] || { cat "$TMP/out.apart"; return 1; }
 }
 
-# quick MODE SEGS: byte-exact, no client retransmission, the body's end
-# went in SEGS segments in all, and the median time to the ACK of all of
-# it no more than the baseline's plus MARGIN_MS
+# quick MODE SEGS: byte-exact, the body's end went in SEGS segments in
+# all, the median time to the ACK of all of it no more than the
+# baseline's plus MARGIN_MS, and a client retransmission in one round of
+# ten at most: a tail-loss probe (2 RTTs, not a timeout) may go out when
+# the emulated director is slow to acknowledge; without the fix a round
+# waited for the retransmission timeout in 3 to 10 rounds of ten
 quick() {
 	local limit
 	exchange "$1" || return 1
 	limit=$(awk -v b="$(field apart ack_ms)" -v m=$MARGIN_MS 'BEGIN { print b + m }')
 	[ "$(field "$1" segs)" = "$2" ] ||
 		{ echo "the body's end took $(field "$1" segs) segments, want $2"; return 1; }
-	[ "$(field "$1" retrans)" = 0 ] ||
-		{ cat "$TMP/out.$1"; echo "the client retransmitted"; return 1; }
+	[ "$(field "$1" retrans)" -le 1 ] ||
+		{ cat "$TMP/out.$1"; echo "the client retransmitted more than once"; return 1; }
 	awk -v t="$(field "$1" ack_ms)" -v l="$limit" 'BEGIN { exit !(t <= l) }' ||
 		{ cat "$TMP/out.$1"; echo "median time to the ACK over $limit ms"; return 1; }
 }
