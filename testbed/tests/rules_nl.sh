@@ -15,13 +15,6 @@ TMP=$(mktemp -d)
 NL="$PY $L7TB_DIR/clients/l7nl.py"
 CHECKS="$PY $L7TB_DIR/clients/l7nl_checks.py"
 
-# a live copy of the output and of the kernel log where the host can read
-# them while the guest runs (a hang or an oops would keep both otherwise)
-if [ -n "${L7_RESULTS:-}" ]; then
-	exec > >(tee "$L7_RESULTS/rules_nl.log") 2>&1
-	dmesg -w > "$L7_RESULTS/rules_nl-dmesg.txt" 2>&1 &
-	DMESG_PID=$!
-fi
 
 testbed_up
 
@@ -279,5 +272,4 @@ in_dir $NL flush
 
 testbed_down
 rm -rf "$TMP"
-[ -n "${DMESG_PID:-}" ] && kill "$DMESG_PID"
 t_summary

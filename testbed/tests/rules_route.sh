@@ -21,13 +21,6 @@ S1=$(backend_ip s1):80 S2=$(backend_ip s2):80 S3=$(backend_ip s3):80
 
 [ -x "$IPVSADM" ] || { echo "FAIL no $IPVSADM (make ipvsadm)"; exit 1; }
 
-# a live copy of the output and of the kernel log where the host can read
-# them while the guest runs (a hang would keep both otherwise)
-if [ -n "${L7_RESULTS:-}" ]; then
-	exec > >(tee "$L7_RESULTS/rules_route.log") 2>&1
-	dmesg -w > "$L7_RESULTS/rules_route-dmesg.txt" 2>&1 &
-	DMESG_PID=$!
-fi
 exec 3>&1
 note() { printf '     %s\n' "$@" >&3; }
 
@@ -448,5 +441,4 @@ t_check "replace: the last set routes" routes_after_replaces
 adm -C
 testbed_down
 rm -rf "$TMP"
-[ -n "${DMESG_PID:-}" ] && kill "$DMESG_PID"
 t_summary

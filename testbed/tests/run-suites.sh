@@ -9,6 +9,16 @@ for s in "$@"; do
 	suites+=("echo '---- $s'; t0=\$(date +%s); bash $dir/$s.sh; rc=\$?
 		echo \"---- $s: \$((\$(date +%s) - t0)) s\"; exit \$rc")
 done
-# the host can follow the run in <results>/suites.log (a hang shows where)
-[ -n "${L7_RESULTS:-}" ] && export L7_LIVE=$L7_RESULTS/suites.log
-exec "$dir/../../scripts/run-suites" vm "${suites[@]}"
+# the host can follow the run in <results>/suites.log and the kernel log
+# in <results>/dmesg-live.txt while the guest runs (a hang or an oops
+# shows where; dmesg.txt is written only at the end)
+dmesg_pid=
+if [ -n "${L7_RESULTS:-}" ]; then
+	export L7_LIVE=$L7_RESULTS/suites.log
+	dmesg -w > "$L7_RESULTS/dmesg-live.txt" 2>&1 < /dev/null &
+	dmesg_pid=$!
+fi
+"$dir/../../scripts/run-suites" vm "${suites[@]}"
+rc=$?
+[ -n "$dmesg_pid" ] && kill "$dmesg_pid"
+exit "$rc"
