@@ -123,7 +123,7 @@ $(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
 # ipvsadm_l7 and rules_route run the patched build/ipvsadm/ipvsadm
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
 	 $(if $(filter ipvsadm_l7 rules_route,$(VM_SUITES)),ipvsadm)
-	scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
+	L7_ONLY="$(VM_ONLY)" scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
 	scripts/vm-selftest -k $(KVER)
