@@ -9,7 +9,8 @@
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
-#   make deb          build/deb/ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package)
+#   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
+#                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm)
 #   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
@@ -64,7 +65,8 @@ checkpatch:
 		ip_vs_l7/*.[ch] ip_vs_l7/uapi/*.h $(CORE_SRC) $(CORE_HDR) && \
 		echo "checkpatch: $(words $(wildcard ip_vs_l7/*.[ch]) $(CORE_SRC) $(CORE_HDR)) files clean"
 
-# ---- Debian package: the module's source, built by DKMS on the director ----
+# ---- Debian packages: the module's source, built by DKMS on the director,
+# and the patched ipvsadm ----
 
 deb: setup
 	@scripts/deb

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The operator's path: "apt install ./ip-vs-l7-dkms_<version>_all.deb"
-# (built by "make deb" on the host), DKMS builds ip_vs_l7.ko against the
-# guest's kernel headers and installs it under updates/dkms, "ipvsadm -s
-# l7" autoloads it with the options of the package's modprobe.d example,
-# requests are spliced byte-exact; then "apt remove" while a service uses
-# it, draining, rmmod.  Runs inside the guest.
+# The operator's path: "apt install ./ip-vs-l7-dkms_<version>_all.deb
+# ./ipvsadm_<version>_amd64.deb" (built by "make deb" on the host), DKMS
+# builds ip_vs_l7.ko against the guest's kernel headers and installs it
+# under updates/dkms, the patched ipvsadm replaces Debian's, "ipvsadm -s
+# l7" autoloads the module with the options of the package's modprobe.d
+# example, requests are spliced byte-exact, the packaged ipvsadm routes by
+# a content rule; then "apt remove" while a service uses the module,
+# draining, rmmod.  The patched ipvsadm stays installed: later suites of
+# the boot run it as they would stock ipvsadm.  Runs inside the guest.
 #
 # The guest's /etc, /usr, /lib and /var are overlays on the host's
 # read-only tree whose writes land in guest memory (virtme-ng), and
@@ -19,6 +22,7 @@ VS=$L7TB_VIP:80
 KVER=$(uname -r)
 VERSION=$(cat "$L7TB_DIR/../VERSION")
 DEB=$L7TB_BUILD/deb/ip-vs-l7-dkms_${VERSION}_all.deb
+IPVSADM_DEB=$L7TB_BUILD/deb/ipvsadm_1.31+l7.${VERSION}-1_amd64.deb
 MODDIR=/lib/modules/$KVER
 EXAMPLE=/usr/share/doc/ip-vs-l7-dkms/examples/ip_vs_l7.conf
 LOG=${L7_RESULTS:-/tmp}/install-$KVER.log
@@ -38,7 +42,7 @@ private() {
 
 writes_stay_in_guest() {
 	local d
-	for d in /var/lib/dpkg /var/lib/dkms /usr/src /etc/modprobe.d "$MODDIR"; do
+	for d in /var/lib/dpkg /var/lib/dkms /usr/src /usr/sbin /etc/modprobe.d "$MODDIR"; do
 		[ -d "$d" ] || d=$(dirname "$d")
 		private "$d" || return 1
 	done
@@ -74,9 +78,13 @@ module_files() {
 
 apt_install() {
 	local status
-	[ -f "$DEB" ] || { echo "$DEB missing: make deb"; return 1; }
-	echo "     $(basename "$DEB"): $(du -k "$DEB" | cut -f1) KB"
-	( cd "$(dirname "$DEB")" && time apt-get install -y "./$(basename "$DEB")" ) \
+	local deb
+	for deb in "$DEB" "$IPVSADM_DEB"; do
+		[ -f "$deb" ] || { echo "$deb missing: make deb"; return 1; }
+		echo "     $(basename "$deb"): $(du -k "$deb" | cut -f1) KB"
+	done
+	( cd "$(dirname "$DEB")" &&
+		time apt-get install -y "./$(basename "$DEB")" "./$(basename "$IPVSADM_DEB")" ) \
 		>> "$LOG" 2>&1 || { tail -n 30 "$LOG"; return 1; }
 	grep -E '^(real|Building|Done|Signing)' "$LOG" | sed 's/^/     /'
 	status=$(dkms status ip-vs-l7)
@@ -100,6 +108,38 @@ installed_in_updates() {
 		paths="$paths$path"$'\n'
 	done
 	[ "$files" = "$(printf '%s' "$paths" | sort)" ] || { echo "module files: $files"; return 1; }
+}
+
+# The patched ipvsadm replaced Debian's: its version, and the ipvsadm on
+# PATH is the package's and speaks the IPVS_L7 family.
+patched_ipvsadm_installed() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' ipvsadm) || return 1
+	echo "     ipvsadm $v: $(command -v ipvsadm)"
+	[ "$v" = "1:1.31+l7.$VERSION-1" ] || return 1
+	[ "$(command -v ipvsadm)" -ef /sbin/ipvsadm ] || return 1
+	in_dir ipvsadm --help 2>&1 | grep -q -- '--add-pool' ||
+		{ echo "no --add-pool in ipvsadm --help"; return 1; }
+}
+
+# The packaged ipvsadm routes: a rule sends /cgi-bin/ to a pool of one
+# server (every CGI answer from it) and "ipvsadm -Ln" lists the rule; rule
+# and pool deleted again, the CGIs spread once more.
+packaged_ipvsadm_routes() {
+	local s1 i out
+	s1=$(backend_ip s1):80
+	in_dir ipvsadm --add-pool -t "$VS" --pool one --members "$s1" || return 1
+	in_dir ipvsadm --add-rule -t "$VS" --id 10 --path-prefix /cgi-bin --pool one ||
+		return 1
+	in_dir ipvsadm -Ln -t "$VS" | grep -Eq '^  rule 10 +path-prefix /cgi-bin pool one$' ||
+		{ in_dir ipvsadm -Ln -t "$VS"; return 1; }
+	for i in 1 2 3 4 5 6; do
+		out=$(in_cli curl -sS --fail --max-time 60 "http://$L7TB_VIP/cgi-bin/burn?iters=1") ||
+			return 1
+		grep -q '^backend=s1 ' <<< "$out" || { echo "request $i: $out"; return 1; }
+	done
+	in_dir ipvsadm --del-rule -t "$VS" --id 10 &&
+		in_dir ipvsadm --del-pool -t "$VS" --pool one
 }
 
 # The package's modprobe.d example, copied as its comment says, with
@@ -235,11 +275,15 @@ fi
 only_running_kernel_in_boot
 remove_ci_module
 testbed_up
-t_check "install: apt install ./$(basename "$DEB") builds ip_vs_l7 for $KVER" apt_install
+t_check "install: apt install ./$(basename "$DEB") ./$(basename "$IPVSADM_DEB") builds ip_vs_l7 for $KVER" \
+	apt_install
 t_check "install: the only ip_vs_l7 of $KVER is DKMS's, in updates/dkms" installed_in_updates
+t_check "install: the patched ipvsadm replaced Debian's and speaks IPVS_L7" patched_ipvsadm_installed
 t_check "install: ipvsadm -s l7 autoloads it with the modprobe.d example's options" \
 	modprobe_example_applies
 t_check "install: static files, a CGI and a POST byte-exact through the splice" spliced_exact
+t_check "install: the packaged ipvsadm adds a pool and a /cgi-bin rule that routes, -Ln lists it" \
+	packaged_ipvsadm_routes
 t_check "remove: apt remove under a live l7 service: file gone, module serves on" remove_in_use
 t_check "remove: rmmod refused under the service; drained (new SYNs dropped, 1 MB under way exact), deleted, it unloads" \
 	drain_then_rmmod
