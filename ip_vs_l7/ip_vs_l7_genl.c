@@ -56,7 +56,7 @@ static const struct nla_policy l7_opts_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
 	[IPVS_L7_ATTR_OPTIONS]	= NLA_POLICY_NESTED(l7_opt_policy),
 };
 
-/* FLUSH, the dumps and GET_OPTIONS: a service key (optional but in GET) */
+/* FLUSH, the dumps: an optional service key; GET_OPTIONS: a required one */
 static const struct nla_policy l7_svc_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
 	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
 };
@@ -146,7 +146,8 @@ static int l7_nl_del_rule(struct sk_buff *skb, struct genl_info *info)
 	nla = l7_nl_req_key_and(info, &key, IPVS_L7_ATTR_RULE, &err);
 	if (!nla)
 		return err;
-	err = l7_nl_only(nla, IPVS_L7_RULE_ATTR_MAX, l7_rule_policy, IPVS_L7_RULE_ATTR_ID, tb, info->extack);
+	err = l7_nl_only(nla, IPVS_L7_RULE_ATTR_MAX, l7_rule_policy,
+			 IPVS_L7_RULE_ATTR_ID, tb, info->extack);
 	if (err)
 		return err;
 	return l7_rules_del_rule(genl_info_net(info), &key,
