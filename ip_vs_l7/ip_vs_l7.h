@@ -468,7 +468,8 @@ int l7_proc_init(void);
 void l7_proc_exit(void);
 
 /* ip_vs_l7_route.c */
-struct l7_pconn *l7_route(struct l7_conn *c, int *status);
+struct l7_pconn *l7_route(struct l7_conn *c, int *status,
+			 enum l7_fwd_mode *fwd);
 int l7_route_init(void);
 void l7_route_exit(void);
 

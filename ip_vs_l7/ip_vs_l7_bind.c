@@ -170,14 +170,15 @@ static void l7_head_consume(struct l7_conn *c, u32 n)
 /*
  * The director's copy of the framed head (core/head_copy.c) and of the
  * @body_len buffered body bytes after it, into b->copy, followed by the
- * client's bytes it was made from.
+ * client's bytes it was made from.  @fwd: the header for the client's
+ * address, as l7_route() found it for the service.
  */
 static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
-			    u32 body_len)
+			    u32 body_len, enum l7_fwd_mode fwd)
 {
 	char addr[L7_ADDR_TEXT_MAX + 1];
 	struct l7_copy_opts o = {
-		.fwd = READ_ONCE(l7_forwarded),
+		.fwd = fwd,
 		.client = addr,
 		.keep_alive = true,	/* the pooled connection goes on */
 	};
@@ -202,6 +203,7 @@ int l7_bind(struct l7_conn *c)
 	struct l7_binding_params p;
 	struct l7_http_body body;
 	struct l7_binding *b;
+	enum l7_fwd_mode fwd;
 	struct l7_pconn *pc;
 	bool body_done;
 	u32 body_len;
@@ -216,13 +218,13 @@ int l7_bind(struct l7_conn *c)
 				L7_COPY_GROWTH), GFP_ATOMIC);
 	if (!b)
 		return -ENOMEM;
-	pc = l7_route(c, &status);
+	pc = l7_route(c, &status, &fwd);
 	if (!pc) {
 		kfree(b);
 		return status ?: -EAGAIN;
 	}
 	b->pc = pc;
-	l7_binding_copy(c, b, body_len);
+	l7_binding_copy(c, b, body_len, fwd);
 	b->method = c->req.method;
 	b->upgrade = c->req.upgrade;
 	b->retried = c->retry_next;

@@ -51,7 +51,12 @@ static const struct nla_policy l7_set_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
 	[IPVS_L7_ATTR_POOLS]	= NLA_POLICY_NESTED_ARRAY(l7_pool_policy),
 };
 
-/* FLUSH and the dumps: an optional service key */
+static const struct nla_policy l7_opts_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
+	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
+	[IPVS_L7_ATTR_OPTIONS]	= NLA_POLICY_NESTED(l7_opt_policy),
+};
+
+/* FLUSH, the dumps: an optional service key; GET_OPTIONS: a required one */
 static const struct nla_policy l7_svc_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
 	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
 };
@@ -59,6 +64,21 @@ static const struct nla_policy l7_svc_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
 static struct genl_family l7_genl_family;
 
 /* ---- commands ---- */
+
+/* in answers and dumps */
+static int l7_nl_put_key(struct sk_buff *skb, const struct l7_rkey *key)
+{
+	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_ATTR_SERVICE);
+
+	if (!nest ||
+	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_AF, AF_INET) ||
+	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_PROTOCOL, key->protocol) ||
+	    nla_put_in_addr(skb, IPVS_L7_SVC_ATTR_ADDR, key->addr) ||
+	    nla_put_be16(skb, IPVS_L7_SVC_ATTR_PORT, key->port))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
 
 static int l7_nl_req_key(struct genl_info *info, struct l7_rkey *key)
 {
@@ -70,21 +90,44 @@ static int l7_nl_req_key(struct genl_info *info, struct l7_rkey *key)
 			 info->extack);
 }
 
+/*
+ * The shape of most commands: the service key, and the one attribute
+ * @type (a rule, a pool, options) that says what to do with it.
+ */
+static struct nlattr *l7_nl_req_key_and(struct genl_info *info,
+					struct l7_rkey *key, unsigned int type,
+					int *err)
+{
+	static const char *const missing[IPVS_L7_ATTR_MAX + 1] = {
+		[IPVS_L7_ATTR_RULE]	= "no rule given",
+		[IPVS_L7_ATTR_POOL]	= "no pool given",
+		[IPVS_L7_ATTR_OPTIONS]	= "no options given",
+	};
+
+	*err = l7_nl_req_key(info, key);
+	if (*err)
+		return NULL;
+	if (GENL_REQ_ATTR_CHECK(info, type)) {
+		/* NL_SET_ERR_MSG() takes literals only; these are static */
+		info->extack->_msg = missing[type];
+		*err = -EINVAL;
+		return NULL;
+	}
+	return info->attrs[type];
+}
+
 static int l7_nl_set_rule(struct sk_buff *skb, struct genl_info *info)
 {
 	bool replace = info->genlhdr->cmd == IPVS_L7_CMD_REPLACE_RULE;
 	struct l7_rrule *rule;
 	struct l7_rkey key;
+	struct nlattr *nla;
 	int err;
 
-	err = l7_nl_req_key(info, &key);
-	if (err)
+	nla = l7_nl_req_key_and(info, &key, IPVS_L7_ATTR_RULE, &err);
+	if (!nla)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_RULE)) {
-		NL_SET_ERR_MSG(info->extack, "no rule given");
-		return -EINVAL;
-	}
-	rule = l7_nl_rule(info->attrs[IPVS_L7_ATTR_RULE], info->extack);
+	rule = l7_nl_rule(nla, info->extack);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
 	err = l7_rules_add_rule(genl_info_net(info), &key, rule, replace,
@@ -97,17 +140,14 @@ static int l7_nl_del_rule(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[IPVS_L7_RULE_ATTR_MAX + 1];
 	struct l7_rkey key;
+	struct nlattr *nla;
 	int err;
 
-	err = l7_nl_req_key(info, &key);
-	if (err)
+	nla = l7_nl_req_key_and(info, &key, IPVS_L7_ATTR_RULE, &err);
+	if (!nla)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_RULE)) {
-		NL_SET_ERR_MSG(info->extack, "no rule given");
-		return -EINVAL;
-	}
-	err = l7_nl_only(info->attrs[IPVS_L7_ATTR_RULE], IPVS_L7_RULE_ATTR_MAX,
-			 l7_rule_policy, IPVS_L7_RULE_ATTR_ID, tb, info->extack);
+	err = l7_nl_only(nla, IPVS_L7_RULE_ATTR_MAX, l7_rule_policy,
+			 IPVS_L7_RULE_ATTR_ID, tb, info->extack);
 	if (err)
 		return err;
 	return l7_rules_del_rule(genl_info_net(info), &key,
@@ -120,16 +160,13 @@ static int l7_nl_set_pool(struct sk_buff *skb, struct genl_info *info)
 	bool replace = info->genlhdr->cmd == IPVS_L7_CMD_REPLACE_POOL;
 	struct l7_rpool *pool;
 	struct l7_rkey key;
+	struct nlattr *nla;
 	int err;
 
-	err = l7_nl_req_key(info, &key);
-	if (err)
+	nla = l7_nl_req_key_and(info, &key, IPVS_L7_ATTR_POOL, &err);
+	if (!nla)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_POOL)) {
-		NL_SET_ERR_MSG(info->extack, "no pool given");
-		return -EINVAL;
-	}
-	pool = l7_nl_pool(info->attrs[IPVS_L7_ATTR_POOL], info->extack);
+	pool = l7_nl_pool(nla, info->extack);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	err = l7_rules_add_pool(genl_info_net(info), &key, pool, replace,
@@ -143,18 +180,14 @@ static int l7_nl_del_pool(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[IPVS_L7_POOL_ATTR_MAX + 1];
 	char name[IPVS_L7_POOL_NAME_LEN];
 	struct l7_rkey key;
+	struct nlattr *nla;
 	int err;
 
-	err = l7_nl_req_key(info, &key);
-	if (err)
+	nla = l7_nl_req_key_and(info, &key, IPVS_L7_ATTR_POOL, &err);
+	if (!nla)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_POOL)) {
-		NL_SET_ERR_MSG(info->extack, "no pool given");
-		return -EINVAL;
-	}
-	err = l7_nl_only(info->attrs[IPVS_L7_ATTR_POOL], IPVS_L7_POOL_ATTR_MAX,
-			 l7_pool_policy, IPVS_L7_POOL_ATTR_NAME, tb,
-			 info->extack);
+	err = l7_nl_only(nla, IPVS_L7_POOL_ATTR_MAX, l7_pool_policy,
+			 IPVS_L7_POOL_ATTR_NAME, tb, info->extack);
 	if (!err)
 		err = l7_nl_pool_name(tb[IPVS_L7_POOL_ATTR_NAME], info->extack);
 	if (err)
@@ -264,6 +297,66 @@ static int l7_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static int l7_nl_set_options(struct sk_buff *skb, struct genl_info *info)
+{
+	struct l7_ropts opts;
+	struct l7_rkey key;
+	struct nlattr *nla;
+	u32 mask;
+	int err;
+
+	nla = l7_nl_req_key_and(info, &key, IPVS_L7_ATTR_OPTIONS, &err);
+	if (!nla)
+		return err;
+	err = l7_nl_opts(nla, &opts, &mask, info->extack);
+	if (err)
+		return err;
+	return l7_rules_set_opts(genl_info_net(info), &key, &opts, mask,
+				 info->extack);
+}
+
+static int l7_nl_put_opts(struct sk_buff *skb, const struct l7_ropts *o)
+{
+	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_ATTR_OPTIONS);
+
+	if (!nest ||
+	    nla_put_u32(skb, IPVS_L7_OPT_ATTR_FORWARDED, o->forwarded))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int l7_nl_get_options(struct sk_buff *skb, struct genl_info *info)
+{
+	struct l7_ropts opts = {};	/* a key without options: defaults */
+	const struct l7_rset *set;
+	struct sk_buff *msg;
+	struct l7_rkey key;
+	void *hdr;
+	int err;
+
+	err = l7_nl_req_key(info, &key);
+	if (err)
+		return err;
+	rcu_read_lock();
+	set = l7_rules_lookup(genl_info_net(info), &key);
+	if (set)
+		opts = set->opts;
+	rcu_read_unlock();
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &l7_genl_family, 0,
+				IPVS_L7_CMD_GET_OPTIONS);
+	if (!hdr || l7_nl_put_key(msg, &key) || l7_nl_put_opts(msg, &opts)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 static int l7_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 {
 	static const u32 limits[][2] = {
@@ -304,20 +397,6 @@ nospace:
 }
 
 /* ---- dumps ---- */
-
-static int l7_nl_put_key(struct sk_buff *skb, const struct l7_rkey *key)
-{
-	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_ATTR_SERVICE);
-
-	if (!nest ||
-	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_AF, AF_INET) ||
-	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_PROTOCOL, key->protocol) ||
-	    nla_put_in_addr(skb, IPVS_L7_SVC_ATTR_ADDR, key->addr) ||
-	    nla_put_be16(skb, IPVS_L7_SVC_ATTR_PORT, key->port))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
 
 static int l7_nl_put_match(struct sk_buff *skb, int type,
 			   const struct l7_rmatch *m)
@@ -635,6 +714,20 @@ static const struct genl_ops l7_genl_ops[] = {
 	{
 		.cmd	= IPVS_L7_CMD_GET_INFO,
 		.doit	= l7_nl_get_info,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_SET_OPTIONS,
+		.doit	= l7_nl_set_options,
+		.policy	= l7_opts_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_GET_OPTIONS,
+		.doit	= l7_nl_get_options,
+		.policy	= l7_svc_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };

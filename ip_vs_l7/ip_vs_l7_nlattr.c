@@ -80,6 +80,12 @@ const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1] = {
 	[IPVS_L7_RULE_ATTR_REJECT]	= { .type = NLA_U16 },
 };
 
+/* the policy's range check answers "integer out of range" */
+const struct nla_policy l7_opt_policy[IPVS_L7_OPT_ATTR_MAX + 1] = {
+	[IPVS_L7_OPT_ATTR_FORWARDED]	= NLA_POLICY_MAX(NLA_U32,
+							 IPVS_L7_FORWARDED_MAX),
+};
+
 int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
 	      struct netlink_ext_ack *extack)
 {
@@ -760,3 +766,26 @@ int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
 	return 0;
 }
 
+
+int l7_nl_opts(struct nlattr *nla, struct l7_ropts *opts, u32 *mask,
+	       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IPVS_L7_OPT_ATTR_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, IPVS_L7_OPT_ATTR_MAX, nla, l7_opt_policy,
+			       extack);
+	if (err)
+		return err;
+	memset(opts, 0, sizeof(*opts));
+	*mask = 0;
+	if (tb[IPVS_L7_OPT_ATTR_FORWARDED]) {
+		opts->forwarded = nla_get_u32(tb[IPVS_L7_OPT_ATTR_FORWARDED]);
+		*mask |= BIT(IPVS_L7_OPT_ATTR_FORWARDED);
+	}
+	if (!*mask) {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "no option given");
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -140,9 +140,12 @@ static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
  * c->lock held, BH off, c->req framed to its end.  The pooled connection
  * for the request, or NULL and *@status: 0 to wait for one, else the
  * status to answer (a reject rule, no eligible member, or a request a
- * service with rules cannot read safely).
+ * service with rules cannot read safely).  *@fwd: how the request carries
+ * the client's address, by the service's option or the module parameter,
+ * read from the same set as the rules.
  */
-struct l7_pconn *l7_route(struct l7_conn *c, int *status)
+struct l7_pconn *l7_route(struct l7_conn *c, int *status,
+			  enum l7_fwd_mode *fwd)
 {
 	struct l7_service *ls = c->ls;
 	struct l7_rkey key = {
@@ -158,6 +161,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status)
 	*status = 0;
 	rcu_read_lock();
 	r.set = l7_rules_lookup(ls->net, &key);
+	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
 		pc = l7_pick_among(ls, NULL, 0);
 		goto out;

@@ -3,7 +3,10 @@
  * ip_vs_l7: the content-rule store (see ip_vs_l7_rules.h).
  *
  * Keys of every namespace live in one hash, as services do in
- * ip_vs_l7_svc.c; a key exists while its set has a rule or a pool.
+ * ip_vs_l7_svc.c; a key exists while its set has a rule, a pool or an
+ * option other than the default.  Options travel in the set, so that a
+ * change of either is one pointer store too; every new set starts with
+ * the options of the set it replaces.
  * Writers hold l7_rules_mutex; readers find a key and its set under RCU.
  * A change is made on a new set - the old one's rules and pools, less
  * what it drops, plus what it adds - checked as a whole, then published:
@@ -349,6 +352,22 @@ static int l7_rset_adopt_counts(struct l7_rset *s, const struct l7_rset *old)
 	return 0;
 }
 
+/* whether any option of @o is not the default */
+static bool l7_ropts_set(const struct l7_ropts *o)
+{
+	return o->forwarded != IPVS_L7_FORWARDED_DEFAULT;
+}
+
+/* the options of @old (NULL: none), those @mask names taken from @new */
+static void l7_ropts_merge(struct l7_ropts *out, const struct l7_rset *old,
+			   const struct l7_ropts *new, u32 mask)
+{
+	if (old)
+		*out = old->opts;
+	if (mask & BIT(IPVS_L7_OPT_ATTR_FORWARDED))
+		out->forwarded = new->forwarded;
+}
+
 /*
  * l7_rules_mutex held: make @s (checked) the set of @key, or remove the
  * key if @s is empty; the old set goes after a grace period.  Consumes @s.
@@ -366,7 +385,7 @@ static int l7_rules_publish(struct net *net, const struct l7_rkey *key,
 	if (err)
 		goto fail;
 
-	if (!s->n_pools && !s->n_rules) {
+	if (!s->n_pools && !s->n_rules && !l7_ropts_set(&s->opts)) {
 		l7_rset_free(s);
 		if (e) {
 			hlist_del_rcu(&e->node);
@@ -395,13 +414,15 @@ fail:
 	return err;
 }
 
-/* one rule or pool dropped and/or added, by name or id */
+/* one rule or pool dropped and/or added, by name or id; options changed */
 struct l7_rchange {
 	const char	*drop_pool;
 	bool		drop_rule;
 	u32		drop_id;
 	struct l7_rpool	*add_pool;
 	struct l7_rrule	*add_rule;
+	const struct l7_ropts *opts;
+	u32		opts_mask;	/* BIT(IPVS_L7_OPT_ATTR_*) */
 };
 
 static int l7_rules_change(struct net *net, const struct l7_rkey *key,
@@ -420,6 +441,7 @@ static int l7_rules_change(struct net *net, const struct l7_rkey *key,
 			  (old ? old->n_rules : 0) + 1);
 	if (!s)
 		goto out;
+	l7_ropts_merge(&s->opts, old, chg->opts, chg->opts_mask);
 	for (i = 0; old && i < old->n_pools; i++) {
 		if (chg->drop_pool && !strcmp(old->pools[i]->name,
 					      chg->drop_pool))
@@ -518,6 +540,7 @@ int l7_rules_set(struct net *net, const struct l7_rkey *key,
 		 struct l7_rrule **rules, u32 n_rules,
 		 struct netlink_ext_ack *extack)
 {
+	struct l7_rentry *e;
 	struct l7_rset *s;
 	int err = -ENOMEM;
 	u32 i;
@@ -530,11 +553,24 @@ int l7_rules_set(struct net *net, const struct l7_rkey *key,
 	for (i = 0; i < n_rules; i++)
 		l7_rset_add_rule(s, rules[i]);
 	mutex_lock(&l7_rules_mutex);
-	err = l7_rules_publish(net, key, l7_rentry_find(net, key), s, extack);
+	e = l7_rentry_find(net, key);
+	/* a whole new set of rules and pools; the options stay */
+	l7_ropts_merge(&s->opts, l7_rentry_set(e), NULL, 0);
+	err = l7_rules_publish(net, key, e, s, extack);
 	mutex_unlock(&l7_rules_mutex);
 	return err;
 }
 EXPORT_SYMBOL_GPL(l7_rules_set);
+
+int l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
+		      const struct l7_ropts *opts, u32 mask,
+		      struct netlink_ext_ack *extack)
+{
+	struct l7_rchange chg = { .opts = opts, .opts_mask = mask };
+
+	return l7_rules_change(net, key, &chg, extack);
+}
+EXPORT_SYMBOL_GPL(l7_rules_set_opts);
 
 static void l7_rentry_remove(struct l7_rentry *e)
 {

@@ -22,6 +22,7 @@
 #include <linux/types.h>
 #include <net/netlink.h>
 
+#include "core/head_copy.h"
 #include "core/l7_chash.h"
 #include "core/l7_rule.h"
 #include "uapi/ip_vs_l7_genl.h"
@@ -88,9 +89,15 @@ struct l7_rrule {
 	char			strs[];		/* the strings above */
 };
 
-/* One key's rules and pools, as the data path sees them. */
+/* a key's options; zero is "default" for each */
+struct l7_ropts {
+	u32	forwarded;	/* enum ipvs_l7_forwarded */
+};
+
+/* One key's rules, pools and options, as the data path sees them. */
 struct l7_rset {
 	struct rcu_head		rcu;
+	struct l7_ropts		opts;
 	u32			n_pools;
 	u32			n_rules;
 	struct l7_rpool		**pools;	/* by name */
@@ -120,6 +127,10 @@ int l7_rules_set(struct net *net, const struct l7_rkey *key,
 		 struct l7_rrule **rules, u32 n_rules,
 		 struct netlink_ext_ack *extack);
 void l7_rules_flush(struct net *net, const struct l7_rkey *key);
+/* the options of @opts that @mask (1 << IPVS_L7_OPT_ATTR_*) names */
+int l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
+		      const struct l7_ropts *opts, u32 mask,
+		      struct netlink_ext_ack *extack);
 
 /* readers, under rcu_read_lock() */
 const struct l7_rset *l7_rules_lookup(const struct net *net,
@@ -131,6 +142,19 @@ const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
 				    unsigned int n, struct l7_rkey *key);
 unsigned int l7_rules_generation(void);
 
+/* under RCU: how requests to the key of @set (NULL: none) carry the client */
+static inline enum l7_fwd_mode l7_rset_forwarded(const struct l7_rset *set,
+						 enum l7_fwd_mode dflt)
+{
+	BUILD_BUG_ON(IPVS_L7_FORWARDED_OFF - 1 != L7_FWD_OFF ||
+		     IPVS_L7_FORWARDED_XFF - 1 != L7_FWD_XFF ||
+		     IPVS_L7_FORWARDED_XFF_REPLACE - 1 != L7_FWD_XFF_REPLACE ||
+		     IPVS_L7_FORWARDED_FORWARDED - 1 != L7_FWD_FORWARDED);
+	if (!set || set->opts.forwarded == IPVS_L7_FORWARDED_DEFAULT)
+		return dflt;
+	return set->opts.forwarded - 1;
+}
+
 int l7_rules_init(void);
 void l7_rules_exit(void);
 
@@ -138,12 +162,16 @@ void l7_rules_exit(void);
 extern const struct nla_policy l7_svc_policy[IPVS_L7_SVC_ATTR_MAX + 1];
 extern const struct nla_policy l7_pool_policy[IPVS_L7_POOL_ATTR_MAX + 1];
 extern const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1];
+extern const struct nla_policy l7_opt_policy[IPVS_L7_OPT_ATTR_MAX + 1];
 int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
 	      struct netlink_ext_ack *extack);
 int l7_nl_pool_name(const struct nlattr *nla, struct netlink_ext_ack *extack);
 /* with a reference for the caller, or an ERR_PTR */
 struct l7_rrule *l7_nl_rule(struct nlattr *nla, struct netlink_ext_ack *extack);
 struct l7_rpool *l7_nl_pool(struct nlattr *nla, struct netlink_ext_ack *extack);
+/* the options a SET_OPTIONS nest gives, *@mask saying which */
+int l7_nl_opts(struct nlattr *nla, struct l7_ropts *opts, u32 *mask,
+	       struct netlink_ext_ack *extack);
 /* a nest holding only attribute @keep (what names a rule or pool) */
 int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
 	       const struct nla_policy *policy, unsigned int keep,

@@ -40,6 +40,12 @@
  * limit below; EINVAL: malformed; EAFNOSUPPORT: IPv6 key (the data path
  * is IPv4 only today); EPERM: no CAP_NET_ADMIN.
  *
+ * Options (IPVS_L7_ATTR_OPTIONS) belong to the key as its rule set does:
+ * they survive the service's delete and re-add, are kept by every rule
+ * and pool change (SET_RULESET included), and go with FLUSH.  A key
+ * exists while it has a rule, a pool or an option that is not the
+ * default.
+ *
  * Counters (u64) belong to a rule id, or to a pool name, within a key:
  * they survive IPVS_L7_CMD_REPLACE_RULE, IPVS_L7_CMD_REPLACE_POOL and
  * IPVS_L7_CMD_SET_RULESET for ids and names that stay, and start at 0
@@ -87,10 +93,14 @@ enum {
 	 * ATTR_SERVICE + optional ATTR_POOLS + optional ATTR_RULES: the
 	 * key's whole set becomes exactly these pools and rules, in one
 	 * step (checked as a whole first: on error nothing changes).
-	 * Neither present: the key's set is removed.
+	 * Neither present: the key's pools and rules are removed.  The
+	 * key's options stay.
 	 */
 	IPVS_L7_CMD_SET_RULESET,
-	/* optional ATTR_SERVICE: removes that key's set, else every set. */
+	/*
+	 * optional ATTR_SERVICE: removes that key's set and options, else
+	 * those of every key.
+	 */
 	IPVS_L7_CMD_FLUSH,
 	/*
 	 * Dump (NLM_F_DUMP), optional ATTR_SERVICE as a filter: one
@@ -102,6 +112,17 @@ enum {
 	IPVS_L7_CMD_GET_POOL,
 	/* Plain request: answers ATTR_INFO (version and limits). */
 	IPVS_L7_CMD_GET_INFO,
+	/*
+	 * ATTR_SERVICE + ATTR_OPTIONS: the options present take their new
+	 * values, the others stay as they are (at least one is needed).
+	 */
+	IPVS_L7_CMD_SET_OPTIONS,
+	/*
+	 * ATTR_SERVICE: answers ATTR_SERVICE + ATTR_OPTIONS with every
+	 * option, the default ones too (a key without options has only
+	 * defaults).
+	 */
+	IPVS_L7_CMD_GET_OPTIONS,
 
 	__IPVS_L7_CMD_MAX,
 };
@@ -120,6 +141,7 @@ enum {
 	IPVS_L7_ATTR_RULES,
 	IPVS_L7_ATTR_POOLS,	/* nested list of IPVS_L7_POOL_ATTR_*, likewise */
 	IPVS_L7_ATTR_INFO,	/* nested IPVS_L7_INFO_ATTR_* (answers only) */
+	IPVS_L7_ATTR_OPTIONS,	/* nested IPVS_L7_OPT_ATTR_* */
 
 	__IPVS_L7_ATTR_MAX,
 };
@@ -284,6 +306,34 @@ enum {
 	__IPVS_L7_STATS_ATTR_MAX,
 };
 #define IPVS_L7_STATS_ATTR_MAX (__IPVS_L7_STATS_ATTR_MAX - 1)
+
+/*
+ * Which header carries the client's address to the server
+ * (IPVS_L7_OPT_ATTR_FORWARDED).  DEFAULT follows the module parameter
+ * "forwarded" at each request; the others are the parameter's values.
+ */
+enum ipvs_l7_forwarded {
+	IPVS_L7_FORWARDED_DEFAULT,
+	IPVS_L7_FORWARDED_OFF,		/* none */
+	IPVS_L7_FORWARDED_XFF,		/* X-Forwarded-For, after the client's */
+	IPVS_L7_FORWARDED_XFF_REPLACE,	/* X-Forwarded-For, instead */
+	IPVS_L7_FORWARDED_FORWARDED,	/* Forwarded: for= (RFC 7239) */
+
+	__IPVS_L7_FORWARDED_MAX,
+};
+#define IPVS_L7_FORWARDED_MAX (__IPVS_L7_FORWARDED_MAX - 1)
+
+/*
+ * Per-service options: each one optional in SET_OPTIONS, all present in
+ * GET_OPTIONS' answer.  Every option's zero value is "default".
+ */
+enum {
+	IPVS_L7_OPT_ATTR_UNSPEC,
+	IPVS_L7_OPT_ATTR_FORWARDED,	/* u32 enum ipvs_l7_forwarded */
+
+	__IPVS_L7_OPT_ATTR_MAX,
+};
+#define IPVS_L7_OPT_ATTR_MAX (__IPVS_L7_OPT_ATTR_MAX - 1)
 
 /* IPVS_L7_CMD_GET_INFO's answer: all u32. */
 enum {

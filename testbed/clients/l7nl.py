@@ -40,8 +40,12 @@ CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
 FAMILY, VERSION = "IPVS_L7", 1
 (CMD_ADD_RULE, CMD_DEL_RULE, CMD_REPLACE_RULE, CMD_ADD_POOL, CMD_DEL_POOL,
  CMD_REPLACE_POOL, CMD_SET_RULESET, CMD_FLUSH, CMD_GET_RULE, CMD_GET_POOL,
- CMD_GET_INFO) = range(1, 12)
-A_SERVICE, A_RULE, A_POOL, A_RULES, A_POOLS, A_INFO = range(1, 7)
+ CMD_GET_INFO, CMD_SET_OPTIONS, CMD_GET_OPTIONS) = range(1, 14)
+A_SERVICE, A_RULE, A_POOL, A_RULES, A_POOLS, A_INFO, A_OPTIONS = range(1, 8)
+OPT_FORWARDED = 1
+# enum ipvs_l7_forwarded, by the names ipvsadm --forwarded takes
+FORWARDED = {"default": 0, "off": 1, "xff": 2, "xff-replace": 3,
+             "forwarded": 4}
 SVC_AF, SVC_PROTOCOL, SVC_ADDR, SVC_PORT = range(1, 5)
 POLICY_WLO, POLICY_WRR, POLICY_HASH = range(3)
 HASH_URI, HASH_HOST, HASH_COOKIE, HASH_HEADER = range(4)
@@ -318,6 +322,18 @@ class Genl:
             out.append(p)
         return out
 
+    def set_options(self, key, forwarded=None):
+        opts = [u32(OPT_FORWARDED, forwarded)] if forwarded is not None else []
+        self.do(CMD_SET_OPTIONS, key, nest(A_OPTIONS, *opts))
+
+    def options(self, key):
+        """GET_OPTIONS: {OPT_*: value} and the key the answer names."""
+        m = self.do(CMD_GET_OPTIONS, key)[0]
+        a = parse_attrs(m[4:])
+        o = parse_attrs(one(a, A_OPTIONS))
+        return {t: get_u(v[0]) for t, v in o.items()}, \
+            decode_key(one(a, A_SERVICE))
+
     def info(self):
         m = self.do(CMD_GET_INFO)[0]
         i = parse_attrs(one(parse_attrs(m[4:]), A_INFO))
@@ -408,6 +424,13 @@ def main(argv):
                              nest(2, *rule_attrs(20, pool="static",
                                                  path="/static", prefix=True)))
                 g.do(CMD_SET_RULESET, key, pools, rules)
+        elif cmd == "set-forwarded":
+            # set-forwarded VIP:PORT default|off|xff|xff-replace|forwarded
+            g.set_options(parse_vs(args[0]), FORWARDED[args[1]])
+        elif cmd == "options":
+            names = {v: k for k, v in FORWARDED.items()}
+            o, _ = g.options(parse_vs(args[0]))
+            print("forwarded", names.get(o[OPT_FORWARDED], o[OPT_FORWARDED]))
         elif cmd == "flush":
             g.do(CMD_FLUSH, *[parse_vs(a) for a in args])
         else:

@@ -326,6 +326,8 @@ def control():
         expect_err(errno.ERANGE, add_pool, g, "q", policy=7)
         expect_err(errno.EINVAL, add_pool, g, "q/x")
 
+    options_checks(g)
+
     @check("header: reserved genlmsghdr bits, NLM_F_CREATE, unknown command")
     def _():
         body = VS + nest(A_RULE, *rule_attrs(9, reject=403))
@@ -337,7 +339,7 @@ def control():
             raise AssertionError("NLM_F_CREATE accepted")
         except NlError as e:
             eq(e.errno, errno.EINVAL, "NLM_F_CREATE")
-        for cmd in (0, 12, 200):
+        for cmd in (0, CMD_GET_OPTIONS + 1, 200):
             try:
                 g.raw(g.family, cmd, b"")
                 raise AssertionError("command %d accepted" % cmd)
@@ -357,7 +359,8 @@ def control():
                 if blob:
                     blob[rnd.randrange(len(blob))] = rnd.randrange(256)
             try:
-                g.raw(g.family, rnd.randint(1, 11), VS + bytes(blob),
+                g.raw(g.family, rnd.randint(1, CMD_GET_OPTIONS),
+                      VS + bytes(blob),
                       flags=NLM_F_REQUEST | NLM_F_ACK |
                       (NLM_F_DUMP if rnd.random() < 0.1 else 0))
             except NlError:
@@ -368,6 +371,92 @@ def control():
     g.do(CMD_FLUSH)
 
 
+def options_checks(g):
+    def fwd(key=VS):
+        o, k = g.options(key)
+        eq(k, decode_key(key[4:]), "the answer's key")
+        eq(sorted(o), [OPT_FORWARDED], "options answered")
+        return o[OPT_FORWARDED]
+
+    def opts(*attrs, key=VS):
+        g.do(CMD_SET_OPTIONS, key, nest(A_OPTIONS, *attrs))
+
+    g.do(CMD_FLUSH)
+
+    @check("options: GET_OPTIONS of a key without options answers DEFAULT")
+    def _():
+        eq(fwd(), FORWARDED["default"], "forwarded")
+        eq(g.pools(), [], "no key made by asking")
+
+    @check("options: forwarded per key, every mode set and read back")
+    def _():
+        for name in ("off", "xff", "xff-replace", "forwarded", "default",
+                     "xff"):
+            g.set_options(VS, FORWARDED[name])
+            eq(fwd(), FORWARDED[name], name)
+        g.set_options(OTHER, FORWARDED["forwarded"])
+        eq((fwd(VS), fwd(OTHER)), (FORWARDED["xff"], FORWARDED["forwarded"]),
+           "two keys")
+        eq(fwd(service("198.51.100.1", 81)), FORWARDED["default"], "a third")
+
+    @check("options: kept by rule, pool and whole-set changes")
+    def _():
+        add_pool(g, "a")
+        add_rule(g, 1, pool="a", path="/a")
+        add_rule(g, 1, cmd=CMD_REPLACE_RULE, pool="a", path="/b")
+        eq(fwd(), FORWARDED["xff"], "after rule and pool changes")
+        g.do(CMD_SET_RULESET, VS,
+             nest(A_POOLS, nest(1, *pool_attrs("b", MEMBERS))),
+             nest(A_RULES, nest(1, *rule_attrs(2, pool="b"))))
+        eq(fwd(), FORWARDED["xff"], "after SET_RULESET")
+        eq([r["id"] for r in g.rules(VS)], [2], "the new set")
+        g.do(CMD_SET_RULESET, VS)
+        eq(fwd(), FORWARDED["xff"], "after an empty SET_RULESET")
+        eq(g.rules(VS) + g.pools(VS), [], "rules and pools gone")
+
+    @check("options: setting them keeps the rules; a refused change keeps them")
+    def _():
+        add_pool(g, "a")
+        add_rule(g, 1, pool="a")
+        g.set_options(VS, FORWARDED["off"])
+        eq([r["id"] for r in g.rules(VS)], [1], "rules")
+        expect_err(errno.ERANGE, g.set_options, VS, 5)
+        eq(fwd(), FORWARDED["off"], "after a refused value")
+
+    @check("options: FLUSH of the key clears them, of all keys every key's")
+    def _():
+        g.do(CMD_FLUSH, VS)
+        eq(fwd(), FORWARDED["default"], "flushed key")
+        eq(fwd(OTHER), FORWARDED["forwarded"], "other key")
+        g.set_options(VS, FORWARDED["xff"])
+        g.do(CMD_FLUSH)
+        eq((fwd(), fwd(OTHER)), (0, 0), "after flush all")
+
+    @check("options: refused - out of range, u16, unknown option, empty or flat nest, no nest, no key")
+    def _():
+        for v in (5, 0xffffffff):
+            expect_err(errno.ERANGE, g.set_options, VS, v)
+        expect_err(errno.EINVAL, opts, u16(OPT_FORWARDED, 1))
+        expect_err(errno.EINVAL, opts, u32(OPT_FORWARDED, 1), u32(2, 1))
+        expect_err(errno.EINVAL, opts)
+        expect_err(errno.EINVAL, g.do, CMD_SET_OPTIONS, VS,
+                   nla(A_OPTIONS, u32(OPT_FORWARDED, 1)))
+        expect_err(errno.EINVAL, g.do, CMD_SET_OPTIONS, VS)
+        expect_err(errno.EINVAL, g.do, CMD_SET_OPTIONS,
+                   nest(A_OPTIONS, u32(OPT_FORWARDED, 1)))
+        expect_err(errno.EAFNOSUPPORT, g.set_options,
+                   service("2001:db8::1", 80, af=socket.AF_INET6), 1)
+        expect_err(errno.EINVAL, g.set_options,
+                   service("198.51.100.1", 0), 1)
+        expect_err(errno.EINVAL, g.do, CMD_GET_OPTIONS)
+        expect_err(errno.EINVAL, g.do, CMD_GET_OPTIONS, VS,
+                   nest(A_OPTIONS, u32(OPT_FORWARDED, 1)))
+        expect_err(errno.EINVAL, g.do, CMD_SET_OPTIONS, VS,
+                   nest(A_OPTIONS, u32(OPT_FORWARDED, 1)),
+                   nest(A_RULE, *rule_attrs(1, reject=403)))
+        eq(fwd(), FORWARDED["default"], "nothing set")
+
+
 def unpriv():
     g = Genl()
 
@@ -376,7 +465,10 @@ def unpriv():
         for cmd, attrs in ((CMD_GET_INFO, ()),
                            (CMD_ADD_POOL, (VS, nest(A_POOL, *pool_attrs(
                                "u", MEMBERS)))),
-                           (CMD_FLUSH, ())):
+                           (CMD_FLUSH, ()),
+                           (CMD_SET_OPTIONS, (VS, nest(A_OPTIONS, u32(
+                               OPT_FORWARDED, FORWARDED["xff"])))),
+                           (CMD_GET_OPTIONS, (VS,))):
             try:
                 g.do(cmd, *attrs)
                 raise AssertionError("command %d accepted" % cmd)

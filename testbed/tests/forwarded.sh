@@ -7,7 +7,9 @@
 # serves it; the copy never asks the server to close, so a client's
 # "Connection: close" or an HTTP/1.0 request no longer retires a pooled
 # connection.  Backends log the client address mod_remoteip finds (%a)
-# and the forwarding fields as they arrived.  Runs inside the guest.
+# and the forwarding fields as they arrived.  Each l7 service may choose
+# its own header through the IPVS_L7 family (IPVS_L7_CMD_SET_OPTIONS);
+# services without one follow the parameter.  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -15,6 +17,7 @@ VS=$L7TB_VIP:80
 CLIENT=198.51.100.10	# l7cli's address (testbed/topology)
 DIRECTOR=192.0.2.1	# the director's address towards the backends
 PARAM=/sys/module/ip_vs_l7/parameters/forwarded
+NL="$PY $L7TB_DIR/clients/l7nl.py"
 
 # pool_idle_ttl=0: idle pooled connections are not replaced while the
 # keep-alive tests count the ones opened
@@ -86,6 +89,75 @@ off_shows_the_director() {
 	echo off > "$PARAM" && clear_logs &&
 	requests 12 xe || return 1
 	every 'xe=' 10 12 "$DIRECTOR" && every 'xe=' 11 12 -
+}
+
+# on PORT [TAG N]: N requests (default 6) on one keep-alive connection to
+# the VIP's PORT, each with the client's own X-Forwarded-For
+CLIENT_XFF=203.0.113.66
+on() {
+	in_cli curl -sS --fail --max-time 120 -H "X-Forwarded-For: $CLIENT_XFF" \
+		-o /dev/null "http://$L7TB_VIP:$1/cgi-bin/status?$2=[1-${3:-6}]"
+}
+
+# the header each port's requests arrived with, by the service's option;
+# port 80 has none and follows the parameter.  mod_remoteip takes the
+# last X-Forwarded-For address (%a, field 10) and logs what is left.
+per_service_modes_checked() {
+	local tag=$1 param_mode=$2
+	case $param_mode in
+	x-forwarded-for) every "${tag}80=" 10 6 "$CLIENT" &&
+		every "${tag}80=" 11 6 "$CLIENT_XFF" || { echo "port 80 (parameter $param_mode)"; return 1; } ;;
+	off) every "${tag}80=" 10 6 "$CLIENT_XFF" && every "${tag}80=" 12 6 - ||
+		{ echo "port 80 (parameter $param_mode)"; return 1; } ;;
+	esac
+	every "${tag}8081=" 10 6 "$CLIENT_XFF" && every "${tag}8081=" 12 6 - ||
+		{ echo "port 8081 (off)"; return 1; }
+	every "${tag}8082=" 10 6 "$CLIENT" && every "${tag}8082=" 11 6 - ||
+		{ echo "port 8082 (xff-replace)"; return 1; }
+	every "${tag}8083=" 12 6 "for=$CLIENT" ||
+		{ echo "port 8083 (forwarded)"; return 1; }
+}
+
+# all four services at once, the same client, each its own header
+per_service_round() {
+	local tag=$1 p pids=() rc=0
+	clear_logs
+	for p in 80 8081 8082 8083; do
+		on "$p" "$tag$p" & pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	[ $rc = 0 ] || { echo "a request failed"; return 1; }
+	per_service_modes_checked "$tag" "$2"
+}
+
+per_service_forwarded() {
+	local p mode
+	echo x-forwarded-for > "$PARAM" || return 1
+	for p in 8081:off 8082:xff-replace 8083:forwarded; do
+		mode=${p#*:} p=${p%:*}
+		add_service "$L7TB_VIP:$p" l7 1 1 1 &&
+			in_dir $NL set-forwarded "$L7TB_VIP:$p" "$mode" || return 1
+		[ "$(in_dir $NL options "$L7TB_VIP:$p")" = "forwarded $mode" ] ||
+			{ in_dir $NL options "$L7TB_VIP:$p"; return 1; }
+	done
+	[ "$(in_dir $NL options "$VS")" = "forwarded default" ] || return 1
+	per_service_round pa x-forwarded-for || return 1
+	# the parameter moves the services without an option only
+	echo off > "$PARAM" && per_service_round pb off || return 1
+	# keepalived deletes and re-adds services: the option stays
+	in_dir ipvsadm -D -t "$L7TB_VIP:8083" &&
+		add_service "$L7TB_VIP:8083" l7 1 1 1 || return 1
+	per_service_round pc off || return 1
+	# back to the default: the parameter again
+	in_dir $NL set-forwarded "$L7TB_VIP:8082" default && clear_logs &&
+		on 8082 pd || return 1
+	every "pd=" 10 6 "$CLIENT_XFF" && every "pd=" 12 6 -
+}
+
+per_service_cleanup() {
+	local p
+	for p in 8081 8082 8083; do in_dir ipvsadm -D -t "$L7TB_VIP:$p"; done
+	in_dir $NL flush
 }
 
 # copies at, just under and just over one and two segments, with bodies
@@ -169,6 +241,8 @@ t_check "forwarded: after an X-Forwarded-For the client sent" xff_after_the_clie
 t_check "forwarded: x-forwarded-for-replace drops the client's" xff_replaces_the_clients
 t_check "forwarded: RFC 7239 Forwarded: for=" forwarded_rfc7239
 t_check "forwarded: off, the backend sees the director" off_shows_the_director
+t_check "forwarded: per service through IPVS_L7 (off, xff-replace, forwarded on three ports at once; the parameter for the rest; kept over ipvsadm -D/-A)" per_service_forwarded
+per_service_cleanup
 t_check "forwarded: copies around the MSS with bodies in the same segment, byte-exact" copy_sizes
 t_check "forwarded: 70 KB POST bodies byte-exact on one connection" post_bodies_exact
 t_check "keep-alive: a client's Connection: close does not retire the pooled connection" keeps_pooled -H 'Connection: close'

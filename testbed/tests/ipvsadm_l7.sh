@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # ipvsadm_l7 VM suite: the patched ipvsadm (make ipvsadm, ipvsadm-patch/)
 # against ip_vs_l7's IPVS_L7 family - pools and rules added, listed, saved,
-# flushed and restored; every bad input refused with one line and a
+# flushed and restored; the --forwarded option of l7 services set, listed,
+# saved, cleared and restored; every bad input refused with one line and a
 # non-zero status; and, without rules or without the module, output
 # byte for byte that of Debian's ipvsadm.  Runs inside the guest.
 set -u
@@ -198,6 +199,53 @@ rule_limit_refused() {
 	refused 'too many rules' --add-rule -t "$VS" --id 3000 --reject 404
 }
 
+# --forwarded: per service, on the service's line in -Ln and -Sn when not
+# the default, kept over -D/-A, reset by -C, back through -R
+V2=$L7TB_VIP:8081
+forwarded_option() {
+	new -C && add_service "$VS" l7 1 2 3 || return 1
+	new -E -t "$VS" -s l7 --forwarded xff &&
+		new -A -t "$V2" -s l7 --forwarded forwarded &&
+		new -a -t "$V2" -r 192.0.2.11:80 -m || return 1
+	new -Ln > "$TMP/list" || return 1
+	grep -qx "TCP  $VS l7 forwarded xff" "$TMP/list" &&
+		grep -qx "TCP  $V2 l7 forwarded forwarded" "$TMP/list" ||
+		{ cat "$TMP/list"; return 1; }
+	# stock ipvsadm's lines are the same but for the option
+	stock -Ln | cmp -s - <(sed 's/ forwarded [a-z-]*$//' "$TMP/list") ||
+		{ stock -Ln | diff - "$TMP/list"; return 1; }
+	new -Sn > "$TMP/saved" || return 1
+	grep -qx -- "-A -t $VS -s l7 --forwarded xff" "$TMP/saved" &&
+		grep -qx -- "-A -t $V2 -s l7 --forwarded forwarded" "$TMP/saved" ||
+		{ cat "$TMP/saved"; return 1; }
+	# the option belongs to the tuple: kept over -D and -A
+	new -D -t "$V2" && new -A -t "$V2" -s l7 &&
+		new -a -t "$V2" -r 192.0.2.11:80 -m || return 1
+	new -Sn | cmp -s - "$TMP/saved" || { new -Sn | diff "$TMP/saved" -; return 1; }
+	# -C resets it: the service added again has the default
+	new -C && new -A -t "$V2" -s l7 || return 1
+	[ "$(new -Sn)" = "-A -t $V2 -s l7" ] || { new -Sn; return 1; }
+	new -C && new -R < "$TMP/saved" || return 1
+	new -Sn | cmp -s - "$TMP/saved" || { new -Sn | diff "$TMP/saved" -; return 1; }
+	# every mode, and back to the default
+	for m in off xff-replace forwarded xff; do
+		new -E -t "$V2" -s l7 --forwarded "$m" || return 1
+		new -Ln -t "$V2" | grep -qx "TCP  $V2 l7 forwarded $m" ||
+			{ new -Ln -t "$V2"; return 1; }
+	done
+	new -E -t "$V2" -s l7 --forwarded default || return 1
+	new -Ln -t "$V2" | grep -qx "TCP  $V2 l7" || { new -Ln -t "$V2"; return 1; }
+	new -Sn > "$TMP/before" || return 1
+	refused "illegal --forwarded mode .bogus'" -E -t "$V2" -s l7 --forwarded bogus &&
+		refused 'illegal --forwarded mode' -A -t "$L7TB_VIP:8082" -s l7 --forwarded XFF &&
+		refused 'with -s l7' -A -t "$L7TB_VIP:8082" -s rr --forwarded xff &&
+		refused 'with -s l7' -A -u "$L7TB_VIP:8082" -s l7 --forwarded xff &&
+		refused "Illegal 'forwarded' option" -a -t "$V2" -r 192.0.2.12:80 --forwarded xff ||
+		return 1
+	new -Sn | cmp -s - "$TMP/before" || { echo "a refusal changed the tables"; return 1; }
+	new -C
+}
+
 t_check "stock output, ip_vs_l7 absent" stock_output_without_module
 t_check "-C without ip_vs_l7" flush_without_module
 t_check "stock output, l7 service without rules" stock_output_l7_no_rules
@@ -208,6 +256,7 @@ t_check "-C flushes the rules" clear_flushes_rules
 t_check "bad input: one line, status != 0" bad_input_refused
 t_check "edit and delete pools and rules" edit_and_delete
 t_check "rule limit" rule_limit_refused
+t_check "--forwarded: -Ln and -Sn show it, kept over -D/-A, -C resets, -R restores, bad modes refused" forwarded_option
 
 echo "refusals seen:"
 sed 's/^/     /' "$TMP/refusals" 2>/dev/null
