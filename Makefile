@@ -11,6 +11,8 @@
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package)
 #   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
+#   make keepalived   Debian's keepalived 2.2.7 with keepalived-conf/*.patch:
+#                     build/keepalived/keepalived (the host's is not replaced)
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
 # several kernels never share objects.
@@ -35,7 +37,7 @@ VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed ipvsadm vm-test vm-selftest sparse checkpatch check demo clean deb
+.PHONY: all module setup unit testbed ipvsadm keepalived vm-test vm-selftest sparse checkpatch check demo clean deb
 
 all: module
 
@@ -115,6 +117,15 @@ ipvsadm: $(BUILD)/ipvsadm/ipvsadm
 
 $(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
 	scripts/build-ipvsadm $(BUILD)/ipvsadm
+
+# ---- the patched keepalived: Debian's source package, lb_algo l7 accepted ----
+
+KEEPALIVED_SRC := scripts/build-keepalived $(wildcard keepalived-conf/*.patch)
+
+keepalived: $(BUILD)/keepalived/keepalived
+
+$(BUILD)/keepalived/keepalived: $(KEEPALIVED_SRC)
+	scripts/build-keepalived $(BUILD)/keepalived
 
 # ---- VM runs ----
 
