@@ -18,6 +18,8 @@ IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
 CONF=$L7TB_DIR/../keepalived-conf
 HA=$L7TB_RUN/ha
 TMP=$(mktemp -d)
+HC_BOUND=15		# s, a dead backend out of rotation (see backend_down)
+TAKEOVER_BOUND=10	# s, the backup answering after the master died
 
 for f in "$KEEPALIVED" "$IPVSADM"; do
 	[ -x "$f" ] || { echo "FAIL no $f (make keepalived ipvsadm)"; exit 1; }
@@ -49,7 +51,7 @@ ka_start() {
 	# it), not a subshell that a signal would not pass through
 	ip netns exec "$d" "$KEEPALIVED" -n -l -D -f "$dir/keepalived.conf" \
 		-p "$dir/keepalived.pid" -c "$dir/checkers.pid" \
-		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 &
+		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 3>&- &
 	echo $! > "$dir/main.pid"
 }
 
@@ -69,6 +71,7 @@ ka_stop() {
 		sleep 0.2
 	done
 	kill -9 $(ka_pids "$1") 2>/dev/null
+	return 0
 }
 
 has_vip() { in_d "$1" ip -4 addr show dev front | grep -q " $L7TB_VIP/"; }
@@ -89,6 +92,18 @@ programmed() {
 weight() {
 	in_d "$1" "$IPVSADM" -Ln -t "$VS" |
 		awk -v rs="$(backend_ip "$2"):80" '$1 == "->" && $2 == rs { print $4 }'
+}
+
+# wait_lines FILE N: until FILE has N lines (a client under way: Python
+# takes seconds to start in a loaded emulated guest), 60 s at most
+wait_lines() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(wc -l < "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		sleep 0.2
+	done
+	echo "$1: fewer than $2 lines after 60 s"
+	return 1
 }
 
 # ---- tests ----
@@ -167,8 +182,12 @@ backend_down() {
 		"(l7dir), ${t2:+$(echo "$t2 - $t0" | bc)} s (l7dir2); wrk:" \
 		"$(grep -E 'requests in|Non-2xx|Socket errors' "$TMP/wrk" | tr -s ' \n' ' ')"
 	[ -n "$t1" ] && [ -n "$t2" ] && [ $rc = 0 ] || { cat "$TMP/wrk"; return 1; }
-	# out of the rotation within the check's time (2 s, a connect, slack)
-	[ "$(echo "$t1 - $t0 <= 5 && $t2 - $t0 <= 5" | bc)" = 1 ] || return 1
+	# out of the rotation within the check's time: nominally 2 s (a
+	# refused check, one retry 1 s later, checks 1 s apart); 8 and 11 s
+	# were seen in a guest loaded 3 times over, where one 'ip' command
+	# takes a second, hence the bound
+	[ "$(echo "$t1 - $t0 <= $HC_BOUND && $t2 - $t0 <= $HC_BOUND" | bc)" = 1 ] ||
+		{ echo "over $HC_BOUND s"; return 1; }
 	# and no new request fails while it is out
 	fetch_static 1 "$TMP/served2" || return 1
 	! grep -q s3 "$TMP/served2" || { echo "s3 served"; return 1; }
@@ -197,10 +216,11 @@ timeline() {
 			print "" }' "$1"
 }
 
-# vipwatch: where the VIP is, every 0.1 s, until killed
+# vipwatch: when the backup has the VIP (the time is taken after the
+# check, so it is an upper bound), every 0.1 s, until killed
 vipwatch() {
 	while :; do
-		echo "$(date +%s.%N) $(has_vip l7dir && echo l7dir) $(has_vip l7dir2 && echo l7dir2)"
+		has_vip l7dir2 && echo "$(date +%s.%N) l7dir2"
 		sleep 0.1
 	done
 }
@@ -214,36 +234,37 @@ failover() {
 		--duration 16 --timeout 5 --log "$TMP/nc.log" > "$TMP/nc" 2>&1 &
 	nc=$!
 	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
-		--requests 120 --pace 0.1 --timeout 3 --max-errors 1000 \
+		--requests 150 --pace 0.1 --timeout 3 --max-errors 1000 \
 		--log "$TMP/ka.log" > "$TMP/ka" 2>&1 &
 	ka=$!
+	# both clients under way for a while before the kill
+	wait_lines "$TMP/nc.log" 20 && wait_lines "$TMP/ka.log" 20 ||
+		{ kill $nc $ka; return 1; }
+	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
-	sleep 4
-	note "before the kill: VIP on $(tail -n 1 "$TMP/vip.log" | cut -d' ' -f2-)," \
-		"client's neighbour $(in_cli ip neigh show "$L7TB_VIP" | awk '{ print $5 }')," \
-		"l7dir front $(in_d l7dir cat /sys/class/net/front/address), l7dir2 front $(in_d l7dir2 cat /sys/class/net/front/address)"
 	# the director dies: its links go down at once (one ip command: each
 	# takes up to a second in a loaded emulated guest), then its
 	# keepalived is killed
 	t=$(date +%s.%N)
 	printf 'link set front down\nlink set back down\n' | ip -n l7dir -batch -
-	kill -9 $(ka_pids l7dir)
+	kill -9 $(ka_pids l7dir) 2>/dev/null
 	t2=$(date +%s.%N)
 	wait $nc
 	wait $ka
 	kill $vw
-	moved=$(awk -v t="$t" '$2 == "l7dir2" || $3 == "l7dir2" { printf "%.2f", $1 - t; exit }' "$TMP/vip.log")
+	moved=$(awk -v t="$t" 'NR == 1 { printf "%.2f", $1 - t }' "$TMP/vip.log")
 	sum=$(summary "$TMP/nc.log" "$t")
 	read -r take errs slow <<< "$sum"
-	note "master killed (kill and links down took $(echo "$t2 - $t" | bc) s): VIP on the backup after $moved s," \
+	note "master killed (its links down, keepalived SIGKILL: the commands took $(echo "$t2 - $t" | bc | sed 's/^\./0./') s)" \
+		"VIP on the backup at most $moved s after the kill;" \
 		"first new connection answered by the backup $take s after the kill" \
 		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the kill: $errs, slower than 1 s: $slow" \
 		"per 0.5 s from the kill (ok/started): $(timeline "$TMP/nc.log" "$t")" \
 		"keep-alive clients (request every 100 ms, 3 s timeout): $(head -n 1 "$TMP/ka")" \
 		"  they saw: $(awk '$6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" | sed 's/[0-9.]*$//' | sort | uniq -c | tr -s ' \n' ' ')"
 	has_vip l7dir2 || { echo "l7dir2 has no VIP"; return 1; }
-	[ "$take" != -1.00 ] && [ "$(echo "$take <= 5" | bc)" = 1 ] ||
+	[ "$take" != -1.00 ] && [ "$(echo "$take <= $TAKEOVER_BOUND" | bc)" = 1 ] ||
 		{ tail -n 20 "$TMP/nc.log"; return 1; }
 	# the backup serves with the same rules
 	check_rules
@@ -255,9 +276,9 @@ failover() {
 failback() {
 	local nc
 	in_cli "$PY" "$L7TB_DIR/clients/newconn.py" "$L7TB_VIP" --interval 0.1 \
-		--duration 14 --timeout 5 --log "$TMP/nc2.log" > "$TMP/nc2" 2>&1 &
+		--duration 20 --timeout 5 --log "$TMP/nc2.log" > "$TMP/nc2" 2>&1 &
 	nc=$!
-	sleep 2
+	wait_lines "$TMP/nc2.log" 10 || { kill $nc; return 1; }
 	in_d l7dir ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
 	in_d l7dir "$IPVSADM" -C
 	printf 'link set front up\nlink set back up\n' | ip -n l7dir -batch -
