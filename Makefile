@@ -6,6 +6,7 @@
 #   make check        unit tests, fuzzers, module builds and sparse (6.1, 6.12), VM suites on 6.1 and 6.12
 #   make check-install the DKMS package installed and used in the guest, 6.1 and 6.12 (slow)
 #   make demo         boot the testbed and show how keep-alive requests spread
+#   make demo-ha      boot the HA pair (keepalived) and show a failover (the ha suite)
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
@@ -37,7 +38,7 @@ VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed ipvsadm keepalived vm-test vm-selftest sparse checkpatch check demo clean deb
+.PHONY: all module setup unit testbed ipvsadm keepalived demo-ha vm-test vm-selftest sparse checkpatch check demo clean deb
 
 all: module
 
@@ -154,6 +155,12 @@ check-install: setup
 demo: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/vm -k $(KVER) testbed/demo.sh
+
+# the HA pair's suite is the demo: it prints what clients see through a
+# backend's death, the master's death and its return
+demo-ha: setup
+	@$(MAKE) --no-print-directory module testbed ipvsadm keepalived
+	scripts/vm -k $(KVER) testbed/tests/ha.sh
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb
