@@ -6,12 +6,15 @@
 #   make check        unit tests, fuzzers, module builds and sparse (6.1, 6.12), VM suites on 6.1 and 6.12
 #   make check-install the DKMS package installed and used in the guest, 6.1 and 6.12 (slow)
 #   make demo         boot the testbed and show how keep-alive requests spread
+#   make demo-ha      boot the HA pair (keepalived) and show a failover (the ha suite)
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
 #                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm)
 #   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
+#   make keepalived   Debian's keepalived 2.2.7 with keepalived-conf/*.patch:
+#                     build/keepalived/keepalived (the host's is not replaced)
 #
 # Each kernel gets its own build tree, build/<release>/, so builds for
 # several kernels never share objects.
@@ -30,13 +33,13 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
 VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene bounds hostile \
-	forwarded bodyhead rules_nl ipvsadm_l7 rules_route
+	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha
 # one boot runs every suite: about 45-60 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed ipvsadm vm-test vm-selftest sparse checkpatch check demo clean deb
+.PHONY: all module setup unit testbed ipvsadm keepalived demo-ha vm-test vm-selftest sparse checkpatch check demo clean deb
 
 all: module
 
@@ -118,13 +121,24 @@ ipvsadm: $(BUILD)/ipvsadm/ipvsadm
 $(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
 	scripts/build-ipvsadm $(BUILD)/ipvsadm
 
+# ---- the patched keepalived: Debian's source package, lb_algo l7 accepted ----
+
+KEEPALIVED_SRC := scripts/build-keepalived $(wildcard keepalived-conf/*.patch)
+
+keepalived: $(BUILD)/keepalived/keepalived
+
+$(BUILD)/keepalived/keepalived: $(KEEPALIVED_SRC)
+	scripts/build-keepalived $(BUILD)/keepalived
+
 # ---- VM runs ----
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
 # the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest;
-# ipvsadm_l7 and rules_route run the patched build/ipvsadm/ipvsadm
+# ipvsadm_l7, rules_route and ha run the patched build/ipvsadm/ipvsadm;
+# ha runs the patched build/keepalived/keepalived
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
-	 $(if $(filter ipvsadm_l7 rules_route,$(VM_SUITES)),ipvsadm)
+	 $(if $(filter ipvsadm_l7 rules_route ha,$(VM_SUITES)),ipvsadm) \
+	 $(if $(filter ha,$(VM_SUITES)),keepalived)
 	L7_ONLY="$(VM_ONLY)" scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
@@ -143,6 +157,12 @@ check-install: setup
 demo: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/vm -k $(KVER) testbed/demo.sh
+
+# the HA pair's suite is the demo: it prints what clients see through a
+# backend's death, the master's death and its return
+demo-ha: setup
+	@$(MAKE) --no-print-directory module testbed ipvsadm keepalived
+	scripts/vm -k $(KVER) testbed/tests/ha.sh
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb

@@ -9,7 +9,8 @@ answer is checked byte for byte (see l7http.Checker).  A failed request
 the loop goes on with a new connection; a connection closed by the server
 after a complete answer ("Connection: close") is counted as a reconnect.
 
---pace S sleeps S seconds after each request.
+--pace S sleeps S seconds after each request.  --timeout S bounds each
+socket operation (default l7http.TIMEOUT).
 Prints "requests N ok N errors N reconnects N" and "backend sN COUNT" lines.
 --log FILE gets one line per request:
     CONN SEQ START END BACKEND ok|error [reason]
@@ -41,6 +42,7 @@ def main():
     ap.add_argument("--no-reconnect", action="store_true")
     ap.add_argument("--pace", type=float, default=0,
                     help="seconds to sleep after each request")
+    ap.add_argument("--timeout", type=float, default=l7http.TIMEOUT)
     args = ap.parse_args()
     paths = args.path or ["/static/1k.bin"]
     checker = l7http.Checker()
@@ -64,7 +66,7 @@ def main():
                     "ok" if ok else "error", reason))
 
     def loop(c):
-        conn = http.client.HTTPConnection(args.host, timeout=l7http.TIMEOUT)
+        conn = http.client.HTTPConnection(args.host, timeout=args.timeout)
         sock = None
         for i in range(args.requests):
             path = paths[(c + i) % len(paths)]

@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# An HA pair under keepalived (issue 12): two directors (topology up-ha),
+# each running the patched keepalived (build/keepalived, lb_algo l7) with
+# keepalived-conf/keepalived-{master,backup}.conf and loading the l7 rules
+# of keepalived-conf/l7-rules.save from its notify script.  Measures and
+# prints: a backend stopped under wrk (time out of rotation, client
+# errors), the master killed (time until a new connection is answered by
+# the backup, new connections every 100 ms that fail, what keep-alive
+# clients see), the old master returning (nopreempt: no new-connection
+# request lost).  Runs inside the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+KEEPALIVED=$L7TB_BUILD/keepalived/keepalived
+IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
+CONF=$L7TB_DIR/../keepalived-conf
+HA=$L7TB_RUN/ha
+TMP=$(mktemp -d)
+HC_BOUND=15		# s, a dead backend out of rotation (see backend_down)
+TAKEOVER_BOUND=10	# s, the backup answering after the master died
+
+for f in "$KEEPALIVED" "$IPVSADM"; do
+	[ -x "$f" ] || { echo "FAIL no $f (make keepalived ipvsadm)"; exit 1; }
+done
+
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+in_d() { local d=$1; shift; ip netns exec "$d" "$@"; }
+
+# ---- the pair ----
+
+# ka_start DIR master|backup: keepalived in namespace DIR with that
+# configuration, its pid files and log under $HA/DIR.  The configuration
+# names the loader and the rules by their installed paths; here they are
+# copies under /run (keepalived refuses scripts in a directory others may
+# write, as /tmp is) and the patched ipvsadm of the build.
+ka_start() {
+	local d=$1 role=$2 dir=$HA/$1
+	mkdir -p "$dir"
+	install -m 0755 "$CONF/l7-rules-load" "$HA/l7-rules-load"
+	install -m 0644 "$CONF/l7-rules.save" "$HA/l7-rules.save"
+	sed -e "s|/etc/keepalived/l7-rules-load -l /run/l7-rules-load.log|$HA/l7-rules-load -i $IPVSADM -l $dir/rules-load.log|" \
+	    -e "s|/etc/keepalived/l7-rules.save|$HA/l7-rules.save|" \
+		"$CONF/keepalived-$role.conf" > "$dir/keepalived.conf"
+	grep -q "$HA/l7-rules-load -i" "$dir/keepalived.conf" ||
+		{ echo "ka_start: notify line not found"; return 1; }
+	# -n: stay in the foreground; -l -D: detailed log to the console.
+	# Not through in_d: $! must be keepalived itself (ip netns exec execs
+	# it), not a subshell that a signal would not pass through
+	ip netns exec "$d" "$KEEPALIVED" -n -l -D -f "$dir/keepalived.conf" \
+		-p "$dir/keepalived.pid" -c "$dir/checkers.pid" \
+		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 3>&- &
+	echo $! > "$dir/main.pid"
+}
+
+# ka_pids DIR: keepalived's three processes in DIR
+ka_pids() {
+	cat "$HA/$1"/{main,keepalived,checkers,vrrp}.pid 2>/dev/null | sort -u
+}
+
+# ka_stop DIR: as an operator stops it (SIGTERM: keepalived removes its
+# VIP and its services)
+ka_stop() {
+	local p
+	p=$(cat "$HA/$1/main.pid" 2>/dev/null) || return 0
+	kill "$p" 2>/dev/null
+	for _ in $(seq 1 50); do
+		kill -0 "$p" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	kill -9 $(ka_pids "$1") 2>/dev/null
+	return 0
+}
+
+has_vip() { in_d "$1" ip -4 addr show dev front | grep -q " $L7TB_VIP/"; }
+
+# programmed DIR: the l7 service with its three real servers, the pools
+# and rules of l7-rules.save
+programmed() {
+	local out
+	out=$(in_d "$1" "$IPVSADM" -Ln -t "$VS" 2>&1) || { echo "$out"; return 1; }
+	printf '%s\n' "$out" | grep -q "^TCP  $VS l7" &&
+	[ "$(printf '%s\n' "$out" | grep -c '^  -> 192\.0\.2\.1[123]:80 *Masq')" = 3 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c '^  pool ')" = 2 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c '^  rule ')" = 3 ] ||
+		{ echo "$1:"; echo "$out"; return 1; }
+}
+
+# weight DIR BACKEND: the backend's weight in DIR's service
+weight() {
+	in_d "$1" "$IPVSADM" -Ln -t "$VS" |
+		awk -v rs="$(backend_ip "$2"):80" '$1 == "->" && $2 == rs { print $4 }'
+}
+
+# wait_lines FILE N: until FILE has N lines (a client under way: Python
+# takes seconds to start in a loaded emulated guest), 60 s at most
+wait_lines() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(wc -l < "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		sleep 0.2
+	done
+	echo "$1: fewer than $2 lines after 60 s"
+	return 1
+}
+
+# ---- tests ----
+
+pair_up() {
+	ka_start l7dir master || return 1
+	# the first director takes the VIP (about 3 s: nobody advertises)
+	wait_for has_vip l7dir || { cat "$HA/l7dir/keepalived.log"; return 1; }
+	ka_start l7dir2 backup || return 1
+	wait_for programmed l7dir || { cat "$HA/l7dir"/*.log; return 1; }
+	wait_for programmed l7dir2 || { cat "$HA/l7dir2"/*.log; return 1; }
+	sleep 2
+	! has_vip l7dir2 || { echo "both directors have the VIP"; cat "$HA/l7dir2/keepalived.log"; return 1; }
+	grep -q 'Entering BACKUP STATE' "$HA/l7dir2/keepalived.log" ||
+		{ cat "$HA/l7dir2/keepalived.log"; return 1; }
+	note "$(in_d l7dir "$IPVSADM" -Ln -t "$VS" | grep -iE 'pool|rule' | tr -s ' \n' ' ')"
+}
+
+# each director pools from its own address: the backends see pooled
+# connections from 192.0.2.1 and 192.0.2.2, and have no route elsewhere
+own_addresses() {
+	local b peers
+	for b in $L7TB_BACKENDS; do
+		peers=$(in_backend "$b" ss -Htn state established '( sport = :80 )' |
+			awk '{ split($4, a, ":"); print a[1] }' | sort -u | tr '\n' ' ')
+		[ "$peers" = "192.0.2.1 192.0.2.2 " ] ||
+			{ echo "$b: connections from $peers"; return 1; }
+		[ -z "$(in_backend "$b" ip route show default)" ] ||
+			{ echo "$b has a default route"; return 1; }
+	done
+}
+
+# traffic through the VIP: static files byte-exact, the rules of
+# l7-rules.save (cgi to s1|s2, /admin rejected by the director)
+# check_rules: what the rules of l7-rules.save do, seen by a client
+check_rules() {
+	local i b code
+	for i in 1 2 3 4 5 6; do
+		b=$(fetch "http://$L7TB_VIP/cgi-bin/burn?iters=1" "$TMP/body") || return 1
+		case $b in s1|s2) ;; *) echo "/cgi-bin/ served by '$b'"; return 1 ;; esac
+	done
+	code=$(in_cli curl -s -o /dev/null -w '%{http_code}' --max-time 10 \
+		"http://$L7TB_VIP/admin/x")
+	[ "$code" = 403 ] || { echo "/admin/x: $code"; return 1; }
+}
+
+traffic() {
+	fetch_static 1 "$TMP/served" || return 1
+	check_rules || return 1
+	# it went through the master's data path
+	[ "$(in_d l7dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" '$2 == vs {
+		for (i = 3; i < NF; i++) if ($i == "conns") print $(i + 1) }')" -gt 0 ] ||
+		{ in_d l7dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+# a backend that dies under wrk (its Apache killed, as in a crash:
+# 'apache stop' may take seconds to let go): keepalived's check (every
+# 1 s, one retry 1 s later) sets its weight to 0 on both directors
+backend_down() {
+	local wrk pid t0 t1= t2= rc=0
+	in_cli wrk -t1 -c8 -d14s --timeout 5s "http://$L7TB_VIP/static/1k.bin" \
+		> "$TMP/wrk" 2>&1 &
+	wrk=$!
+	sleep 3
+	pid=$(cat "$L7TB_RUN/s3/httpd.pid")
+	t0=$(date +%s.%N)
+	kill -9 "$pid" $(pgrep -P "$pid")
+	for _ in $(seq 1 150); do
+		[ -z "$t1" ] && [ "$(weight l7dir s3)" = 0 ] && t1=$(date +%s.%N)
+		[ -z "$t2" ] && [ "$(weight l7dir2 s3)" = 0 ] && t2=$(date +%s.%N)
+		[ -n "$t1" ] && [ -n "$t2" ] && break
+		sleep 0.1
+	done
+	wait $wrk || rc=1
+	note "s3's Apache killed under wrk -c8: weight 0 after ${t1:+$(echo "$t1 - $t0" | bc)} s" \
+		"(l7dir), ${t2:+$(echo "$t2 - $t0" | bc)} s (l7dir2); wrk:" \
+		"$(grep -E 'requests in|Non-2xx|Socket errors' "$TMP/wrk" | tr -s ' \n' ' ')"
+	[ -n "$t1" ] && [ -n "$t2" ] && [ $rc = 0 ] || { cat "$TMP/wrk"; return 1; }
+	# out of the rotation within the check's time: nominally 2 s (a
+	# refused check, one retry 1 s later, checks 1 s apart); 8 and 11 s
+	# were seen in a guest loaded 3 times over, where one 'ip' command
+	# takes a second, hence the bound
+	[ "$(echo "$t1 - $t0 <= $HC_BOUND && $t2 - $t0 <= $HC_BOUND" | bc)" = 1 ] ||
+		{ echo "over $HC_BOUND s"; return 1; }
+	# and no new request fails while it is out
+	fetch_static 1 "$TMP/served2" || return 1
+	! grep -q s3 "$TMP/served2" || { echo "s3 served"; return 1; }
+	# back: weight 1 again on both
+	"$L7TB_DIR/apache" start s3 || return 1
+	wait_eq 1 weight l7dir s3 && wait_eq 1 weight l7dir2 s3
+}
+
+# summary LOG T: of newconn.py's log, the connections started after T:
+# prints "FIRST ERRORS SLOW": when the first of them was answered (s
+# after T), how many failed, how many took over 1 s
+summary() {
+	awk -v t="$2" '$2 + 0 >= t + 0 && $5 == "ok" && (n == 0 || $3 + 0 < first) { first = $3 + 0; n = 1 }
+		$2 + 0 >= t + 0 && $5 == "error" { e++ }
+		$2 + 0 >= t + 0 && $5 == "ok" && $3 - $2 > 1 { slow++ }
+		END { printf "%.2f %d %d\n", n ? first - t : -1, e, slow }' "$1"
+}
+
+# timeline LOG T: newconn.py's connections from 1 s before T, in 0.5 s
+# steps after T: "+0.0 ok 5 err 0 slow 0 | +0.5 ..."
+timeline() {
+	awk -v t="$2" '$2 + 0 >= t - 1 { k = int(($2 - t + 1) * 2); if (k > mx) mx = k
+		n[k]++; if ($5 == "ok") ok[k]++; else er[k]++; if ($3 - $2 > 1) sl[k]++ }
+		END { for (k = 0; k <= mx && k < 30; k++)
+			printf "%+.1f %d/%d%s ", k / 2 - 1, ok[k], n[k], sl[k] ? " slow " sl[k] : ""
+			print "" }' "$1"
+}
+
+# vipwatch: when the backup has the VIP (the time is taken after the
+# check, so it is an upper bound), every 0.1 s, until killed
+vipwatch() {
+	while :; do
+		has_vip l7dir2 && echo "$(date +%s.%N) l7dir2"
+		sleep 0.1
+	done
+}
+
+# the master killed (keepalived SIGKILL, then its links down) while new
+# connections come every 100 ms and two keep-alive clients send a request
+# every 100 ms
+failover() {
+	local nc ka vw t t2 sum take errs slow moved
+	in_cli "$PY" "$L7TB_DIR/clients/newconn.py" "$L7TB_VIP" --interval 0.1 \
+		--duration 16 --timeout 5 --log "$TMP/nc.log" > "$TMP/nc" 2>&1 &
+	nc=$!
+	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
+		--requests 150 --pace 0.1 --timeout 3 --max-errors 1000 \
+		--log "$TMP/ka.log" > "$TMP/ka" 2>&1 &
+	ka=$!
+	# both clients under way for a while before the kill
+	wait_lines "$TMP/nc.log" 20 && wait_lines "$TMP/ka.log" 20 ||
+		{ kill $nc $ka; return 1; }
+	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
+	vipwatch > "$TMP/vip.log" 2>&1 &
+	vw=$!
+	# the director dies: its links go down at once (one ip command: each
+	# takes up to a second in a loaded emulated guest), then its
+	# keepalived is killed
+	t=$(date +%s.%N)
+	printf 'link set front down\nlink set back down\n' | ip -n l7dir -batch -
+	kill -9 $(ka_pids l7dir) 2>/dev/null
+	t2=$(date +%s.%N)
+	wait $nc
+	wait $ka
+	kill $vw
+	moved=$(awk -v t="$t" 'NR == 1 { printf "%.2f", $1 - t }' "$TMP/vip.log")
+	sum=$(summary "$TMP/nc.log" "$t")
+	read -r take errs slow <<< "$sum"
+	note "master killed (its links down, keepalived SIGKILL: the commands took $(echo "$t2 - $t" | bc | sed 's/^\./0./') s)" \
+		"VIP on the backup at most $moved s after the kill;" \
+		"first new connection answered by the backup $take s after the kill" \
+		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the kill: $errs, slower than 1 s: $slow" \
+		"per 0.5 s from the kill (ok/started): $(timeline "$TMP/nc.log" "$t")" \
+		"keep-alive clients (request every 100 ms, 3 s timeout): $(head -n 1 "$TMP/ka")" \
+		"  they saw: $(awk '$6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" | sed 's/[0-9.]*$//' | sort | uniq -c | tr -s ' \n' ' ')"
+	has_vip l7dir2 || { echo "l7dir2 has no VIP"; return 1; }
+	[ "$take" != -1.00 ] && [ "$(echo "$take <= $TAKEOVER_BOUND" | bc)" = 1 ] ||
+		{ tail -n 20 "$TMP/nc.log"; return 1; }
+	# the backup serves with the same rules
+	check_rules
+}
+
+# the old master comes back, as after a reboot (no VIP, no IPVS state),
+# while new connections come every 100 ms: with nopreempt the VIP stays
+# where it is and no request is lost
+failback() {
+	local nc
+	in_cli "$PY" "$L7TB_DIR/clients/newconn.py" "$L7TB_VIP" --interval 0.1 \
+		--duration 20 --timeout 5 --log "$TMP/nc2.log" > "$TMP/nc2" 2>&1 &
+	nc=$!
+	wait_lines "$TMP/nc2.log" 10 || { kill $nc; return 1; }
+	in_d l7dir ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
+	in_d l7dir "$IPVSADM" -C
+	printf 'link set front up\nlink set back up\n' | ip -n l7dir -batch -
+	ka_start l7dir master || return 1
+	wait_for programmed l7dir || { kill $nc; return 1; }
+	wait $nc
+	note "old master back (nopreempt): $(cat "$TMP/nc2")"
+	grep -q '^conns [0-9]* ok [0-9]* errors 0$' "$TMP/nc2" ||
+		{ grep error "$TMP/nc2.log" | head; return 1; }
+	has_vip l7dir2 && ! has_vip l7dir ||
+		{ echo "the VIP moved"; return 1; }
+}
+
+# keepalived stopped on the active director (SIGTERM): it deletes its
+# service and VIP, the other takes over; the kernel ends the connections
+# of the deleted service (the boot's log guard watches for warnings)
+clean_stop() {
+	ka_stop l7dir2
+	! in_d l7dir2 "$IPVSADM" -Ln -t "$VS" >/dev/null 2>&1 ||
+		{ echo "service still there"; return 1; }
+	wait_for has_vip l7dir || return 1
+	wait_for -s 10 in_cli curl -sf -o /dev/null --max-time 3 "http://$L7TB_VIP/static/1k.bin"
+}
+
+testbed_down_ha() {
+	ka_stop l7dir
+	ka_stop l7dir2
+	in_d l7dir "$IPVSADM" -C 2>/dev/null
+	in_d l7dir2 "$IPVSADM" -C 2>/dev/null
+	"$L7TB_DIR/apache" stop
+	"$L7TB_DIR/topology" down
+	rm -rf "$L7TB_RUN"/s[0-9]* "$HA"
+	l7_unload
+	[ "$T_FAILED" = 0 ] && return 0
+	for d in l7dir l7dir2; do
+		echo "---- $d keepalived log (tail)"
+		tail -n 25 "$TMP/$d.log" 2>/dev/null
+	done
+}
+
+"$L7TB_DIR/topology" up-ha
+"$L7TB_DIR/apache" start
+
+t_check "ha: keepalived programs the l7 service and loads the rules on both directors" pair_up
+t_check "ha: traffic through the VIP (static byte-exact, the rules)" traffic
+t_check "ha: each director pools from its own address, no gateway on the backends" own_addresses
+t_check "ha: a backend killed under wrk is out of rotation within the check interval" backend_down
+t_check "ha: master killed - the backup answers new connections" failover
+t_check "ha: old master returns (nopreempt) - no new-connection request lost" failback
+t_check "ha: keepalived stopped - service deleted, the other director takes over" clean_stop
+
+for d in l7dir l7dir2; do cp "$HA/$d/keepalived.log" "$TMP/$d.log" 2>/dev/null; done
+[ -n "${L7_RESULTS:-}" ] && cp -r "$HA" "$L7_RESULTS/ha-logs" 2>/dev/null
+testbed_down_ha
+rm -rf "$TMP"
+t_summary
