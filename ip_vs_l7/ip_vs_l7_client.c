@@ -560,6 +560,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 {
 	const struct iphdr *iph = ip_hdr(skb);
 	const struct tcphdr *th = tcp_hdr(skb);
+	union nf_inet_addr caddr = { }, vaddr = { };
 	struct l7_tcp_opts o;
 	struct l7_conn *c;
 	int wscale = -1;
@@ -595,7 +596,9 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 		return NF_DROP;
 	}
 
-	c = l7_conn_alloc(ls, iph->saddr, th->source, iph->daddr, th->dest);
+	caddr.ip = iph->saddr;
+	vaddr.ip = iph->daddr;
+	c = l7_conn_alloc(ls, &caddr, th->source, &vaddr, th->dest);
 	if (IS_ERR(c)) {
 		/*
 		 * Over max_conns or max_conns_per_source: the client believes

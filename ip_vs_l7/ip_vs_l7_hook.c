@@ -72,20 +72,22 @@ static bool l7_vip_packet(struct sk_buff *skb, const struct tcphdr *th,
 			  unsigned int *verdict)
 {
 	const struct iphdr *iph = ip_hdr(skb);
+	union nf_inet_addr saddr = { .ip = iph->saddr };
+	union nf_inet_addr daddr = { .ip = iph->daddr };
 	struct l7_service *ls;
 	struct l7_conn *c;
 
-	c = l7_conn_lookup(state->net, iph->saddr, th->source, iph->daddr,
+	c = l7_conn_lookup(state->net, AF_INET, &saddr, th->source, &daddr,
 			   th->dest);
 	if (c) {
 		*verdict = l7_tcp_valid(skb, state) ?
 			   l7_client_packet(c, skb) : NF_DROP;
 		return true;
 	}
-	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
+	ls = l7_service_lookup(state->net, AF_INET, &daddr, th->dest);
 	/* a connection IPVS made before "-E -s l7" stays IPVS's */
-	if (!ls || l7_service_ipvs_conn(state->net, iph->saddr, th->source,
-					iph->daddr, th->dest))
+	if (!ls || l7_service_ipvs_conn(state->net, AF_INET, &saddr,
+					th->source, &daddr, th->dest))
 		return false;
 	/*
 	 * No connection has a martian client (none is ever made for one),
@@ -105,9 +107,11 @@ static bool l7_pooled_packet(struct sk_buff *skb, const struct tcphdr *th,
 			     unsigned int *verdict)
 {
 	const struct iphdr *iph = ip_hdr(skb);
+	union nf_inet_addr saddr = { .ip = iph->saddr };
+	union nf_inet_addr daddr = { .ip = iph->daddr };
 	struct l7_pconn *pc;
 
-	pc = l7_pconn_lookup(state->net, iph->saddr, th->source, iph->daddr,
+	pc = l7_pconn_lookup(state->net, AF_INET, &saddr, th->source, &daddr,
 			     th->dest);
 	if (!pc)
 		return false;

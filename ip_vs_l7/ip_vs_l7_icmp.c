@@ -37,10 +37,12 @@ static u16 l7_mtu_to_mss(u32 mtu)
 static void l7_icmp_client(struct net *net, const struct iphdr *in,
 			   const struct tcphdr *th, u32 mtu)
 {
+	union nf_inet_addr caddr = { .ip = in->daddr };
+	union nf_inet_addr vaddr = { .ip = in->saddr };
 	u32 seq = ntohl(th->seq);
 	struct l7_conn *c;
 
-	c = l7_conn_lookup(net, in->daddr, th->dest, in->saddr, th->source);
+	c = l7_conn_lookup(net, AF_INET, &caddr, th->dest, &vaddr, th->source);
 	if (!c)
 		return;
 	spin_lock_bh(&c->lock);
@@ -54,12 +56,15 @@ static void l7_icmp_client(struct net *net, const struct iphdr *in,
 static void l7_icmp_backend(struct net *net, const struct iphdr *in,
 			    const struct tcphdr *th, u32 mtu)
 {
+	union nf_inet_addr baddr = { .ip = in->daddr };
+	union nf_inet_addr laddr = { .ip = in->saddr };
 	u32 seq = ntohl(th->seq);
 	struct l7_binding *b;
 	struct l7_pconn *pc;
 	struct l7_conn *c;
 
-	pc = l7_pconn_lookup(net, in->daddr, th->dest, in->saddr, th->source);
+	pc = l7_pconn_lookup(net, AF_INET, &baddr, th->dest, &laddr,
+			     th->source);
 	if (!pc)
 		return;
 	c = READ_ONCE(pc->conn);

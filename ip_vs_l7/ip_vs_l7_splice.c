@@ -36,14 +36,15 @@
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
 #define L7_TS_OPT_LEN		12		/* NOP NOP TS */
 
-static void l7_seg_readdress(struct sk_buff *skb, __be32 saddr, __be16 sport,
-			     __be32 daddr, __be16 dport)
+static void l7_seg_readdress(struct sk_buff *skb,
+			     const union nf_inet_addr *saddr, __be16 sport,
+			     const union nf_inet_addr *daddr, __be16 dport)
 {
 	struct iphdr *iph = ip_hdr(skb);
 	struct tcphdr *th = tcp_hdr(skb);
 
-	iph->saddr = saddr;
-	iph->daddr = daddr;
+	iph->saddr = saddr->ip;
+	iph->daddr = daddr->ip;
 	th->source = sport;
 	th->dest = dport;
 }
@@ -272,8 +273,8 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 		c->c_fin |= th->fin;
 		l7_tunnel_track_close(c);
 	}
-	l7_seg_readdress(skb, pc->tcp.laddr, pc->tcp.lport,
-			 pc->pool->addr.sin_addr.s_addr, pc->pool->addr.sin_port);
+	l7_seg_readdress(skb, &pc->tcp.laddr, pc->tcp.lport,
+			 &pc->pool->baddr, pc->pool->bport);
 	return l7_forward(c->net, skb, pc->tcp.mss);
 }
 
@@ -557,7 +558,7 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 
 	if (c->state == L7C_TUNNEL)
 		l7_tunnel_track_close(c);
-	l7_seg_readdress(skb, c->vaddr, c->vport, c->caddr, c->cport);
+	l7_seg_readdress(skb, &c->vaddr, c->vport, &c->caddr, c->cport);
 	return l7_forward(c->net, skb,
 			  c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
 }

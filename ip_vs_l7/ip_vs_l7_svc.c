@@ -25,27 +25,32 @@
 LIST_HEAD(l7_services);
 DEFINE_MUTEX(l7_services_mutex);
 
-/* IPv4 TCP services by VIP:port, for the packet hook; readers use RCU */
+/* TCP services by VIP:port, for the packet hook; readers use RCU */
 #define L7_SVC_HASH_BITS	6
 static struct hlist_head l7_svc_hash[1 << L7_SVC_HASH_BITS];
 
-static u32 l7_svc_hashfn(const struct net *net, __be32 vaddr, __be16 vport)
+/* an IPv6 VIP hashes by its last word, as the operator numbers them */
+static u32 l7_svc_hashfn(const struct net *net, u16 af,
+			 const union nf_inet_addr *vaddr, __be16 vport)
 {
-	return hash_32(jhash_2words((__force u32)vaddr, (__force u32)vport,
+	__be32 word = af == AF_INET ? vaddr->ip : vaddr->ip6[3];
+
+	return hash_32(jhash_2words((__force u32)word, (__force u32)vport,
 				    (u32)(unsigned long)net),
 		       L7_SVC_HASH_BITS);
 }
 
-struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
+struct l7_service *l7_service_lookup(const struct net *net, u16 af,
+				     const union nf_inet_addr *vaddr,
 				     __be16 vport)
 {
 	struct l7_service *ls;
 
-	hlist_for_each_entry_rcu(ls, &l7_svc_hash[l7_svc_hashfn(net, vaddr,
+	hlist_for_each_entry_rcu(ls, &l7_svc_hash[l7_svc_hashfn(net, af, vaddr,
 								 vport)],
 				 hnode)
-		if (ls->vaddr == vaddr && ls->vport == vport &&
-		    net_eq(ls->net, net))
+		if (ls->vport == vport && ls->af == af &&
+		    l7_addr_eq(af, &ls->vaddr, vaddr) && net_eq(ls->net, net))
 			return ls;
 	return NULL;
 }
@@ -93,15 +98,15 @@ void l7_service_tunnel_end(struct l7_service *ls)
  * expires it as for any other scheduler); only tuples without one are
  * the data path's.
  */
-bool l7_service_ipvs_conn(struct net *net, __be32 caddr, __be16 cport,
-			  __be32 vaddr, __be16 vport)
+bool l7_service_ipvs_conn(struct net *net, u16 af,
+			  const union nf_inet_addr *caddr, __be16 cport,
+			  const union nf_inet_addr *vaddr, __be16 vport)
 {
-	union nf_inet_addr c = { .ip = caddr }, v = { .ip = vaddr };
 	struct ip_vs_conn_param p;
 	struct ip_vs_conn *cp;
 
-	ip_vs_conn_fill_param(net_ipvs(net), AF_INET, IPPROTO_TCP, &c, cport,
-			      &v, vport, &p);
+	ip_vs_conn_fill_param(net_ipvs(net), af, IPPROTO_TCP, caddr, cport,
+			      vaddr, vport, &p);
 	cp = ip_vs_conn_in_get(&p);
 	if (!cp)
 		return false;
@@ -204,12 +209,13 @@ int l7_service_init(struct ip_vs_service *svc)
 	mutex_lock(&l7_services_mutex);
 	list_add_tail(&ls->list, &l7_services);
 	if (l7_service_spliced(svc)) {
-		ls->vaddr = svc->addr.ip;
+		ls->af = svc->af;
+		ls->vaddr = svc->addr;
 		ls->vport = svc->port;
 		ls->hashed = true;
 		hlist_add_head_rcu(&ls->hnode,
-				   &l7_svc_hash[l7_svc_hashfn(ls->net,
-							      ls->vaddr,
+				   &l7_svc_hash[l7_svc_hashfn(ls->net, ls->af,
+							      &ls->vaddr,
 							      ls->vport)]);
 	}
 	mutex_unlock(&l7_services_mutex);

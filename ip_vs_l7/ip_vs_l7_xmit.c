@@ -119,8 +119,8 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
-		.saddr = c->vaddr,
-		.daddr = c->caddr,
+		.saddr = c->vaddr.ip,
+		.daddr = c->caddr.ip,
 		.sport = c->vport,
 		.dport = c->cport,
 		.seq = seq,
@@ -241,10 +241,10 @@ void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
-		.saddr = pc->tcp.laddr,
-		.daddr = pc->pool->addr.sin_addr.s_addr,
+		.saddr = pc->tcp.laddr.ip,
+		.daddr = pc->pool->baddr.ip,
 		.sport = pc->tcp.lport,
-		.dport = pc->pool->addr.sin_port,
+		.dport = pc->pool->bport,
 		.seq = seq,
 		.ack = ack,
 		.flags = flags | (flags & TCPHDR_RST ? 0 : TCPHDR_ACK),
