@@ -22,6 +22,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <net/ip_vs.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "core/client_seg.h"
@@ -200,6 +201,31 @@ static inline bool l7_addr_eq(u16 af, const union nf_inet_addr *a,
 	if (af == AF_INET)
 		return a->ip == b->ip;
 	return ipv6_addr_equal(&a->in6, &b->in6);
+}
+
+/*
+ * The network header's length (IPv6 extension headers included): the
+ * hook set the transport header of every segment it hands on.
+ */
+static inline u32 l7_nhlen(const struct sk_buff *skb)
+{
+	return skb_transport_offset(skb);
+}
+
+/* The IP header's length field, after skb->len changed. */
+static inline void l7_set_ip_len(struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		ip_hdr(skb)->tot_len = htons(skb->len);
+	else
+		ipv6_hdr(skb)->payload_len =
+			htons(skb->len - sizeof(struct ipv6hdr));
+}
+
+/* The family of a segment in the hook. */
+static inline u16 l7_skb_af(const struct sk_buff *skb)
+{
+	return ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
 }
 
 /* @a as text (IPv6 compressed, without brackets), like snprintf() */
@@ -468,6 +494,9 @@ u32 l7_client_ack_point(const struct l7_conn *c);
 struct l7_ports;
 unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 			    const struct nf_hook_state *state);
+unsigned int l7_icmp6_packet(struct sk_buff *skb, unsigned int off,
+			     const struct l7_ports *ports,
+			     const struct nf_hook_state *state);
 
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);

@@ -616,7 +616,7 @@ void l7_pool_count_error(struct l7_pool *pool)
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
-	u32 len = skb->len - ip_hdrlen(skb) - th->doff * 4;
+	u32 len = skb->len - l7_nhlen(skb) - th->doff * 4;
 	struct l7_pool *pool = pc->pool;
 	struct l7_pconn_tcp t = {};
 	bool ack = false;

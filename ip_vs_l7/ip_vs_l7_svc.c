@@ -18,6 +18,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/netfilter/ipv4/nf_defrag_ipv4.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
 #include "ip_vs_l7.h"
 
@@ -55,15 +56,23 @@ struct l7_service *l7_service_lookup(const struct net *net, u16 af,
 	return NULL;
 }
 
+/* the families the data path serves, as VIPs and as real servers */
+static bool l7_af_spliced(u16 af)
+{
+	return af == AF_INET;
+}
+
 /*
- * A pool is for the data path: only a service it serves (hashed: IPv4
- * TCP by VIP:port, module loaded with it) gets them, and only for IPv4
- * real servers.  Others are only scheduled, connection by connection.
+ * A pool is for the data path: only a service it serves (hashed: TCP by
+ * VIP:port, module loaded with it) gets them, for real servers of a
+ * family it serves - of either family whatever the VIP's: the director
+ * terminates the client's TCP.  Others are only scheduled, connection
+ * by connection.
  */
 static bool l7_dest_pooled(const struct l7_service *ls,
 			   const struct ip_vs_dest *dest)
 {
-	return ls->hashed && dest->af == AF_INET;
+	return ls->hashed && l7_af_spliced(dest->af);
 }
 
 /*
@@ -166,11 +175,26 @@ static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
 	l7_ports_rebuild(ls->net);
 }
 
-/* the data path serves IPv4 TCP services; others are scheduled */
+/* the data path serves TCP services by VIP; others are scheduled */
 static bool l7_service_spliced(const struct ip_vs_service *svc)
 {
-	return l7_datapath && svc->af == AF_INET &&
+	return l7_datapath && l7_af_spliced(svc->af) &&
 	       svc->protocol == IPPROTO_TCP && !svc->fwmark;
+}
+
+/* reassembly of the VIP's family, counted per namespace by its users */
+static int l7_defrag_enable(struct net *net, u16 af)
+{
+	return af == AF_INET6 ? nf_defrag_ipv6_enable(net) :
+				nf_defrag_ipv4_enable(net);
+}
+
+static void l7_defrag_disable(struct net *net, u16 af)
+{
+	if (af == AF_INET6)
+		nf_defrag_ipv6_disable(net);
+	else
+		nf_defrag_ipv4_disable(net);
 }
 
 int l7_service_init(struct ip_vs_service *svc)
@@ -192,16 +216,16 @@ int l7_service_init(struct ip_vs_service *svc)
 	 * The packet hook needs whole datagrams: a fragmented segment would
 	 * otherwise reach the local stack (RST) or IPVS (an L4 connection)
 	 * reassembled.  Only namespaces with such a service pay for it;
-	 * nf_defrag_ipv4 counts its users per namespace.
+	 * nf_defrag_ipv4/6 count their users per namespace.
 	 */
 	if (l7_service_spliced(svc)) {
-		err = nf_defrag_ipv4_enable(ls->net);
+		err = l7_defrag_enable(ls->net, svc->af);
 		if (err)
 			goto free;
 		/* the hook looks up packets to the VIP's port from now on */
 		err = l7_ports_add(ls->net, true, svc->port);
 		if (err) {
-			nf_defrag_ipv4_disable(ls->net);
+			l7_defrag_disable(ls->net, svc->af);
 			goto free;
 		}
 	}
@@ -250,7 +274,7 @@ void l7_service_done(struct ip_vs_service *svc)
 		l7_conn_flush(ls, NULL);
 		/* and no packet still looks at a connection of it */
 		synchronize_rcu();
-		nf_defrag_ipv4_disable(ls->net);
+		l7_defrag_disable(ls->net, ls->af);
 	}
 
 	list_for_each_entry_safe(ld, next, &ls->dests, list)
