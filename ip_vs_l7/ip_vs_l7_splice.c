@@ -39,22 +39,25 @@
 
 /*
  * A segment of one family to a peer of the other (an IPv6 VIP in front
- * of IPv4 real servers, or back): the director terminated the client's
- * TCP, so only the network header changes.  It is built anew - no
- * extension headers, the DS field carried over, length, TTL/hop limit
- * and checksums set on the way out (l7_forward) - and the TCP header and
- * payload stay where they are.  GSO state follows the new family.
+ * of IPv4 real servers, or back), or an IPv6 one with extension headers
+ * (they were the client's business with the VIP): the director
+ * terminated the client's TCP, so only the network header changes.  It
+ * is built anew - no extension headers, the DS field carried over,
+ * length, TTL/hop limit and checksums set on the way out (l7_forward),
+ * the input's control block cleared - and the TCP header and payload
+ * stay where they are.  GSO state follows the new family.
  */
-static int l7_seg_refamily(struct sk_buff *skb, u16 af)
+static int l7_seg_rebuild(struct sk_buff *skb, u16 af)
 {
 	u32 nhlen = l7_nhlen(skb);
 	u32 newlen = af == AF_INET ? sizeof(struct iphdr) :
 				     sizeof(struct ipv6hdr);
-	u8 ds = af == AF_INET ? ipv6_get_dsfield(ipv6_hdr(skb)) :
-				ipv4_get_dsfield(ip_hdr(skb));
+	u8 ds = l7_skb_af(skb) == AF_INET6 ? ipv6_get_dsfield(ipv6_hdr(skb)) :
+					     ipv4_get_dsfield(ip_hdr(skb));
 
 	if (newlen > nhlen && skb_cow_head(skb, newlen - nhlen))
 		return -ENOMEM;
+	memset(skb->cb, 0, sizeof(skb->cb));
 	__skb_pull(skb, nhlen);
 	skb_push(skb, newlen);
 	skb_reset_network_header(skb);
@@ -90,7 +93,9 @@ static int l7_seg_readdress(struct sk_buff *skb, u16 af,
 {
 	struct tcphdr *th;
 
-	if (l7_skb_af(skb) != af && l7_seg_refamily(skb, af))
+	if ((l7_skb_af(skb) != af ||
+	     (af == AF_INET6 && l7_nhlen(skb) != sizeof(struct ipv6hdr))) &&
+	    l7_seg_rebuild(skb, af))
 		return -ENOMEM;
 	th = tcp_hdr(skb);
 	if (af == AF_INET) {
@@ -191,6 +196,7 @@ static struct dst_entry *l7_forward_prep6(struct net *net,
 		return NULL;
 	}
 	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));	/* the input's */
 	tcp_hdr(skb)->check = ~csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
 					       tcplen, IPPROTO_TCP, 0);
 	return dst;
