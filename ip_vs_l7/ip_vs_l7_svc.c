@@ -59,7 +59,7 @@ struct l7_service *l7_service_lookup(const struct net *net, u16 af,
 /* the families the data path serves, as VIPs and as real servers */
 static bool l7_af_spliced(u16 af)
 {
-	return af == AF_INET;
+	return af == AF_INET || af == AF_INET6;
 }
 
 /*
