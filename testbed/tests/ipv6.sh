@@ -96,6 +96,33 @@ keepalive_spread() {
 	done
 }
 
+# logged TAG FIELD: field FIELD (10 %a, 12 Forwarded) of every backend's
+# access-log line with TAG, quotes and Apache's escapes removed
+logged() {
+	grep -h -- "$1=" "$L7TB_RUN"/s[123]/access.log |
+		awk -v n="$2" '{ v = $n; gsub(/[\\"]/, "", v); print v }'
+}
+
+# The backends see the IPv6 client: X-Forwarded-For (mod_remoteip's %a)
+# on each of 12 requests of one connection, then RFC 7239's quoted,
+# bracketed form.
+client_address() {
+	local param=/sys/module/ip_vs_l7/parameters/forwarded rc=0 tag=$1
+	clear_logs
+	echo x-forwarded-for > $param &&
+		in_cli curl -sS --fail --max-time 120 -o /dev/null \
+			"$URL/cgi-bin/status?x$tag=[1-12]" || rc=1
+	echo forwarded > $param &&
+		in_cli curl -sS --fail --max-time 60 -o /dev/null \
+			"$URL/cgi-bin/status?f$tag=1" || rc=1
+	echo off > $param
+	[ $rc = 0 ] || return 1
+	[ "$(logged "x$tag" 10 | grep -cx "$L7TB_CLIENT6")" = 12 ] ||
+		{ echo "%a:"; logged "x$tag" 10 | sort | uniq -c; return 1; }
+	[ "$(logged "f$tag" 12)" = "for=[$L7TB_CLIENT6]" ] ||
+		{ echo "Forwarded: $(logged "f$tag" 12)"; return 1; }
+}
+
 no_ipvs_connections() {
 	[ -z "$(in_dir ipvsadm -Lnc | tail -n +3)" ] || { in_dir ipvsadm -Lnc; return 1; }
 }
@@ -196,6 +223,8 @@ for fam in 6 4; do
 	t_check "ipv6: $name: 30 requests of one keep-alive connection reach all 3 backends" \
 		keepalive_spread
 	t_check "ipv6: $name: IPVS makes no L4 connection" no_ipvs_connections
+	t_check "ipv6: $name: the backends log the IPv6 client's address (X-Forwarded-For, Forwarded)" \
+		client_address $fam
 	t_check "ipv6: $name: 10 x 1 MB byte-exact with 3% loss on the client link" \
 		lossy_downloads
 	t_check "ipv6: $name: 1 MB byte-exact to a client behind a 1280-byte link (ICMPv6 packet too big)" \
