@@ -22,6 +22,8 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <net/ip_vs.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 
 #include "core/client_seg.h"
 #include "core/head_copy.h"
@@ -52,7 +54,7 @@ enum l7_pconn_state {
  * silently (TCP_REPAIR) when the connection is retired.
  */
 struct l7_pconn_tcp {
-	__be32	laddr;		/* the director's end */
+	union nf_inet_addr laddr;	/* the director's end */
 	__be16	lport;
 	u32	snd_nxt;	/* director's next seq to the backend */
 	u32	rcv_nxt;	/* backend's next seq */
@@ -120,7 +122,9 @@ struct l7_pool {
 	/* what to connect to, fixed for the pool's life */
 	struct net		*net;
 	struct l7_service	*ls;		/* whose waiting requests to serve */
-	struct sockaddr_in	addr;
+	u16			af;		/* the real server's family */
+	union nf_inet_addr	baddr;		/* ... address and port */
+	__be16			bport;
 	int			weight;		/* mirror of the dest's weight */
 	u64			pass;		/* its next turn among equals */
 };
@@ -163,7 +167,8 @@ struct l7_service {
 	struct hlist_node	hnode;		/* in the VIP hash, RCU */
 	struct ip_vs_service	*svc;
 	struct net		*net;
-	__be32			vaddr;		/* VIP and port, IPv4 TCP only */
+	u16			af;		/* VIP and port, TCP only */
+	union nf_inet_addr	vaddr;
 	__be16			vport;
 	bool			hashed;
 	struct list_head	dests;		/* l7_dest */
@@ -184,6 +189,53 @@ struct l7_service {
 
 /* at most one RFC 5961 challenge ACK per this, per connection */
 #define L7_CHALLENGE_GAP	(HZ / 2)
+
+/*
+ * Addresses of either family, as IPVS keeps them: an IPv4 address in
+ * ->ip, compared by that word alone, so the IPv4 path costs what it
+ * did when it kept a __be32.
+ */
+static inline bool l7_addr_eq(u16 af, const union nf_inet_addr *a,
+			      const union nf_inet_addr *b)
+{
+	if (af == AF_INET)
+		return a->ip == b->ip;
+	return ipv6_addr_equal(&a->in6, &b->in6);
+}
+
+/*
+ * The network header's length (IPv6 extension headers included): the
+ * hook set the transport header of every segment it hands on.
+ */
+static inline u32 l7_nhlen(const struct sk_buff *skb)
+{
+	return skb_transport_offset(skb);
+}
+
+/* The IP header's length field, after skb->len changed. */
+static inline void l7_set_ip_len(struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		ip_hdr(skb)->tot_len = htons(skb->len);
+	else
+		ipv6_hdr(skb)->payload_len =
+			htons(skb->len - sizeof(struct ipv6hdr));
+}
+
+/* The family of a segment in the hook. */
+static inline u16 l7_skb_af(const struct sk_buff *skb)
+{
+	return ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
+}
+
+/* @a as text (IPv6 compressed, without brackets), like snprintf() */
+static inline int l7_addr_print(char *buf, size_t size, u16 af,
+				const union nf_inet_addr *a)
+{
+	if (af == AF_INET)
+		return snprintf(buf, size, "%pI4", &a->ip);
+	return snprintf(buf, size, "%pI6c", &a->in6);
+}
 
 /*
  * One request and its response, carried by one pooled connection (FPS
@@ -257,8 +309,9 @@ struct l7_conn {
 	enum l7_conn_state	state;
 	struct l7_service	*ls;
 	struct net		*net;
-	__be32			caddr;
-	__be32			vaddr;
+	u16			af;		/* the client's and VIP's */
+	union nf_inet_addr	caddr;
+	union nf_inet_addr	vaddr;
 	__be16			cport;
 	__be16			vport;
 	struct l7_source	*src;		/* its client address's count */
@@ -332,20 +385,24 @@ void l7_service_done(struct ip_vs_service *svc);
 int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
 int l7_service_del_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
 int l7_service_upd_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
-struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
+struct l7_service *l7_service_lookup(const struct net *net, u16 af,
+				     const union nf_inet_addr *vaddr,
 				     __be16 vport);
 bool l7_service_tunnel_begin(struct l7_service *ls);
 void l7_service_tunnel_end(struct l7_service *ls);
-bool l7_service_ipvs_conn(struct net *net, __be32 caddr, __be16 cport,
-			  __be32 vaddr, __be16 vport);
+bool l7_service_ipvs_conn(struct net *net, u16 af,
+			  const union nf_inet_addr *caddr, __be16 cport,
+			  const union nf_inet_addr *vaddr, __be16 vport);
 
 /* ip_vs_l7_conn.c */
 int l7_conn_module_init(void);
 void l7_conn_module_exit(void);
-struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
-			       __be16 cport, __be32 vaddr, __be16 vport);
-struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
-			      __be16 cport, __be32 vaddr, __be16 vport);
+struct l7_conn *l7_conn_lookup(const struct net *net, u16 af,
+			       const union nf_inet_addr *caddr, __be16 cport,
+			       const union nf_inet_addr *vaddr, __be16 vport);
+struct l7_conn *l7_conn_alloc(struct l7_service *ls,
+			      const union nf_inet_addr *caddr, __be16 cport,
+			      const union nf_inet_addr *vaddr, __be16 vport);
 bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
 void l7_conn_closing(struct l7_conn *c);
@@ -353,8 +410,9 @@ bool l7_head_reserve(struct l7_conn *c, u32 need);
 void l7_head_release(struct l7_conn *c);
 void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason);
 void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool);
-struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
-				 __be16 bport, __be32 laddr, __be16 lport);
+struct l7_pconn *l7_pconn_lookup(const struct net *net, u16 af,
+				 const union nf_inet_addr *baddr, __be16 bport,
+				 const union nf_inet_addr *laddr, __be16 lport);
 void l7_pconn_hash(struct l7_pconn *pc);
 void l7_pconn_unhash(struct l7_pconn *pc);
 
@@ -436,6 +494,9 @@ u32 l7_client_ack_point(const struct l7_conn *c);
 struct l7_ports;
 unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 			    const struct nf_hook_state *state);
+unsigned int l7_icmp6_packet(struct sk_buff *skb, unsigned int off,
+			     const struct l7_ports *ports,
+			     const struct nf_hook_state *state);
 
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);

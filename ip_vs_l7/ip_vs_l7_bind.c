@@ -184,7 +184,8 @@ static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
 	};
 	u32 head_len = c->req.head_len;
 
-	o.client_len = snprintf(addr, sizeof(addr), "%pI4", &c->caddr);
+	o.client_len = l7_addr_print(addr, sizeof(addr), c->af, &c->caddr);
+	o.client_v6 = c->af == AF_INET6;
 	b->copy_len = l7_head_copy(b->copy, c->head, &c->req, &o);
 	memcpy(b->copy + b->copy_len, c->head + head_len, body_len);
 	b->copy_len += body_len;

@@ -42,20 +42,49 @@ static u16 l7_adv_mss(const struct sk_buff *skb)
 {
 	unsigned int mtu = skb->dev ? READ_ONCE(skb->dev->mtu) : 1500;
 
+	if (l7_skb_af(skb) == AF_INET6)
+		return clamp_t(unsigned int, mtu, IPV6_MIN_MTU, 1500) -
+		       sizeof(struct ipv6hdr) - sizeof(struct tcphdr);
 	return clamp_t(unsigned int, mtu, 576, 1500) -
 	       sizeof(struct iphdr) - sizeof(struct tcphdr);
 }
 
+/* The kernel's SYN cookies of the segment's family (MSS table, key). */
+static u32 l7_cookie_init(const struct sk_buff *skb, u16 *mss)
+{
+	if (l7_skb_af(skb) == AF_INET6)
+		return __cookie_v6_init_sequence(ipv6_hdr(skb), tcp_hdr(skb),
+						 mss);
+	return __cookie_v4_init_sequence(ip_hdr(skb), tcp_hdr(skb), mss);
+}
+
 static u32 l7_cookie_check(const struct sk_buff *skb)
 {
-	const struct iphdr *iph = ip_hdr(skb);
 	const struct tcphdr *th = tcp_hdr(skb);
 
 #ifdef L7_COOKIE_CHECK_NO_COOKIE_ARG	/* 6.7+: it reads th->ack_seq */
-	return __cookie_v4_check(iph, th);
+	if (l7_skb_af(skb) == AF_INET6)
+		return __cookie_v6_check(ipv6_hdr(skb), th);
+	return __cookie_v4_check(ip_hdr(skb), th);
 #else
-	return __cookie_v4_check(iph, th, ntohl(th->ack_seq) - 1);
+	if (l7_skb_af(skb) == AF_INET6)
+		return __cookie_v6_check(ipv6_hdr(skb), th,
+					 ntohl(th->ack_seq) - 1);
+	return __cookie_v4_check(ip_hdr(skb), th, ntohl(th->ack_seq) - 1);
 #endif
+}
+
+/* The segment's source and destination, of its family. */
+static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
+			 union nf_inet_addr *daddr)
+{
+	if (l7_skb_af(skb) == AF_INET) {
+		saddr->ip = ip_hdr(skb)->saddr;
+		daddr->ip = ip_hdr(skb)->daddr;
+	} else {
+		saddr->in6 = ipv6_hdr(skb)->saddr;
+		daddr->in6 = ipv6_hdr(skb)->daddr;
+	}
 }
 
 /*
@@ -473,7 +502,7 @@ static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
 static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
-	u32 hlen = ip_hdrlen(skb) + th->doff * 4;
+	u32 hlen = l7_nhlen(skb) + th->doff * 4;
 	struct l7_cseg cs = {
 		.seq = ntohl(th->seq),
 		.len = skb->len - hlen,
@@ -558,8 +587,8 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
  */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 {
-	const struct iphdr *iph = ip_hdr(skb);
 	const struct tcphdr *th = tcp_hdr(skb);
+	union nf_inet_addr caddr = { }, vaddr = { };
 	struct l7_tcp_opts o;
 	struct l7_conn *c;
 	int wscale = -1;
@@ -576,7 +605,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 
 	if (th->syn && !th->ack) {
 		u16 cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
-		u32 cookie = __cookie_v4_init_sequence(iph, th, &cmss);
+		u32 cookie = l7_cookie_init(skb, &cmss);
 
 		l7_send_synack(ls->net, skb, cookie, l7_adv_mss(skb),
 			       (o.present & L7_TCPO_WSCALE) ? o.wscale : -1,
@@ -595,7 +624,8 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 		return NF_DROP;
 	}
 
-	c = l7_conn_alloc(ls, iph->saddr, th->source, iph->daddr, th->dest);
+	l7_skb_addrs(skb, &caddr, &vaddr);
+	c = l7_conn_alloc(ls, &caddr, th->source, &vaddr, th->dest);
 	if (IS_ERR(c)) {
 		/*
 		 * Over max_conns or max_conns_per_source: the client believes

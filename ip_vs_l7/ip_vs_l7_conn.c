@@ -37,7 +37,8 @@ struct l7_bucket {
 struct l7_source {
 	struct hlist_node	node;		/* under its bucket's lock */
 	const struct net	*net;
-	__be32			addr;
+	u16			af;
+	union nf_inet_addr	addr;
 	unsigned int		conns;
 };
 
@@ -62,70 +63,111 @@ static atomic_t l7_conns_alive = ATOMIC_INIT(0);	/* for max_conns */
 #define L7_BUCKETS_MAX		(1U << 20)
 #define L7_CLOSING_MIN		(10 * HZ)
 
-static u32 l7_tuple_hash(const struct net *net, __be32 a1, __be16 p1,
-			 __be32 a2, __be16 p2)
+/*
+ * An IPv4 tuple hashes as four words, as it always did; an IPv6 one
+ * as all of its address words (folding them first would let a client
+ * that owns a /64 pick colliding tuples at will).
+ */
+static u32 l7_tuple_hash(const struct net *net, u16 af,
+			 const union nf_inet_addr *a1, __be16 p1,
+			 const union nf_inet_addr *a2, __be16 p2)
 {
-	return hsiphash_4u32((__force u32)a1, (__force u32)a2,
-			     ((__force u32)p1 << 16) | (__force u32)p2,
-			     net_hash_mix(net), &l7_hash_key) & l7_hash_mask;
+	u32 ports = ((__force u32)p1 << 16) | (__force u32)p2;
+	struct {
+		u32 a1[4], a2[4], ports, net;
+	} key;
+
+	if (af == AF_INET)
+		return hsiphash_4u32((__force u32)a1->ip, (__force u32)a2->ip,
+				     ports, net_hash_mix(net),
+				     &l7_hash_key) & l7_hash_mask;
+	memcpy(key.a1, a1->all, sizeof(key.a1));
+	memcpy(key.a2, a2->all, sizeof(key.a2));
+	key.ports = ports;
+	key.net = net_hash_mix(net);
+	return hsiphash(&key, sizeof(key), &l7_hash_key) & l7_hash_mask;
 }
 
-static struct l7_bucket *l7_conn_bucket(const struct net *net, __be32 caddr,
-					__be16 cport, __be32 vaddr,
+static struct l7_bucket *l7_conn_bucket(const struct net *net, u16 af,
+					const union nf_inet_addr *caddr,
+					__be16 cport,
+					const union nf_inet_addr *vaddr,
 					__be16 vport)
 {
-	return &l7_conn_table[l7_tuple_hash(net, caddr, cport, vaddr, vport)];
+	return &l7_conn_table[l7_tuple_hash(net, af, caddr, cport, vaddr,
+					    vport)];
 }
 
-static struct l7_bucket *l7_pconn_bucket(const struct net *net, __be32 baddr,
-					 __be16 bport, __be32 laddr,
+static struct l7_bucket *l7_pconn_bucket(const struct net *net, u16 af,
+					 const union nf_inet_addr *baddr,
+					 __be16 bport,
+					 const union nf_inet_addr *laddr,
 					 __be16 lport)
 {
-	return &l7_pconn_table[l7_tuple_hash(net, baddr, bport, laddr, lport)];
+	return &l7_pconn_table[l7_tuple_hash(net, af, baddr, bport, laddr,
+					     lport)];
 }
 
-static struct l7_bucket *l7_source_bucket(const struct net *net, __be32 addr)
+static struct l7_bucket *l7_source_bucket(const struct net *net, u16 af,
+					  const union nf_inet_addr *addr)
 {
-	return &l7_source_table[hsiphash_2u32((__force u32)addr,
-					      net_hash_mix(net),
-					      &l7_hash_key) & l7_hash_mask];
+	u32 h;
+
+	if (af == AF_INET)
+		h = hsiphash_2u32((__force u32)addr->ip, net_hash_mix(net),
+				  &l7_hash_key);
+	else
+		h = hsiphash_4u32((__force u32)addr->all[0] ^
+				  net_hash_mix(net),
+				  (__force u32)addr->all[1],
+				  (__force u32)addr->all[2],
+				  (__force u32)addr->all[3], &l7_hash_key);
+	return &l7_source_table[h & l7_hash_mask];
 }
 
 /* Under RCU or the bucket's lock. */
 static struct l7_conn *l7_conn_find(struct l7_bucket *b, const struct net *net,
-				    __be32 caddr, __be16 cport, __be32 vaddr,
+				    u16 af, const union nf_inet_addr *caddr,
+				    __be16 cport,
+				    const union nf_inet_addr *vaddr,
 				    __be16 vport)
 {
 	struct l7_conn *c;
 
 	hlist_for_each_entry_rcu(c, &b->chain, c_node,
 				 lockdep_is_held(&b->lock))
-		if (c->caddr == caddr && c->cport == cport &&
-		    c->vaddr == vaddr && c->vport == vport &&
+		if (c->cport == cport && c->vport == vport && c->af == af &&
+		    l7_addr_eq(af, &c->caddr, caddr) &&
+		    l7_addr_eq(af, &c->vaddr, vaddr) &&
 		    net_eq(c->net, net))
 			return c;
 	return NULL;
 }
 
 /* Under RCU; the caller locks the connection and checks ->dead. */
-struct l7_conn *l7_conn_lookup(const struct net *net, __be32 caddr,
-			       __be16 cport, __be32 vaddr, __be16 vport)
+struct l7_conn *l7_conn_lookup(const struct net *net, u16 af,
+			       const union nf_inet_addr *caddr, __be16 cport,
+			       const union nf_inet_addr *vaddr, __be16 vport)
 {
-	return l7_conn_find(l7_conn_bucket(net, caddr, cport, vaddr, vport),
-			    net, caddr, cport, vaddr, vport);
+	return l7_conn_find(l7_conn_bucket(net, af, caddr, cport, vaddr,
+					   vport),
+			    net, af, caddr, cport, vaddr, vport);
 }
 
 /* Under RCU: the pooled connection a server's segment belongs to. */
-struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
-				 __be16 bport, __be32 laddr, __be16 lport)
+struct l7_pconn *l7_pconn_lookup(const struct net *net, u16 af,
+				 const union nf_inet_addr *baddr, __be16 bport,
+				 const union nf_inet_addr *laddr, __be16 lport)
 {
-	struct l7_bucket *b = l7_pconn_bucket(net, baddr, bport, laddr, lport);
+	struct l7_bucket *b = l7_pconn_bucket(net, af, baddr, bport, laddr,
+					      lport);
 	struct l7_pconn *pc;
 
 	hlist_for_each_entry_rcu(pc, &b->chain, b_node)
-		if (pc->tcp.lport == lport && pc->tcp.laddr == laddr &&
-		    pc->pool->addr.sin_addr.s_addr == baddr &&
-		    pc->pool->addr.sin_port == bport &&
+		if (pc->tcp.lport == lport && pc->pool->bport == bport &&
+		    pc->pool->af == af &&
+		    l7_addr_eq(af, &pc->tcp.laddr, laddr) &&
+		    l7_addr_eq(af, &pc->pool->baddr, baddr) &&
 		    net_eq(pc->pool->net, net))
 			return pc;
 	return NULL;
@@ -133,9 +175,10 @@ struct l7_pconn *l7_pconn_lookup(const struct net *net, __be32 baddr,
 
 static struct l7_bucket *l7_pconn_bucket_of(const struct l7_pconn *pc)
 {
-	return l7_pconn_bucket(pc->pool->net, pc->pool->addr.sin_addr.s_addr,
-			       pc->pool->addr.sin_port, pc->tcp.laddr,
-			       pc->tcp.lport);
+	const struct l7_pool *pool = pc->pool;
+
+	return l7_pconn_bucket(pool->net, pool->af, &pool->baddr, pool->bport,
+			       &pc->tcp.laddr, pc->tcp.lport);
 }
 
 /* From its first binding on, the data path takes @pc's packets. */
@@ -162,12 +205,14 @@ void l7_pconn_unhash(struct l7_pconn *pc)
 
 /* Under the bucket's lock. */
 static struct l7_source *l7_source_find(struct l7_bucket *b,
-					const struct net *net, __be32 addr)
+					const struct net *net, u16 af,
+					const union nf_inet_addr *addr)
 {
 	struct l7_source *s;
 
 	hlist_for_each_entry(s, &b->chain, node)
-		if (s->addr == addr && net_eq(s->net, net))
+		if (s->af == af && l7_addr_eq(af, &s->addr, addr) &&
+		    net_eq(s->net, net))
 			return s;
 	return NULL;
 }
@@ -176,22 +221,28 @@ static struct l7_source *l7_source_find(struct l7_bucket *b,
  * Count one more connection of @c's client address, unless it has
  * max_conns_per_source already (-EMFILE).  An address is in the table
  * only while it has connections, so the table holds at most one entry
- * per live connection.
+ * per live connection.  An IPv6 source is its /64: one host is given a
+ * whole /64 and picks addresses in it at will.
  */
 static int l7_source_get(struct l7_conn *c)
 {
 	unsigned int max = READ_ONCE(l7_max_conns_per_source);
-	struct l7_bucket *b = l7_source_bucket(c->net, c->caddr);
+	union nf_inet_addr key = c->caddr;
 	struct l7_source *s;
+	struct l7_bucket *b;
 	int err = 0;
 
+	if (c->af == AF_INET6)
+		key.all[2] = key.all[3] = 0;
+	b = l7_source_bucket(c->net, c->af, &key);
 	spin_lock_bh(&b->lock);
-	s = l7_source_find(b, c->net, c->caddr);
+	s = l7_source_find(b, c->net, c->af, &key);
 	if (!s) {
 		s = kmalloc(sizeof(*s), GFP_ATOMIC);
 		if (s) {
 			s->net = c->net;
-			s->addr = c->caddr;
+			s->af = c->af;
+			s->addr = key;
 			s->conns = 0;
 			hlist_add_head(&s->node, &b->chain);
 		} else {
@@ -211,7 +262,7 @@ static int l7_source_get(struct l7_conn *c)
 
 static void l7_source_put(struct l7_source *s)
 {
-	struct l7_bucket *b = l7_source_bucket(s->net, s->addr);
+	struct l7_bucket *b = l7_source_bucket(s->net, s->af, &s->addr);
 
 	spin_lock_bh(&b->lock);
 	if (--s->conns)
@@ -255,8 +306,8 @@ static void l7_conn_free_rcu(struct rcu_head *head)
 /* @c is dead and owned by the caller: unhash and free it. */
 static void l7_conn_destroy(struct l7_conn *c)
 {
-	struct l7_bucket *hb = l7_conn_bucket(c->net, c->caddr, c->cport,
-					      c->vaddr, c->vport);
+	struct l7_bucket *hb = l7_conn_bucket(c->net, c->af, &c->caddr,
+					      c->cport, &c->vaddr, c->vport);
 	struct l7_service *ls = c->ls;
 
 	spin_lock_bh(&hb->lock);
@@ -303,8 +354,9 @@ static void l7_conn_timer_fn(struct timer_list *t)
  * ERR_PTR(-ENFILE) over max_conns, -EMFILE over max_conns_per_source
  * (both counted in /proc), -ENOMEM.
  */
-struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
-			      __be16 cport, __be32 vaddr, __be16 vport)
+struct l7_conn *l7_conn_alloc(struct l7_service *ls,
+			      const union nf_inet_addr *caddr, __be16 cport,
+			      const union nf_inet_addr *vaddr, __be16 vport)
 {
 	struct l7_conn *c;
 	int err;
@@ -313,7 +365,8 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	c->net = ls->net;
-	c->caddr = caddr;
+	c->af = ls->af;
+	c->caddr = *caddr;
 	err = l7_conns_reserve();
 	if (err) {
 		atomic64_inc(&ls->stats.refused_max);
@@ -332,7 +385,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls, __be32 caddr,
 	timer_setup(&c->timer, l7_conn_timer_fn, 0);
 	c->ls = ls;
 	c->cport = cport;
-	c->vaddr = vaddr;
+	c->vaddr = *vaddr;
 	c->vport = vport;
 	c->last_seen = jiffies;
 	return c;
@@ -348,11 +401,12 @@ free:
  */
 bool l7_conn_insert(struct l7_conn *c)
 {
-	struct l7_bucket *b = l7_conn_bucket(c->net, c->caddr, c->cport,
-					     c->vaddr, c->vport);
+	struct l7_bucket *b = l7_conn_bucket(c->net, c->af, &c->caddr,
+					     c->cport, &c->vaddr, c->vport);
 
 	spin_lock_bh(&b->lock);
-	if (l7_conn_find(b, c->net, c->caddr, c->cport, c->vaddr, c->vport)) {
+	if (l7_conn_find(b, c->net, c->af, &c->caddr, c->cport, &c->vaddr,
+			 c->vport)) {
 		spin_unlock_bh(&b->lock);
 		l7_conn_unaccount(c);
 		l7_conn_free(c);

@@ -2,8 +2,8 @@
 /*
  * ip_vs_l7: the packet hook of the data path.
  *
- * It sits at PRE_ROUTING before conntrack (NF_IP_PRI_RAW - 1), after
- * defragmentation: the director answers these flows itself and rewrites
+ * It sits at PRE_ROUTING before conntrack (NF_IP_PRI_RAW - 1, and
+ * NF_IP6_PRI_RAW - 1 for IPv6), after defragmentation: the director answers these flows itself and rewrites
  * them, so conntrack must never see them - it would only ever see one
  * side of each and call the other INVALID, which an "ct state invalid
  * drop" ruleset would then drop.  Everything addressed to the VIP:port
@@ -18,16 +18,23 @@
 #include <linux/ip.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/netns/generic.h>
 
 #include "ip_vs_l7.h"
 
-/* Header sanity and checksum; pulls the TCP header with its options. */
-static bool l7_tcp_valid(struct sk_buff *skb, const struct nf_hook_state *state)
+/*
+ * Header sanity and checksum of a segment we take; pulls the TCP header
+ * with its options and sets the transport header there.  (Only then:
+ * IPv6 input parses extension headers from the transport header of a
+ * packet we let pass.)
+ */
+static bool l7_tcp_valid(struct sk_buff *skb, unsigned int thoff,
+			 const struct nf_hook_state *state)
 {
-	unsigned int thoff = ip_hdrlen(skb);
 	const struct tcphdr *th;
 
 	if (!pskb_may_pull(skb, thoff + sizeof(*th)))
@@ -37,7 +44,7 @@ static bool l7_tcp_valid(struct sk_buff *skb, const struct nf_hook_state *state)
 	    !pskb_may_pull(skb, thoff + th->doff * 4))
 		return false;
 	skb_set_transport_header(skb, thoff);
-	return !nf_ip_checksum(skb, state->hook, thoff, IPPROTO_TCP);
+	return !nf_checksum(skb, state->hook, thoff, IPPROTO_TCP, state->pf);
 }
 
 /*
@@ -62,37 +69,45 @@ static unsigned int l7_server_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	return l7_pool_idle_packet(pc, skb);
 }
 
+/* A TCP segment's addresses, of the hook's family, and where it starts. */
+struct l7_tuple {
+	u16			af;
+	unsigned int		thoff;
+	union nf_inet_addr	saddr;
+	union nf_inet_addr	daddr;
+};
+
 /*
  * A segment to an l7 VIP's port: a client connection's, or the start of
  * one (SYN, cookie ACK) if the tuple is an l7 service's.  False when it
  * is neither: the packet is not ours.
  */
-static bool l7_vip_packet(struct sk_buff *skb, const struct tcphdr *th,
+static bool l7_vip_packet(struct sk_buff *skb, const struct l7_tuple *t,
+			  const struct tcphdr *th,
 			  const struct nf_hook_state *state,
 			  unsigned int *verdict)
 {
-	const struct iphdr *iph = ip_hdr(skb);
 	struct l7_service *ls;
 	struct l7_conn *c;
 
-	c = l7_conn_lookup(state->net, iph->saddr, th->source, iph->daddr,
+	c = l7_conn_lookup(state->net, t->af, &t->saddr, th->source, &t->daddr,
 			   th->dest);
 	if (c) {
-		*verdict = l7_tcp_valid(skb, state) ?
+		*verdict = l7_tcp_valid(skb, t->thoff, state) ?
 			   l7_client_packet(c, skb) : NF_DROP;
 		return true;
 	}
-	ls = l7_service_lookup(state->net, iph->daddr, th->dest);
+	ls = l7_service_lookup(state->net, t->af, &t->daddr, th->dest);
 	/* a connection IPVS made before "-E -s l7" stays IPVS's */
-	if (!ls || l7_service_ipvs_conn(state->net, iph->saddr, th->source,
-					iph->daddr, th->dest))
+	if (!ls || l7_service_ipvs_conn(state->net, t->af, &t->saddr,
+					th->source, &t->daddr, th->dest))
 		return false;
 	/*
 	 * No connection has a martian client (none is ever made for one),
 	 * so this is the one place such a source can reach us: ignore it,
 	 * as routing would have.
 	 */
-	if (l7_unanswerable(skb) || !l7_tcp_valid(skb, state))
+	if (l7_unanswerable(skb) || !l7_tcp_valid(skb, t->thoff, state))
 		*verdict = NF_DROP;
 	else
 		*verdict = l7_client_new(ls, skb);
@@ -100,20 +115,42 @@ static bool l7_vip_packet(struct sk_buff *skb, const struct tcphdr *th,
 }
 
 /* A segment from a pooled server's port: a pooled connection's, if any. */
-static bool l7_pooled_packet(struct sk_buff *skb, const struct tcphdr *th,
+static bool l7_pooled_packet(struct sk_buff *skb, const struct l7_tuple *t,
+			     const struct tcphdr *th,
 			     const struct nf_hook_state *state,
 			     unsigned int *verdict)
 {
-	const struct iphdr *iph = ip_hdr(skb);
 	struct l7_pconn *pc;
 
-	pc = l7_pconn_lookup(state->net, iph->saddr, th->source, iph->daddr,
-			     th->dest);
+	pc = l7_pconn_lookup(state->net, t->af, &t->saddr, th->source,
+			     &t->daddr, th->dest);
 	if (!pc)
 		return false;
-	*verdict = l7_tcp_valid(skb, state) ? l7_server_packet(pc, skb) :
+	*verdict = l7_tcp_valid(skb, t->thoff, state) ? l7_server_packet(pc, skb) :
 					      NF_DROP;
 	return true;
+}
+
+/* A TCP segment at @thoff, either family: ours or not. */
+static unsigned int l7_tcp_packet(struct sk_buff *skb,
+				  const struct l7_tuple *t,
+				  const struct l7_ports *ports,
+				  const struct nf_hook_state *state)
+{
+	const struct tcphdr *th;
+	unsigned int verdict;
+	struct tcphdr _th;
+
+	th = skb_header_pointer(skb, t->thoff, sizeof(_th), &_th);
+	if (!th)
+		return NF_ACCEPT;
+	if (l7_ports_vip(ports, th->dest) &&
+	    l7_vip_packet(skb, t, th, state, &verdict))
+		return verdict;
+	if (l7_ports_server(ports, th->source) &&
+	    l7_pooled_packet(skb, t, th, state, &verdict))
+		return verdict;
+	return NF_ACCEPT;
 }
 
 static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
@@ -121,9 +158,7 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 {
 	const struct iphdr *iph = ip_hdr(skb);
 	const struct l7_ports *ports;
-	const struct tcphdr *th;
-	unsigned int verdict;
-	struct tcphdr _th;
+	struct l7_tuple t;
 
 	if (!READ_ONCE(l7_datapath) || ip_is_fragment(iph))
 		return NF_ACCEPT;
@@ -135,17 +170,44 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 		return l7_icmp_packet(skb, ports, state);
 	if (iph->protocol != IPPROTO_TCP)
 		return NF_ACCEPT;
-	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
-	if (!th)
-		return NF_ACCEPT;
+	t.af = AF_INET;
+	t.thoff = ip_hdrlen(skb);
+	t.saddr.ip = iph->saddr;
+	t.daddr.ip = iph->daddr;
+	return l7_tcp_packet(skb, &t, ports, state);
+}
 
-	if (l7_ports_vip(ports, th->dest) &&
-	    l7_vip_packet(skb, th, state, &verdict))
-		return verdict;
-	if (l7_ports_server(ports, th->source) &&
-	    l7_pooled_packet(skb, th, state, &verdict))
-		return verdict;
-	return NF_ACCEPT;
+/*
+ * IPv6: the segment after any extension headers (a fragment is left
+ * alone: nf_defrag_ipv6, before us, reassembles what it can).
+ */
+static unsigned int l7_hook6_fn(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	const struct l7_ports *ports;
+	u8 nexthdr = ip6h->nexthdr;
+	struct l7_tuple t;
+	__be16 frag_off;
+	int thoff;
+
+	if (!READ_ONCE(l7_datapath))
+		return NF_ACCEPT;
+	ports = l7_ports_get(state->net);
+	if (!ports)
+		return NF_ACCEPT;
+	thoff = ipv6_skip_exthdr(skb, sizeof(*ip6h), &nexthdr, &frag_off);
+	if (thoff < 0 || frag_off)
+		return NF_ACCEPT;
+	if (nexthdr == IPPROTO_ICMPV6)
+		return l7_icmp6_packet(skb, thoff, ports, state);
+	if (nexthdr != IPPROTO_TCP)
+		return NF_ACCEPT;
+	t.af = AF_INET6;
+	t.thoff = thoff;
+	t.saddr.in6 = ip6h->saddr;
+	t.daddr.in6 = ip6h->daddr;
+	return l7_tcp_packet(skb, &t, ports, state);
 }
 
 /*
@@ -178,6 +240,18 @@ static const struct nf_hook_ops l7_hook_ops[] = {
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_LOCAL_OUT,
 		.priority	= NF_IP_PRI_FIRST,
+	},
+	{
+		.hook		= l7_hook6_fn,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_PRE_ROUTING,
+		.priority	= NF_IP6_PRI_RAW - 1,
+	},
+	{
+		.hook		= l7_guard_fn,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP6_PRI_FIRST,
 	},
 };
 

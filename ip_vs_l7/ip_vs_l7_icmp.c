@@ -18,48 +18,72 @@
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/netfilter.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
 
+/* The part of a quoted TCP header that RFC 792 guarantees: 8 bytes. */
+struct l7_tcp_quote {
+	__be16	source;
+	__be16	dest;
+	__be32	seq;
+};
+
+/* A quoted segment of ours: its addresses, ports and seq. */
+struct l7_quote {
+	u16			af;
+	union nf_inet_addr	saddr;	/* ours: the VIP or a pooled end */
+	union nf_inet_addr	daddr;
+	struct l7_tcp_quote	tcp;
+};
+
 /* The payload a segment of ours may carry on a path of @mtu. */
-static u16 l7_mtu_to_mss(u32 mtu)
+static u16 l7_mtu_to_mss(u16 af, u32 mtu)
 {
+	if (af == AF_INET6)
+		return max_t(u32, mtu, IPV6_MIN_MTU) -
+		       sizeof(struct ipv6hdr) - sizeof(struct tcphdr);
 	return max_t(u32, mtu, IPV4_MIN_MTU) - sizeof(struct iphdr) -
 	       sizeof(struct tcphdr);
 }
 
 /* An error about a segment the director sent to a client. */
-static void l7_icmp_client(struct net *net, const struct iphdr *in,
-			   const struct tcphdr *th, u32 mtu)
+static void l7_icmp_client(struct net *net, const struct l7_quote *q,
+			   u32 mtu)
 {
-	u32 seq = ntohl(th->seq);
+	u16 mss = l7_mtu_to_mss(q->af, mtu);
+	u32 seq = ntohl(q->tcp.seq);
 	struct l7_conn *c;
 
-	c = l7_conn_lookup(net, in->daddr, th->dest, in->saddr, th->source);
+	c = l7_conn_lookup(net, q->af, &q->daddr, q->tcp.dest, &q->saddr,
+			   q->tcp.source);
 	if (!c)
 		return;
 	spin_lock_bh(&c->lock);
 	if (!c->dead && !before(seq, c->d_snd_una) &&
-	    before(seq, c->d_snd_nxt) && l7_mtu_to_mss(mtu) < c->c_mss)
-		c->c_mss = l7_mtu_to_mss(mtu);
+	    before(seq, c->d_snd_nxt) && mss < c->c_mss)
+		c->c_mss = mss;
 	spin_unlock_bh(&c->lock);
 }
 
 /* An error about a segment the director sent on a spliced pooled one. */
-static void l7_icmp_backend(struct net *net, const struct iphdr *in,
-			    const struct tcphdr *th, u32 mtu)
+static void l7_icmp_backend(struct net *net, const struct l7_quote *q,
+			    u32 mtu)
 {
-	u32 seq = ntohl(th->seq);
+	u16 mss = l7_mtu_to_mss(q->af, mtu);
+	u32 seq = ntohl(q->tcp.seq);
 	struct l7_binding *b;
 	struct l7_pconn *pc;
 	struct l7_conn *c;
 
-	pc = l7_pconn_lookup(net, in->daddr, th->dest, in->saddr, th->source);
+	pc = l7_pconn_lookup(net, q->af, &q->daddr, q->tcp.dest, &q->saddr,
+			     q->tcp.source);
 	if (!pc)
 		return;
 	c = READ_ONCE(pc->conn);
@@ -68,17 +92,29 @@ static void l7_icmp_backend(struct net *net, const struct iphdr *in,
 	spin_lock_bh(&c->lock);
 	b = c->dead ? NULL : l7_binding_of(c, pc);
 	if (b && !before(seq, b->b_acked) && before(seq, b->b_snd_nxt) &&
-	    l7_mtu_to_mss(mtu) < pc->tcp.mss)
-		pc->tcp.mss = l7_mtu_to_mss(mtu);
+	    mss < pc->tcp.mss)
+		pc->tcp.mss = mss;
 	spin_unlock_bh(&c->lock);
 }
 
-/* The part of a quoted TCP header that RFC 792 guarantees: 8 bytes. */
-struct l7_tcp_quote {
-	__be16	source;
-	__be16	dest;
-	__be32	seq;
-};
+/* Either side the quote is about; checksum first, then the lookups. */
+static void l7_icmp_quote(struct sk_buff *skb, unsigned int off,
+			  u8 proto, const struct l7_quote *q,
+			  const struct l7_ports *ports,
+			  const struct nf_hook_state *state, u32 mtu)
+{
+	/* quoting a segment from a VIP's port, or to a pooled server's */
+	bool to_client = l7_ports_vip(ports, q->tcp.source);
+	bool to_server = l7_ports_server(ports, q->tcp.dest);
+
+	if ((!to_client && !to_server) ||
+	    nf_checksum(skb, state->hook, off, proto, state->pf))
+		return;
+	if (to_client)
+		l7_icmp_client(state->net, q, mtu);
+	if (to_server)
+		l7_icmp_backend(state->net, q, mtu);
+}
 
 /*
  * Under RCU, from the hook: an ICMP message to the director.  Always
@@ -91,13 +127,11 @@ unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 		struct icmphdr icmp;
 		struct iphdr ip;
 	} _h;
-	const struct l7_tcp_quote *q;
+	const struct l7_tcp_quote *tq;
 	struct l7_tcp_quote _q;
 	unsigned int off = ip_hdrlen(skb);
 	const typeof(_h) *h;
-	bool to_client, to_server;
-	struct tcphdr th = { };
-	u32 mtu;
+	struct l7_quote q = { .af = AF_INET };
 
 	h = skb_header_pointer(skb, off, sizeof(_h), &_h);
 	if (!h || h->icmp.type != ICMP_DEST_UNREACH ||
@@ -105,23 +139,43 @@ unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 	    h->ip.ihl < 5 || h->ip.protocol != IPPROTO_TCP ||
 	    ip_is_fragment(&h->ip))
 		return NF_ACCEPT;
-	q = skb_header_pointer(skb, off + sizeof(h->icmp) + h->ip.ihl * 4,
-			       sizeof(_q), &_q);
-	if (!q)
+	tq = skb_header_pointer(skb, off + sizeof(h->icmp) + h->ip.ihl * 4,
+				sizeof(_q), &_q);
+	if (!tq)
 		return NF_ACCEPT;
-	/* quoting a segment from a VIP's port, or to a pooled server's */
-	to_client = l7_ports_vip(ports, q->source);
-	to_server = l7_ports_server(ports, q->dest);
-	if ((!to_client && !to_server) ||
-	    nf_ip_checksum(skb, state->hook, off, IPPROTO_IP))
+	q.saddr.ip = h->ip.saddr;
+	q.daddr.ip = h->ip.daddr;
+	q.tcp = *tq;
+	l7_icmp_quote(skb, off, IPPROTO_IP, &q, ports, state,
+		      ntohs(h->icmp.un.frag.mtu));
+	return NF_ACCEPT;
+}
+
+/*
+ * Under RCU, from the hook: an ICMPv6 message at @off.  Packet too big
+ * (RFC 8201) about a segment of ours, quoted without extension headers
+ * (the director sends none).  Always NF_ACCEPT.
+ */
+unsigned int l7_icmp6_packet(struct sk_buff *skb, unsigned int off,
+			     const struct l7_ports *ports,
+			     const struct nf_hook_state *state)
+{
+	struct {
+		struct icmp6hdr icmp;
+		struct ipv6hdr ip;
+		struct l7_tcp_quote tcp;
+	} _h;
+	const typeof(_h) *h;
+	struct l7_quote q = { .af = AF_INET6 };
+
+	h = skb_header_pointer(skb, off, sizeof(_h), &_h);
+	if (!h || h->icmp.icmp6_type != ICMPV6_PKT_TOOBIG ||
+	    h->ip.version != 6 || h->ip.nexthdr != IPPROTO_TCP)
 		return NF_ACCEPT;
-	th.source = q->source;
-	th.dest = q->dest;
-	th.seq = q->seq;
-	mtu = ntohs(h->icmp.un.frag.mtu);
-	if (to_client)
-		l7_icmp_client(state->net, &h->ip, &th, mtu);
-	if (to_server)
-		l7_icmp_backend(state->net, &h->ip, &th, mtu);
+	q.saddr.in6 = h->ip.saddr;
+	q.daddr.in6 = h->ip.daddr;
+	q.tcp = h->tcp;
+	l7_icmp_quote(skb, off, IPPROTO_ICMPV6, &q, ports, state,
+		      ntohl(h->icmp.icmp6_mtu));
 	return NF_ACCEPT;
 }

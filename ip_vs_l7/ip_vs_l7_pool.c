@@ -48,6 +48,29 @@
 
 static struct workqueue_struct *l7_pool_wq;
 
+/* the pool's server as a socket address of its family */
+union l7_sockaddr {
+	struct sockaddr		sa;
+	struct sockaddr_in	sin;
+	struct sockaddr_in6	sin6;
+};
+
+static struct sockaddr *l7_pool_sa(const struct l7_pool *pool,
+				   union l7_sockaddr *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (pool->af == AF_INET6) {
+		sa->sin6.sin6_family = AF_INET6;
+		sa->sin6.sin6_addr = pool->baddr.in6;
+		sa->sin6.sin6_port = pool->bport;
+	} else {
+		sa->sin.sin_family = AF_INET;
+		sa->sin.sin_addr.s_addr = pool->baddr.ip;
+		sa->sin.sin_port = pool->bport;
+	}
+	return &sa->sa;
+}
+
 static void l7_pool_kick(struct l7_pool *pool, unsigned long delay)
 {
 	if (!pool->dying)
@@ -111,6 +134,7 @@ static void l7_pool_failed(struct l7_pool *pool)
 static void l7_pconn_mark_dead(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
+	union l7_sockaddr sa;
 
 	spin_lock_bh(&pool->lock);
 	/* once taken, it is the data path's: the binding sees the FIN too */
@@ -122,9 +146,8 @@ static void l7_pconn_mark_dead(struct l7_pconn *pc)
 		/* accepted and closed at once: not a pool to refill in a loop */
 		if (time_before(jiffies, pc->born + L7_SHORT_LIVED)) {
 			if (!pool->down)
-				pr_info("l7: real server %pI4:%u closes connections as it accepts them\n",
-					&pool->addr.sin_addr,
-					ntohs(pool->addr.sin_port));
+				pr_info("l7: real server %pISpc closes connections as it accepts them\n",
+					l7_pool_sa(pool, &sa));
 			l7_pool_failed(pool);
 		} else {
 			l7_pool_kick(pool, 0);
@@ -219,7 +242,12 @@ static void l7_pconn_snapshot(struct l7_pconn *pc)
 	struct l7_pconn_tcp *t = &pc->tcp;
 
 	lock_sock(sk);
-	t->laddr = inet_sk(sk)->inet_saddr;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+		t->laddr.in6 = sk->sk_v6_rcv_saddr;
+	else
+#endif
+		t->laddr.ip = inet_sk(sk)->inet_saddr;
 	t->lport = inet_sk(sk)->inet_sport;
 	t->snd_nxt = tp->snd_nxt;
 	t->rcv_nxt = tp->rcv_nxt;
@@ -248,6 +276,7 @@ static void l7_pconn_close_list(struct list_head *head)
 /* Connect one more socket to the pool's server and make it idle. */
 static int l7_pconn_open(struct l7_pool *pool)
 {
+	union l7_sockaddr sa;
 	struct l7_pconn *pc;
 	struct socket *sock;
 	struct sock *sk;
@@ -256,15 +285,14 @@ static int l7_pconn_open(struct l7_pool *pool)
 	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
 	if (!pc)
 		return -ENOMEM;
-	err = sock_create_kern(pool->net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+	err = sock_create_kern(pool->net, pool->af, SOCK_STREAM, IPPROTO_TCP,
 			       &sock);
 	if (err)
 		goto free;
 	sk = sock->sk;
 	sk->sk_sndtimeo = L7_CONNECT_TIMEOUT;	/* bounds the connect */
 	tcp_sock_set_nodelay(sk);
-	err = kernel_connect(sock, (struct sockaddr *)&pool->addr,
-			     sizeof(pool->addr), 0);
+	err = kernel_connect(sock, l7_pool_sa(pool, &sa), sizeof(sa), 0);
 	if (err)
 		goto release;
 
@@ -343,13 +371,14 @@ static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
 static unsigned long l7_pool_trial_left(struct l7_pool *pool)
 {
 	unsigned long end = pool->probe_at + L7_SHORT_LIVED;
+	union l7_sockaddr sa;
 
 	if (!pool->probing)
 		return 0;
 	if (time_before(jiffies, end))
 		return end - jiffies;
-	pr_info("l7: real server %pI4:%u accepts connections again\n",
-		&pool->addr.sin_addr, ntohs(pool->addr.sin_port));
+	pr_info("l7: real server %pISpc accepts connections again\n",
+		l7_pool_sa(pool, &sa));
 	pool->down = false;
 	pool->probing = false;
 	pool->backoff_ms = 0;
@@ -377,6 +406,7 @@ static void l7_pool_refill_work(struct work_struct *work)
 {
 	struct l7_pool *pool = container_of(to_delayed_work(work),
 					    struct l7_pool, refill);
+	union l7_sockaddr sa;
 	unsigned long trial;
 	LIST_HEAD(dead);
 	int err;
@@ -407,9 +437,8 @@ static void l7_pool_refill_work(struct work_struct *work)
 		if (err) {
 			pool->stats.failed++;
 			if (!pool->down)
-				pr_info("l7: real server %pI4:%u refuses connections (%d)\n",
-					&pool->addr.sin_addr,
-					ntohs(pool->addr.sin_port), err);
+				pr_info("l7: real server %pISpc refuses connections (%d)\n",
+					l7_pool_sa(pool, &sa), err);
 			l7_pool_failed(pool);
 		} else if (pool->probing) {
 			/* the trial's life starts now (a close undoes it) */
@@ -446,9 +475,9 @@ int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 	INIT_DELAYED_WORK(&pool->refill, l7_pool_refill_work);
 	pool->net = ls->net;
 	pool->ls = ls;
-	pool->addr.sin_family = AF_INET;
-	pool->addr.sin_addr.s_addr = dest->addr.ip;
-	pool->addr.sin_port = dest->port;
+	pool->af = dest->af;
+	pool->baddr = dest->addr;
+	pool->bport = dest->port;
 	return 0;
 }
 
@@ -587,7 +616,7 @@ void l7_pool_count_error(struct l7_pool *pool)
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
-	u32 len = skb->len - ip_hdrlen(skb) - th->doff * 4;
+	u32 len = skb->len - l7_nhlen(skb) - th->doff * 4;
 	struct l7_pool *pool = pc->pool;
 	struct l7_pconn_tcp t = {};
 	bool ack = false;

@@ -82,8 +82,14 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 	spin_unlock_bh(&pool->lock);
 	l7_pool_bytes_sum(pool, &bytes);
 
-	seq_printf(seq, "  -> %pI4:%-5u %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu\n",
-		   &pool->addr.sin_addr, ntohs(pool->addr.sin_port), weight,
+	if (pool->af == AF_INET)
+		seq_printf(seq, "  -> %pI4:%-5u", &pool->baddr.ip,
+			   ntohs(pool->bport));
+	else
+		seq_printf(seq, "  -> [%pI6c]:%u", &pool->baddr.in6,
+			   ntohs(pool->bport));
+	seq_printf(seq, " %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu\n",
+		   weight,
 		   idle, busy, st.opened, st.failed, st.closed,
 		   down ? "down" : "up", st.bindings, st.aged,
 		   atomic_read(&pool->outstanding), st.reused, st.errors,

@@ -53,8 +53,8 @@ static struct l7_dest *l7_route_dest(struct l7_service *ls,
 	struct l7_dest *ld;
 
 	list_for_each_entry_rcu(ld, &ls->dests, list)
-		if (ld->pool.addr.sin_addr.s_addr == m->addr &&
-		    ld->pool.addr.sin_port == m->port)
+		if (ld->pool.af == AF_INET && ld->pool.baddr.ip == m->addr &&
+		    ld->pool.bport == m->port)
 			return ld;
 	return NULL;
 }
@@ -149,7 +149,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 {
 	struct l7_service *ls = c->ls;
 	struct l7_rkey key = {
-		.addr = ls->vaddr,
+		.addr = ls->vaddr.ip,
 		.port = ls->vport,
 		.protocol = IPPROTO_TCP,
 	};
@@ -160,7 +160,8 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 
 	*status = 0;
 	rcu_read_lock();
-	r.set = l7_rules_lookup(ls->net, &key);
+	/* rule sets are for IPv4 services (the control plane's keys) */
+	r.set = ls->af == AF_INET ? l7_rules_lookup(ls->net, &key) : NULL;
 	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
 		pc = l7_pick_among(ls, NULL, 0);

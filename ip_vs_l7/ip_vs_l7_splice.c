@@ -26,6 +26,7 @@
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
 #include <net/route.h>
 #include <net/tcp.h>
 #include <net/netfilter/nf_conntrack.h>
@@ -36,16 +37,77 @@
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
 #define L7_TS_OPT_LEN		12		/* NOP NOP TS */
 
-static void l7_seg_readdress(struct sk_buff *skb, __be32 saddr, __be16 sport,
-			     __be32 daddr, __be16 dport)
+/*
+ * A segment of one family to a peer of the other (an IPv6 VIP in front
+ * of IPv4 real servers, or back), or an IPv6 one with extension headers
+ * (they were the client's business with the VIP): the director
+ * terminated the client's TCP, so only the network header changes.  It
+ * is built anew - no extension headers, the DS field carried over,
+ * length, TTL/hop limit and checksums set on the way out (l7_forward),
+ * the input's control block cleared - and the TCP header and payload
+ * stay where they are.  GSO state follows the new family.
+ */
+static int l7_seg_rebuild(struct sk_buff *skb, u16 af)
 {
-	struct iphdr *iph = ip_hdr(skb);
-	struct tcphdr *th = tcp_hdr(skb);
+	u32 nhlen = l7_nhlen(skb);
+	u32 newlen = af == AF_INET ? sizeof(struct iphdr) :
+				     sizeof(struct ipv6hdr);
+	u8 ds = l7_skb_af(skb) == AF_INET6 ? ipv6_get_dsfield(ipv6_hdr(skb)) :
+					     ipv4_get_dsfield(ip_hdr(skb));
 
-	iph->saddr = saddr;
-	iph->daddr = daddr;
+	if (newlen > nhlen && skb_cow_head(skb, newlen - nhlen))
+		return -ENOMEM;
+	memset(skb->cb, 0, sizeof(skb->cb));
+	__skb_pull(skb, nhlen);
+	skb_push(skb, newlen);
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, newlen);
+	memset(skb->data, 0, newlen);
+	if (af == AF_INET) {
+		struct iphdr *iph = ip_hdr(skb);
+
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = ds;
+		iph->frag_off = htons(IP_DF);
+		iph->protocol = IPPROTO_TCP;
+		skb->protocol = htons(ETH_P_IP);
+	} else {
+		ip6_flow_hdr(ipv6_hdr(skb), ds, 0);
+		ipv6_hdr(skb)->nexthdr = IPPROTO_TCP;
+		skb->protocol = htons(ETH_P_IPV6);
+	}
+	l7_set_ip_len(skb);
+	if (skb_is_gso(skb)) {
+		unsigned int *type = &skb_shinfo(skb)->gso_type;
+
+		*type &= ~(SKB_GSO_TCPV4 | SKB_GSO_TCPV6);
+		*type |= af == AF_INET ? SKB_GSO_TCPV4 : SKB_GSO_TCPV6;
+	}
+	return 0;
+}
+
+static int l7_seg_readdress(struct sk_buff *skb, u16 af,
+			    const union nf_inet_addr *saddr, __be16 sport,
+			    const union nf_inet_addr *daddr, __be16 dport)
+{
+	struct tcphdr *th;
+
+	if ((l7_skb_af(skb) != af ||
+	     (af == AF_INET6 && l7_nhlen(skb) != sizeof(struct ipv6hdr))) &&
+	    l7_seg_rebuild(skb, af))
+		return -ENOMEM;
+	th = tcp_hdr(skb);
+	if (af == AF_INET) {
+		ip_hdr(skb)->saddr = saddr->ip;
+		ip_hdr(skb)->daddr = daddr->ip;
+	} else {
+		ipv6_hdr(skb)->saddr = saddr->in6;
+		ipv6_hdr(skb)->daddr = daddr->in6;
+	}
 	th->source = sport;
 	th->dest = dport;
+	return 0;
 }
 
 /* A SYN has no business in an established splice. */
@@ -113,34 +175,73 @@ static void l7_seg_rewrite(struct sk_buff *skb, struct l7_tcp_opts *o,
  * announced for, and a segment over the MTU with DF set would only make
  * an ICMP error addressed to the director itself.
  */
-static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
+/*
+ * IPv6: the route for @skb's addresses, the hop limit it gives, and the
+ * full pseudo-header sum (the addresses changed whole: no shortcut).
+ */
+static struct dst_entry *l7_forward_prep6(struct net *net,
+					  struct sk_buff *skb, u32 tcplen)
+{
+	struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	struct flowi6 fl6 = {
+		.daddr = ip6h->daddr,
+		.saddr = ip6h->saddr,
+		.flowi6_proto = IPPROTO_TCP,
+	};
+	struct dst_entry *dst;
+
+	dst = ip6_route_output(net, NULL, &fl6);
+	if (dst->error) {
+		dst_release(dst);
+		return NULL;
+	}
+	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));	/* the input's */
+	tcp_hdr(skb)->check = ~csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
+					       tcplen, IPPROTO_TCP, 0);
+	return dst;
+}
+
+static struct dst_entry *l7_forward_prep4(struct net *net,
+					  struct sk_buff *skb, u32 tcplen)
 {
 	struct iphdr *iph = ip_hdr(skb);
-	struct tcphdr *th = tcp_hdr(skb);
-	u32 tcplen = skb->len - ip_hdrlen(skb);
-	u32 payload = tcplen - th->doff * 4;
 	struct flowi4 fl4 = {
 		.daddr = iph->daddr,
 		.saddr = iph->saddr,
 		.flowi4_proto = IPPROTO_TCP,
 	};
 	struct rtable *rt;
-	u32 room;
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
-		return NF_DROP;
-	room = dst_mtu(&rt->dst) - ip_hdrlen(skb) - th->doff * 4;
-	if (room < mss)
-		mss = max_t(u32, room, TCP_MIN_MSS);
-
+		return NULL;
 	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
 	ip_send_check(iph);
+	tcp_hdr(skb)->check = ~tcp_v4_check(tcplen, iph->saddr, iph->daddr, 0);
+	return &rt->dst;
+}
+
+static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
+{
+	bool v4 = ip_hdr(skb)->version == 4;
+	struct tcphdr *th = tcp_hdr(skb);
+	u32 tcplen = skb->len - l7_nhlen(skb);
+	u32 payload = tcplen - th->doff * 4;
+	struct dst_entry *dst;
+	u32 room;
+
+	dst = v4 ? l7_forward_prep4(net, skb, tcplen) :
+		   l7_forward_prep6(net, skb, tcplen);
+	if (!dst)
+		return NF_DROP;
+	room = dst_mtu(dst) - l7_nhlen(skb) - th->doff * 4;
+	if (room < mss)
+		mss = max_t(u32, room, TCP_MIN_MSS);
 
 	skb->ip_summed = CHECKSUM_PARTIAL;
 	skb->csum_start = skb_transport_header(skb) - skb->head;
 	skb->csum_offset = offsetof(struct tcphdr, check);
-	th->check = ~tcp_v4_check(tcplen, iph->saddr, iph->daddr, 0);
 
 	/*
 	 * GSO state from GRO may be stale after a trim: one segment goes
@@ -151,7 +252,8 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 			skb_gso_reset(skb);
 	} else {
 		if (!skb_is_gso(skb))
-			skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+			skb_shinfo(skb)->gso_type = v4 ? SKB_GSO_TCPV4 :
+							 SKB_GSO_TCPV6;
 		if (!skb_is_gso(skb) || skb_shinfo(skb)->gso_size > mss)
 			skb_shinfo(skb)->gso_size = mss;
 		skb_shinfo(skb)->gso_segs = 0;
@@ -159,12 +261,15 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 	}
 
 	skb_dst_drop(skb);
-	skb_dst_set(skb, &rt->dst);
+	skb_dst_set(skb, dst);
 	skb->tstamp = 0;
 	skb->ipvs_property = 1;
 	nf_reset_ct(skb);
 	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
-	ip_local_out(net, NULL, skb);
+	if (v4)
+		ip_local_out(net, NULL, skb);
+	else
+		ip6_local_out(net, NULL, skb);
 	return NF_STOLEN;
 }
 
@@ -178,7 +283,7 @@ static int l7_seg_writable(struct sk_buff *skb)
 		return -ENOMEM;
 	if (skb_has_frag_list(skb) && skb_linearize(skb))
 		return -ENOMEM;
-	return skb_ensure_writable(skb, ip_hdrlen(skb) + tcp_hdrlen(skb));
+	return skb_ensure_writable(skb, l7_nhlen(skb) + tcp_hdrlen(skb));
 }
 
 static void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
@@ -188,7 +293,7 @@ static void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
 
 	s->seq = ntohl(th->seq);
 	s->ack = ntohl(th->ack_seq);
-	s->len = skb->len - ip_hdrlen(skb) - th->doff * 4 + th->syn + th->fin;
+	s->len = skb->len - l7_nhlen(skb) - th->doff * 4 + th->syn + th->fin;
 	s->win = ntohs(th->window);
 	s->ts = o->present & L7_TCPO_TS;
 	s->tsval = o->tsval;
@@ -220,7 +325,7 @@ int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 		return -ENOMEM;
 	if (skb_ensure_writable(skb, hlen))
 		return -ENOMEM;
-	ip_hdr(skb)->tot_len = htons(skb->len);
+	l7_set_ip_len(skb);
 	tcp_hdr(skb)->fin = 0;
 	tcp_hdr(skb)->psh = 0;
 	return 0;
@@ -272,8 +377,9 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 		c->c_fin |= th->fin;
 		l7_tunnel_track_close(c);
 	}
-	l7_seg_readdress(skb, pc->tcp.laddr, pc->tcp.lport,
-			 pc->pool->addr.sin_addr.s_addr, pc->pool->addr.sin_port);
+	if (l7_seg_readdress(skb, pc->pool->af, &pc->tcp.laddr, pc->tcp.lport,
+			     &pc->pool->baddr, pc->pool->bport))
+		return NF_DROP;
 	return l7_forward(c->net, skb, pc->tcp.mss);
 }
 
@@ -295,6 +401,7 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
  */
 static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 {
+	u32 nhlen = l7_nhlen(skb);
 	struct tcphdr *th;
 
 	if (!n)
@@ -304,8 +411,8 @@ static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 	memmove(skb->data + n, skb->data, hlen);
 	__skb_pull(skb, n);
 	skb_reset_network_header(skb);
-	skb_set_transport_header(skb, ip_hdrlen(skb));
-	ip_hdr(skb)->tot_len = htons(skb->len);
+	skb_set_transport_header(skb, nhlen);
+	l7_set_ip_len(skb);
 	th = tcp_hdr(skb);
 	th->seq = htonl(ntohl(th->seq) + n);
 	return 0;
@@ -363,7 +470,7 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
-	pl.hlen = ip_hdrlen(skb) + th->doff * 4;
+	pl.hlen = l7_nhlen(skb) + th->doff * 4;
 	rs = (struct l7_req_seg){
 		.seq = s.seq,
 		.len = skb->len - pl.hlen,
@@ -557,7 +664,9 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 
 	if (c->state == L7C_TUNNEL)
 		l7_tunnel_track_close(c);
-	l7_seg_readdress(skb, c->vaddr, c->vport, c->caddr, c->cport);
+	if (l7_seg_readdress(skb, c->af, &c->vaddr, c->vport, &c->caddr,
+			     c->cport))
+		return NF_DROP;
 	return l7_forward(c->net, skb,
 			  c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
 }
@@ -581,7 +690,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);
-	pl.hlen = ip_hdrlen(skb) + th->doff * 4;
+	pl.hlen = l7_nhlen(skb) + th->doff * 4;
 	payload = s.len - th->fin;
 	if (th->rst && !l7_backend_rst_ok(c, b, s.seq))
 		return NF_DROP;

@@ -18,6 +18,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/netfilter/ipv4/nf_defrag_ipv4.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
 #include "ip_vs_l7.h"
 
@@ -25,40 +26,53 @@
 LIST_HEAD(l7_services);
 DEFINE_MUTEX(l7_services_mutex);
 
-/* IPv4 TCP services by VIP:port, for the packet hook; readers use RCU */
+/* TCP services by VIP:port, for the packet hook; readers use RCU */
 #define L7_SVC_HASH_BITS	6
 static struct hlist_head l7_svc_hash[1 << L7_SVC_HASH_BITS];
 
-static u32 l7_svc_hashfn(const struct net *net, __be32 vaddr, __be16 vport)
+/* an IPv6 VIP hashes by its last word, as the operator numbers them */
+static u32 l7_svc_hashfn(const struct net *net, u16 af,
+			 const union nf_inet_addr *vaddr, __be16 vport)
 {
-	return hash_32(jhash_2words((__force u32)vaddr, (__force u32)vport,
+	__be32 word = af == AF_INET ? vaddr->ip : vaddr->ip6[3];
+
+	return hash_32(jhash_2words((__force u32)word, (__force u32)vport,
 				    (u32)(unsigned long)net),
 		       L7_SVC_HASH_BITS);
 }
 
-struct l7_service *l7_service_lookup(const struct net *net, __be32 vaddr,
+struct l7_service *l7_service_lookup(const struct net *net, u16 af,
+				     const union nf_inet_addr *vaddr,
 				     __be16 vport)
 {
 	struct l7_service *ls;
 
-	hlist_for_each_entry_rcu(ls, &l7_svc_hash[l7_svc_hashfn(net, vaddr,
+	hlist_for_each_entry_rcu(ls, &l7_svc_hash[l7_svc_hashfn(net, af, vaddr,
 								 vport)],
 				 hnode)
-		if (ls->vaddr == vaddr && ls->vport == vport &&
-		    net_eq(ls->net, net))
+		if (ls->vport == vport && ls->af == af &&
+		    l7_addr_eq(af, &ls->vaddr, vaddr) && net_eq(ls->net, net))
 			return ls;
 	return NULL;
 }
 
+/* the families the data path serves, as VIPs and as real servers */
+static bool l7_af_spliced(u16 af)
+{
+	return af == AF_INET || af == AF_INET6;
+}
+
 /*
- * A pool is for the data path: only a service it serves (hashed: IPv4
- * TCP by VIP:port, module loaded with it) gets them, and only for IPv4
- * real servers.  Others are only scheduled, connection by connection.
+ * A pool is for the data path: only a service it serves (hashed: TCP by
+ * VIP:port, module loaded with it) gets them, for real servers of a
+ * family it serves - of either family whatever the VIP's: the director
+ * terminates the client's TCP.  Others are only scheduled, connection
+ * by connection.
  */
 static bool l7_dest_pooled(const struct l7_service *ls,
 			   const struct ip_vs_dest *dest)
 {
-	return ls->hashed && dest->af == AF_INET;
+	return ls->hashed && l7_af_spliced(dest->af);
 }
 
 /*
@@ -93,15 +107,15 @@ void l7_service_tunnel_end(struct l7_service *ls)
  * expires it as for any other scheduler); only tuples without one are
  * the data path's.
  */
-bool l7_service_ipvs_conn(struct net *net, __be32 caddr, __be16 cport,
-			  __be32 vaddr, __be16 vport)
+bool l7_service_ipvs_conn(struct net *net, u16 af,
+			  const union nf_inet_addr *caddr, __be16 cport,
+			  const union nf_inet_addr *vaddr, __be16 vport)
 {
-	union nf_inet_addr c = { .ip = caddr }, v = { .ip = vaddr };
 	struct ip_vs_conn_param p;
 	struct ip_vs_conn *cp;
 
-	ip_vs_conn_fill_param(net_ipvs(net), AF_INET, IPPROTO_TCP, &c, cport,
-			      &v, vport, &p);
+	ip_vs_conn_fill_param(net_ipvs(net), af, IPPROTO_TCP, caddr, cport,
+			      vaddr, vport, &p);
 	cp = ip_vs_conn_in_get(&p);
 	if (!cp)
 		return false;
@@ -161,11 +175,26 @@ static void l7_dest_free(struct l7_service *ls, struct l7_dest *ld)
 	l7_ports_rebuild(ls->net);
 }
 
-/* the data path serves IPv4 TCP services; others are scheduled */
+/* the data path serves TCP services by VIP; others are scheduled */
 static bool l7_service_spliced(const struct ip_vs_service *svc)
 {
-	return l7_datapath && svc->af == AF_INET &&
+	return l7_datapath && l7_af_spliced(svc->af) &&
 	       svc->protocol == IPPROTO_TCP && !svc->fwmark;
+}
+
+/* reassembly of the VIP's family, counted per namespace by its users */
+static int l7_defrag_enable(struct net *net, u16 af)
+{
+	return af == AF_INET6 ? nf_defrag_ipv6_enable(net) :
+				nf_defrag_ipv4_enable(net);
+}
+
+static void l7_defrag_disable(struct net *net, u16 af)
+{
+	if (af == AF_INET6)
+		nf_defrag_ipv6_disable(net);
+	else
+		nf_defrag_ipv4_disable(net);
 }
 
 int l7_service_init(struct ip_vs_service *svc)
@@ -187,16 +216,16 @@ int l7_service_init(struct ip_vs_service *svc)
 	 * The packet hook needs whole datagrams: a fragmented segment would
 	 * otherwise reach the local stack (RST) or IPVS (an L4 connection)
 	 * reassembled.  Only namespaces with such a service pay for it;
-	 * nf_defrag_ipv4 counts its users per namespace.
+	 * nf_defrag_ipv4/6 count their users per namespace.
 	 */
 	if (l7_service_spliced(svc)) {
-		err = nf_defrag_ipv4_enable(ls->net);
+		err = l7_defrag_enable(ls->net, svc->af);
 		if (err)
 			goto free;
 		/* the hook looks up packets to the VIP's port from now on */
 		err = l7_ports_add(ls->net, true, svc->port);
 		if (err) {
-			nf_defrag_ipv4_disable(ls->net);
+			l7_defrag_disable(ls->net, svc->af);
 			goto free;
 		}
 	}
@@ -204,12 +233,13 @@ int l7_service_init(struct ip_vs_service *svc)
 	mutex_lock(&l7_services_mutex);
 	list_add_tail(&ls->list, &l7_services);
 	if (l7_service_spliced(svc)) {
-		ls->vaddr = svc->addr.ip;
+		ls->af = svc->af;
+		ls->vaddr = svc->addr;
 		ls->vport = svc->port;
 		ls->hashed = true;
 		hlist_add_head_rcu(&ls->hnode,
-				   &l7_svc_hash[l7_svc_hashfn(ls->net,
-							      ls->vaddr,
+				   &l7_svc_hash[l7_svc_hashfn(ls->net, ls->af,
+							      &ls->vaddr,
 							      ls->vport)]);
 	}
 	mutex_unlock(&l7_services_mutex);
@@ -244,7 +274,7 @@ void l7_service_done(struct ip_vs_service *svc)
 		l7_conn_flush(ls, NULL);
 		/* and no packet still looks at a connection of it */
 		synchronize_rcu();
-		nf_defrag_ipv4_disable(ls->net);
+		l7_defrag_disable(ls->net, ls->af);
 	}
 
 	list_for_each_entry_safe(ld, next, &ls->dests, list)

@@ -15,6 +15,8 @@
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/route.h>
 #include <net/tcp.h>
 #include <net/netfilter/nf_conntrack.h>
@@ -30,8 +32,9 @@ u32 l7_now_ts(void)
 }
 
 struct l7_seg {
-	__be32	saddr;
-	__be32	daddr;
+	u16	af;
+	union nf_inet_addr saddr;
+	union nf_inet_addr daddr;
 	__be16	sport;
 	__be16	dport;
 	u32	seq;
@@ -44,23 +47,18 @@ struct l7_seg {
 	unsigned int len;
 };
 
-static void l7_xmit(struct net *net, const struct l7_seg *s)
+/* The TCP header and payload of @s, at skb->data; IP header room before. */
+static struct sk_buff *l7_seg_alloc(const struct l7_seg *s,
+				    unsigned int tcplen)
 {
-	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
-	struct flowi4 fl4 = {
-		.daddr = s->daddr,
-		.saddr = s->saddr,
-		.flowi4_proto = IPPROTO_TCP,
-	};
 	struct sk_buff *skb;
-	struct iphdr *iph;
 	struct tcphdr *th;
-	struct rtable *rt;
 
-	skb = alloc_skb(MAX_TCP_HEADER + sizeof(*iph) + tcplen, GFP_ATOMIC);
+	skb = alloc_skb(MAX_TCP_HEADER + sizeof(struct ipv6hdr) + tcplen,
+			GFP_ATOMIC);
 	if (!skb)
-		return;
-	skb_reserve(skb, MAX_TCP_HEADER + sizeof(*iph));
+		return NULL;
+	skb_reserve(skb, MAX_TCP_HEADER + sizeof(struct ipv6hdr));
 
 	th = skb_put_zero(skb, tcplen);
 	skb_reset_transport_header(skb);
@@ -73,7 +71,74 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	th->window = htons(s->win);
 	memcpy(th + 1, s->opt, s->optlen);
 	memcpy((u8 *)(th + 1) + s->optlen, s->data, s->len);
-	th->check = tcp_v4_check(tcplen, s->saddr, s->daddr,
+	return skb;
+}
+
+/* IPv6: the full pseudo-header checksum, the route's hop limit. */
+static void l7_xmit6(struct net *net, const struct l7_seg *s)
+{
+	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
+	struct flowi6 fl6 = {
+		.daddr = s->daddr.in6,
+		.saddr = s->saddr.in6,
+		.flowi6_proto = IPPROTO_TCP,
+	};
+	struct ipv6hdr *ip6h;
+	struct dst_entry *dst;
+	struct sk_buff *skb;
+	struct tcphdr *th;
+
+	skb = l7_seg_alloc(s, tcplen);
+	if (!skb)
+		return;
+	th = tcp_hdr(skb);
+	th->check = csum_ipv6_magic(&s->saddr.in6, &s->daddr.in6, tcplen,
+				    IPPROTO_TCP, csum_partial(th, tcplen, 0));
+
+	dst = ip6_route_output(net, NULL, &fl6);
+	if (dst->error) {
+		dst_release(dst);
+		kfree_skb(skb);
+		return;
+	}
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, 0, 0);
+	ip6h->payload_len = htons(tcplen);
+	ip6h->nexthdr = IPPROTO_TCP;
+	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+	ip6h->saddr = s->saddr.in6;
+	ip6h->daddr = s->daddr.in6;
+
+	skb_dst_set(skb, dst);
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->ipvs_property = 1;
+	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
+	ip6_local_out(net, NULL, skb);
+}
+
+static void l7_xmit(struct net *net, const struct l7_seg *s)
+{
+	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
+	struct flowi4 fl4 = {
+		.daddr = s->daddr.ip,
+		.saddr = s->saddr.ip,
+		.flowi4_proto = IPPROTO_TCP,
+	};
+	struct sk_buff *skb;
+	struct iphdr *iph;
+	struct tcphdr *th;
+	struct rtable *rt;
+
+	if (s->af == AF_INET6) {
+		l7_xmit6(net, s);
+		return;
+	}
+	skb = l7_seg_alloc(s, tcplen);
+	if (!skb)
+		return;
+	th = tcp_hdr(skb);
+	th->check = tcp_v4_check(tcplen, s->saddr.ip, s->daddr.ip,
 				 csum_partial(th, tcplen, 0));
 
 	iph = skb_push(skb, sizeof(*iph));
@@ -84,8 +149,8 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
 	iph->protocol = IPPROTO_TCP;
-	iph->saddr = s->saddr;
-	iph->daddr = s->daddr;
+	iph->saddr = s->saddr.ip;
+	iph->daddr = s->daddr.ip;
 	ip_send_check(iph);
 
 	rt = ip_route_output_key(net, &fl4);
@@ -119,6 +184,7 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
+		.af = c->af,
 		.saddr = c->vaddr,
 		.daddr = c->caddr,
 		.sport = c->vport,
@@ -208,13 +274,29 @@ static bool l7_dev_broadcast(const struct sk_buff *skb, __be32 addr)
  * but the hook runs before it; answering one with a SYN-ACK or RST would
  * reflect traffic to a whole segment, or to ourselves.
  */
+/* IPv6: multicast, unspecified, v4-mapped, or loopback from outside. */
+static bool l7_unanswerable6(const struct sk_buff *skb)
+{
+	const struct in6_addr *saddr = &ipv6_hdr(skb)->saddr;
+
+	if (ipv6_addr_is_multicast(saddr) || ipv6_addr_any(saddr) ||
+	    ipv6_addr_v4mapped(saddr))
+		return true;
+	if (ipv6_addr_loopback(saddr))
+		return !skb->dev || !(skb->dev->flags & IFF_LOOPBACK);
+	return false;
+}
+
 bool l7_unanswerable(const struct sk_buff *skb)
 {
-	__be32 saddr = ip_hdr(skb)->saddr;
+	__be32 saddr;
 
 	if (skb->pkt_type == PACKET_BROADCAST ||
 	    skb->pkt_type == PACKET_MULTICAST)
 		return true;
+	if (l7_skb_af(skb) == AF_INET6)
+		return l7_unanswerable6(skb);
+	saddr = ip_hdr(skb)->saddr;
 	/* ipv4_is_zeronet() is 0.0.0.0 only since 5.3; the block is 0/8 */
 	if (ipv4_is_multicast(saddr) || ipv4_is_lbcast(saddr) ||
 	    (saddr & htonl(0xff000000)) == 0)
@@ -241,10 +323,11 @@ void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
+		.af = pc->pool->af,
 		.saddr = pc->tcp.laddr,
-		.daddr = pc->pool->addr.sin_addr.s_addr,
+		.daddr = pc->pool->baddr,
 		.sport = pc->tcp.lport,
-		.dport = pc->pool->addr.sin_port,
+		.dport = pc->pool->bport,
 		.seq = seq,
 		.ack = ack,
 		.flags = flags | (flags & TCPHDR_RST ? 0 : TCPHDR_ACK),
@@ -263,16 +346,26 @@ void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 	l7_xmit(pc->pool->net, &s);
 }
 
+/* A segment back to where @in came from, of its family. */
+static void l7_seg_answer(struct l7_seg *s, const struct sk_buff *in)
+{
+	s->af = l7_skb_af(in);
+	if (s->af == AF_INET) {
+		s->saddr.ip = ip_hdr(in)->daddr;
+		s->daddr.ip = ip_hdr(in)->saddr;
+	} else {
+		s->saddr.in6 = ipv6_hdr(in)->daddr;
+		s->daddr.in6 = ipv6_hdr(in)->saddr;
+	}
+}
+
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr)
 {
-	const struct iphdr *iph = ip_hdr(syn);
 	const struct tcphdr *th = tcp_hdr(syn);
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
-		.saddr = iph->daddr,
-		.daddr = iph->saddr,
 		.sport = th->dest,
 		.dport = th->source,
 		.seq = cookie,
@@ -284,6 +377,7 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 
 	if (l7_unanswerable(syn))
 		return;
+	l7_seg_answer(&s, syn);
 
 	want.present = L7_TCPO_MSS;
 	want.mss = mss;
@@ -308,23 +402,21 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 /* RST for a segment that belongs to no connection (RFC 9293 3.10.7.1). */
 void l7_send_rst(struct net *net, const struct sk_buff *in)
 {
-	const struct iphdr *iph = ip_hdr(in);
 	const struct tcphdr *th = tcp_hdr(in);
 	struct l7_seg s = {
-		.saddr = iph->daddr,
-		.daddr = iph->saddr,
 		.sport = th->dest,
 		.dport = th->source,
 	};
 
 	if (th->rst || l7_unanswerable(in))
 		return;
+	l7_seg_answer(&s, in);
 	if (th->ack) {
 		s.seq = ntohl(th->ack_seq);
 		s.flags = TCPHDR_RST;
 	} else {
 		s.ack = ntohl(th->seq) + th->syn + th->fin +
-			in->len - ip_hdrlen(in) - th->doff * 4;
+			in->len - l7_nhlen(in) - th->doff * 4;
 		s.flags = TCPHDR_RST | TCPHDR_ACK;
 	}
 	l7_xmit(net, &s);

@@ -8,6 +8,10 @@ L7TB_VIP=198.51.100.1
 L7TB_CLIENT=198.51.100.10
 L7TB_GW=192.0.2.1
 L7TB_BACKENDS="s1 s2 s3"
+# IPv6 (documentation prefix 2001:db8::/32): the same links, dual-stack
+L7TB_VIP6=2001:db8:100::1
+L7TB_CLIENT6=2001:db8:100::10
+L7TB_GW6=2001:db8:2::1
 L7TB_BUILD=${L7_BUILD:-$L7TB_DIR/../build}
 # the test clients' Python: the guest's own (a venv on PATH is the host's);
 # they find the build tree through L7_BUILD
@@ -17,6 +21,8 @@ export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 
 # Backend sN lives in namespace l7sN at 192.0.2.1N.
 backend_ip() { echo "192.0.2.1${1#s}"; }
+# ... and at 2001:db8:2::1N.
+backend_ip6() { echo "2001:db8:2::1${1#s}"; }
 
 in_cli() { ip netns exec l7cli "$@"; }
 in_dir() { ip netns exec l7dir "$@"; }

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# IPv6 (issue 11 item 4): an l7 service on an IPv6 VIP, first in front
+# of the backends' IPv6 addresses, then in front of their IPv4 ones (the
+# director terminates the client's TCP, so the families need not match).
+# Each way: static files, a CGI and a POST echo byte-exact, 30 requests
+# of one keep-alive connection spread over all three backends, no IPVS
+# connection, pools in /proc with the real servers' addresses, 1 MB
+# downloads byte-exact with 3% loss on the client link, and to a client
+# behind a 1280-byte link (ICMPv6 packet too big).  Runs inside the
+# guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS6="[$L7TB_VIP6]:80"
+URL="http://[$L7TB_VIP6]"
+TMP=$(mktemp -d)
+DIGEST=$(awk '$2 == "static/1m.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
+
+modprobe ip_vs_l7 datapath=1
+testbed_up
+
+# rs FAMILY BACKEND: the real server's address as ipvsadm and /proc write it
+rs() {
+	if [ "$1" = 6 ]; then
+		echo "[$(backend_ip6 "$2")]:80"
+	else
+		echo "$(backend_ip "$2"):80"
+	fi
+}
+
+# service6 FAMILY: the l7 service on the IPv6 VIP, real servers by their
+# IPv6 addresses (-m) or their IPv4 ones (IPVS takes a real server of the
+# other family only with -i; the data path forwards every way the same)
+service6() {
+	local b fwd=-m
+	[ "$1" = 4 ] && fwd=-i
+	in_dir ipvsadm -C
+	in_dir ipvsadm -A -t "$VS6" -s l7 || return 1
+	for b in $L7TB_BACKENDS; do
+		in_dir ipvsadm -a -t "$VS6" -r "$(rs "$1" "$b")" $fwd -w 1 ||
+			return 1
+	done
+}
+
+# pools_up FAMILY: every real server has idle pooled connections, listed
+# in /proc/net/ip_vs_l7 under its address of FAMILY, and is up
+pools_up() {
+	local b
+	for b in $L7TB_BACKENDS; do
+		in_dir cat /proc/net/ip_vs_l7 |
+			awk -v rs="$(rs "$1" "$b")" \
+				'$1 == "->" && $2 == rs && $4 >= 1 && $9 == "up" { ok = 1 }
+				 END { exit !ok }' || return 1
+	done
+}
+
+pools_visible() {
+	wait_for pools_up "$1" >/dev/null || { in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+static_exact() {
+	local digest name got
+	while read -r digest name; do
+		in_cli curl -sS --fail --max-time 60 -o "$TMP/body" "$URL/$name" ||
+			{ echo "fetch $name failed"; return 1; }
+		got=$(sha256sum < "$TMP/body" | cut -d' ' -f1)
+		[ "$got" = "$digest" ] || { echo "$name: sha256 $got"; return 1; }
+	done < "$L7TB_DIR/www/SHA256SUMS"
+}
+
+cgi_and_post() {
+	local out
+	out=$(in_cli curl -sS --fail --max-time 60 "$URL/cgi-bin/burn?iters=10") ||
+		return 1
+	echo "$out" | grep -Eq '^backend=s[123] iters=10' || { echo "$out"; return 1; }
+	head -c 300000 /dev/urandom > "$TMP/post"
+	in_cli curl -sS --fail --max-time 60 --data-binary @"$TMP/post" \
+		-o "$TMP/echo" "$URL/cgi-bin/echo" || return 1
+	cmp "$TMP/post" "$TMP/echo"
+}
+
+# 30 CGI requests on one curl connection reach all three backends
+keepalive_spread() {
+	local n b
+	in_cli curl -sS --fail --max-time 300 \
+		-w '%{num_connects} %{http_code} %header{x-backend}\n' \
+		-o /dev/null "$URL/cgi-bin/burn?iters=10&i=[1-30]" \
+		> "$TMP/curl30" || { cat "$TMP/curl30"; return 1; }
+	n=$(awk 'NR == 1 && $1 == 1 || NR > 1 && $1 == 0 { n++ } END { print n + 0 }' \
+		"$TMP/curl30")
+	[ "$n" = 30 ] || { echo "more than one connection:"; cat "$TMP/curl30"; return 1; }
+	for b in $L7TB_BACKENDS; do
+		awk '$2 == 200 { print $3 }' "$TMP/curl30" | grep -qx "$b" ||
+			{ awk '{ print $3 }' "$TMP/curl30" | sort | uniq -c; return 1; }
+	done
+}
+
+# logged TAG FIELD: field FIELD (10 %a, 12 Forwarded) of every backend's
+# access-log line with TAG, quotes and Apache's escapes removed
+logged() {
+	grep -h -- "$1=" "$L7TB_RUN"/s[123]/access.log |
+		awk -v n="$2" '{ v = $n; gsub(/[\\"]/, "", v); print v }'
+}
+
+# The backends see the IPv6 client: X-Forwarded-For (mod_remoteip's %a)
+# on each of 12 requests of one connection, then RFC 7239's quoted,
+# bracketed form.
+client_address() {
+	local param=/sys/module/ip_vs_l7/parameters/forwarded rc=0 tag=$1
+	clear_logs
+	echo x-forwarded-for > $param &&
+		in_cli curl -sS --fail --max-time 120 -o /dev/null \
+			"$URL/cgi-bin/status?x$tag=[1-12]" || rc=1
+	echo forwarded > $param &&
+		in_cli curl -sS --fail --max-time 60 -o /dev/null \
+			"$URL/cgi-bin/status?f$tag=1" || rc=1
+	echo off > $param
+	[ $rc = 0 ] || return 1
+	[ "$(logged "x$tag" 10 | grep -cx "$L7TB_CLIENT6")" = 12 ] ||
+		{ echo "%a:"; logged "x$tag" 10 | sort | uniq -c; return 1; }
+	[ "$(logged "f$tag" 12)" = "for=[$L7TB_CLIENT6]" ] ||
+		{ echo "Forwarded: $(logged "f$tag" 12)"; return 1; }
+}
+
+no_ipvs_connections() {
+	[ -z "$(in_dir ipvsadm -Lnc | tail -n +3)" ] || { in_dir ipvsadm -Lnc; return 1; }
+}
+
+# downloads N: N fetches of the 1 MB file, each on a new connection
+downloads() {
+	local i got
+	for i in $(seq 1 "$1"); do
+		in_cli curl -sS --fail --max-time 120 -o "$TMP/1m" \
+			"$URL/static/1m.bin" || { echo "fetch $i failed"; return 1; }
+		got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
+		[ "$got" = "$DIGEST" ] || { echo "fetch $i: sha256 $got"; return 1; }
+	done
+}
+
+lossy_downloads() {
+	local rc
+	in_cli tc qdisc add dev eth0 root netem delay 3ms loss 3% reorder 1% 25%
+	in_dir tc qdisc add dev dcli root netem delay 3ms loss 3% reorder 1% 25%
+	downloads 10
+	rc=$?
+	in_cli tc qdisc del dev eth0 root
+	in_dir tc qdisc del dev dcli root
+	return $rc
+}
+
+# A router between the director and a second client, whose link to that
+# client carries 1280 bytes; the client advertises MSS 1440 (its route's
+# advmss), as one behind such a path does.  The director learns the path
+# only from the router's ICMPv6 "packet too big", addressed to the VIP
+# about a flow no socket owns: only the data path can act on it.
+#
+#   l7dir 2001:db8:300::1 --1500-- ::2 l7rtr6 2001:db8:301::1 --1280-- ::10 l7cli6
+ROUTED6=2001:db8:301::10
+
+router6_up() {
+	local ns
+	for ns in l7rtr6 l7cli6; do
+		ip netns add $ns || return 1
+		ip -n $ns link set lo up
+		ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0
+	done
+	ip -n l7dir link add drtr6 type veth peer name eth0 netns l7rtr6
+	ip -n l7dir addr add 2001:db8:300::1/64 dev drtr6 nodad
+	ip -n l7dir link set drtr6 up
+	ip -n l7rtr6 addr add 2001:db8:300::2/64 dev eth0 nodad
+	ip -n l7rtr6 link set eth0 up
+	ip -n l7rtr6 link add eth1 mtu 1280 type veth peer name eth0 mtu 1280 \
+		netns l7cli6
+	ip -n l7rtr6 addr add 2001:db8:301::1/64 dev eth1 nodad
+	ip -n l7rtr6 link set eth1 up
+	ip -n l7cli6 addr add "$ROUTED6/64" dev eth0 nodad
+	ip -n l7cli6 link set eth0 up
+	ip -n l7cli6 -6 route add default via 2001:db8:301::1 advmss 1440
+	ip -n l7rtr6 -6 route add default via 2001:db8:300::1
+	ip -n l7dir -6 route add 2001:db8:301::/64 via 2001:db8:300::2
+	ip netns exec l7rtr6 sysctl -qw net.ipv6.conf.all.forwarding=1
+}
+
+router6_down() {
+	ip -n l7dir -6 route del 2001:db8:301::/64 2>/dev/null
+	ip -n l7dir link del drtr6 2>/dev/null
+	ip netns del l7cli6 2>/dev/null
+	ip netns del l7rtr6 2>/dev/null
+}
+
+# too_big_sent: ICMPv6 packet-too-big errors the router has sent
+too_big_sent() {
+	ip netns exec l7rtr6 awk '$1 == "Icmp6OutPktTooBigs" { print $2 }' \
+		/proc/net/snmp6
+}
+
+pmtu_router6() {
+	local i got sent rc=0
+	router6_up || { router6_down; echo "no router"; return 1; }
+	for i in 1 2 3; do
+		ip netns exec l7cli6 curl -sS --fail --max-time 60 -o "$TMP/1m" \
+			"$URL/static/1m.bin" || { echo "fetch $i failed"; rc=1; break; }
+		got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
+		[ "$got" = "$DIGEST" ] || { echo "fetch $i: sha256 $got"; rc=1; break; }
+	done
+	sent=$(too_big_sent)
+	echo "the router sent ${sent:-0} packet-too-big errors"
+	[ "${sent:-0}" -gt 0 ] ||
+		{ echo "it never had to: the path was not exercised"; rc=1; }
+	router6_down
+	return $rc
+}
+
+for fam in 6 4; do
+	name="IPv6 VIP, IPv$fam real servers"
+	t_check "ipv6: $name: service added" service6 $fam
+	t_check "ipv6: $name: pools in /proc under the real servers' addresses" \
+		pools_visible $fam
+	t_check "ipv6: $name: every static file byte-exact" static_exact
+	t_check "ipv6: $name: CGI and a 300 KB POST echoed byte-exact" cgi_and_post
+	t_check "ipv6: $name: 30 requests of one keep-alive connection reach all 3 backends" \
+		keepalive_spread
+	t_check "ipv6: $name: IPVS makes no L4 connection" no_ipvs_connections
+	t_check "ipv6: $name: the backends log the IPv6 client's address (X-Forwarded-For, Forwarded)" \
+		client_address $fam
+	t_check "ipv6: $name: 10 x 1 MB byte-exact with 3% loss on the client link" \
+		lossy_downloads
+	t_check "ipv6: $name: 1 MB byte-exact to a client behind a 1280-byte link (ICMPv6 packet too big)" \
+		pmtu_router6
+	in_dir cat /proc/net/ip_vs_l7
+done
+
+testbed_down
+rm -rf "$TMP"
+t_summary
