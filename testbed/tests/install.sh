@@ -221,9 +221,16 @@ drain_then_rmmod() {
 	! rmmod ip_vs_l7 2>/dev/null || { echo "rmmod succeeded under a service"; return 1; }
 	echo 5 > /sys/module/ip_vs_l7/parameters/head_timeout
 	in_cli curl -sS --fail --max-time 300 --limit-rate 200k -o "$TMP/1m" \
-		"http://$L7TB_VIP/static/1m.bin" &
+		-w '%{http_code}, %{size_download} bytes in %{time_total} s\n' \
+		"http://$L7TB_VIP/static/1m.bin" > "$TMP/curl.out" 2>&1 &
 	pid=$!
-	wait_for client_connected || { kill "$pid"; return 1; }
+	if ! wait_for client_connected; then
+		sleep 1
+		echo "never active; curl: $(cat "$TMP/curl.out")"
+		in_dir cat /proc/net/ip_vs_l7
+		kill "$pid" 2>/dev/null
+		return 1
+	fi
 	in_dir nft -f - <<-NFT || { kill "$pid"; return 1; }
 	table ip l7drain {
 		chain pre {
@@ -248,9 +255,13 @@ drain_then_rmmod() {
 }
 
 # The package has no conffiles: removed, it leaves nothing for purge.
+# dpkg may still know its name, as not installed ("un": the patched
+# ipvsadm recommends it), never as installed or with config files.
 removal_leaves_nothing() {
-	[ -z "$(dpkg-query -W -f='${db:Status-Abbrev}' ip-vs-l7-dkms 2>/dev/null | tr -d ' ')" ] ||
-		{ dpkg -l ip-vs-l7-dkms; return 1; }
+	case "$(dpkg-query -W -f='${db:Status-Abbrev}' ip-vs-l7-dkms 2>/dev/null | tr -d ' ')" in
+	'' | un | pn) ;;
+	*) dpkg -l ip-vs-l7-dkms; return 1 ;;
+	esac
 	! ls -d /usr/src/ip-vs-l7-* /var/lib/dkms/ip-vs-l7 /usr/share/doc/ip-vs-l7-dkms 2>/dev/null
 }
 
