@@ -214,19 +214,19 @@ service_active() {
 # rmmod is refused while a service uses l7.  The drain of README's
 # "Upgrade and removal": new SYNs for the VIP dropped ahead of the l7 hook
 # (nftables at priority -450; the hook is at NF_IP_PRI_RAW - 1), the
-# connections under way end on their own (a 1 MB download, slowed, stays
-# byte-exact), then the service goes and the module unloads.
+# connections under way end on their own (a 1 MB download, read slowly
+# by clients/slowget.py, stays byte-exact), then the service goes and
+# the module unloads.
 drain_then_rmmod() {
 	local pid
 	! rmmod ip_vs_l7 2>/dev/null || { echo "rmmod succeeded under a service"; return 1; }
 	echo 5 > /sys/module/ip_vs_l7/parameters/head_timeout
-	in_cli curl -sS --fail --max-time 300 --limit-rate 200k -o "$TMP/1m" \
-		-w '%{http_code}, %{size_download} bytes in %{time_total} s\n' \
-		"http://$L7TB_VIP/static/1m.bin" > "$TMP/curl.out" 2>&1 &
+	in_cli "$PY" "$L7TB_DIR/clients/slowget.py" "$L7TB_VIP" /static/1m.bin "$TMP/1m" \
+		> "$TMP/slowget.out" 2>&1 &
 	pid=$!
 	if ! wait_for client_connected; then
 		sleep 1
-		echo "never active; curl: $(cat "$TMP/curl.out")"
+		echo "never active; the download: $(cat "$TMP/slowget.out")"
 		in_dir cat /proc/net/ip_vs_l7
 		kill "$pid" 2>/dev/null
 		return 1
@@ -244,7 +244,7 @@ drain_then_rmmod() {
 		kill "$pid"
 		return 1
 	fi
-	wait "$pid" || { echo "the download under way was cut"; return 1; }
+	wait "$pid" || { echo "the download under way was cut: $(cat "$TMP/slowget.out")"; return 1; }
 	grep -q "$(sha256sum < "$TMP/1m" | cut -d' ' -f1)  static/1m.bin" \
 		"$L7TB_DIR/www/SHA256SUMS" || { echo "1m.bin differs"; return 1; }
 	wait_eq 0 service_active || { in_dir cat /proc/net/ip_vs_l7; return 1; }
