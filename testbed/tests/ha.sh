@@ -230,11 +230,15 @@ vipwatch() {
 # every 100 ms
 failover() {
 	local nc ka vw t t2 sum take errs slow moved
+	# the new-connection loop runs until a fixed time after the kill
+	# (--stop below), however long a loaded guest takes to get there
+	rm -f "$TMP/nc.stop"
 	in_cli "$PY" "$L7TB_DIR/clients/newconn.py" "$L7TB_VIP" --interval 0.1 \
-		--duration 16 --timeout 5 --log "$TMP/nc.log" > "$TMP/nc" 2>&1 &
+		--duration 300 --stop "$TMP/nc.stop" --timeout 5 --log "$TMP/nc.log" \
+		> "$TMP/nc" 2>&1 &
 	nc=$!
 	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
-		--requests 150 --pace 0.1 --timeout 3 --max-errors 1000 \
+		--requests 250 --pace 0.1 --timeout 3 --max-errors 1000 \
 		--log "$TMP/ka.log" > "$TMP/ka" 2>&1 &
 	ka=$!
 	# both clients under way for a while before the kill
@@ -250,6 +254,8 @@ failover() {
 	printf 'link set front down\nlink set back down\n' | ip -n l7dir -batch -
 	kill -9 $(ka_pids l7dir) 2>/dev/null
 	t2=$(date +%s.%N)
+	sleep $((TAKEOVER_BOUND + 4))
+	touch "$TMP/nc.stop"
 	wait $nc
 	wait $ka
 	kill $vw
