@@ -37,7 +37,9 @@
  * CAP_NET_ADMIN, as IPVS's own family does.
  *
  * Errors: every refusal carries an extended-ack message
- * (NETLINK_EXT_ACK).  EEXIST: id or pool name taken; ENOENT: no such
+ * (NETLINK_EXT_ACK) - but a dump's filter (ATTR_SERVICE of GET_RULE and
+ * GET_POOL) is checked in the dump's start, whose message kernels before
+ * 6.5 do not pass on: there only the errno says why.  EEXIST: id or pool name taken; ENOENT: no such
  * rule, pool or key; EBUSY: pool still used by a rule; E2BIG: over a
  * limit below; EINVAL: malformed; EAFNOSUPPORT: a family other than
  * AF_INET and AF_INET6; EPERM: no CAP_NET_ADMIN.

@@ -522,19 +522,25 @@ def ipv6_checks(g):
                     raw_key(socket.AF_INET6, b""),
                     raw_key(socket.AF_INET, a6),
                     raw_key(socket.AF_INET, a4 + b"\0")):
-            for fn in (lambda: add_rule(g, 1, reject=403, key=key),
-                       lambda: add_pool(g, "x", key=key),
-                       lambda: g.set_options(key, 1),
-                       lambda: g.do(CMD_FLUSH, key),
-                       lambda: g.dump(CMD_GET_RULE, key)):
+            # a dump's filter is checked in its ->start(), whose extack
+            # message the kernel drops before 6.5 (netlink: support
+            # extack in dump ->start()): an errno is all a dump gets
+            for what, fn, msg in (
+                    ("ADD_RULE", lambda: add_rule(g, 1, reject=403, key=key), True),
+                    ("ADD_POOL", lambda: add_pool(g, "x", key=key), True),
+                    ("SET_OPTIONS", lambda: g.set_options(key, 1), True),
+                    ("FLUSH", lambda: g.do(CMD_FLUSH, key), True),
+                    ("GET_RULE dump", lambda: g.dump(CMD_GET_RULE, key), False)):
                 try:
                     fn()
                 except NlError as e:
-                    if e.errno not in (errno.EINVAL, errno.ERANGE) or not e.msg:
-                        raise AssertionError("errno %d, message %r" %
-                                             (e.errno, e.msg))
+                    if e.errno not in (errno.EINVAL, errno.ERANGE) or \
+                            (msg and not e.msg):
+                        raise AssertionError("%s, key %s: errno %d, message %r"
+                                             % (what, key.hex(), e.errno, e.msg))
                 else:
-                    raise AssertionError("accepted")
+                    raise AssertionError("%s, key %s: accepted" %
+                                         (what, key.hex()))
         eq(sorted(p["service"] for p in g.pools()), ["[2001:db8:100::1]:80"],
            "keys left")
 

@@ -347,12 +347,13 @@ service_forwarded() {
 # -S, -C, -R: the same -S output after, and the rules route again
 save_clear_restore() {
 	adm -Sn > "$TMP/saved" || return 1
-	grep -qx -- "--add-pool -t $VS6 --pool cgi --members $(rs 4 s2) --policy wlo" \
+	# fixed strings: the brackets of IPv6 addresses are no regex
+	grep -qxF -- "--add-pool -t $VS6 --pool cgi --members $(rs 4 s2) --policy wlo" \
 		"$TMP/saved" &&
-		grep -qx -- "--add-pool -t $VS6 --pool six --members $(rs 6 s3) --policy wrr" \
+		grep -qxF -- "--add-pool -t $VS6 --pool six --members $(rs 6 s3) --policy wrr" \
 			"$TMP/saved" &&
-		grep -qx -- "-A -t $VS6 -s l7 --forwarded forwarded" "$TMP/saved" &&
-		[ "$(grep -c -- "^--add-rule -t $VS6 " "$TMP/saved")" = 3 ] ||
+		grep -qxF -- "-A -t $VS6 -s l7 --forwarded forwarded" "$TMP/saved" &&
+		[ "$(grep -cF -- "--add-rule -t $VS6 " "$TMP/saved")" = 3 ] ||
 		{ cat "$TMP/saved"; return 1; }
 	adm -C || return 1
 	[ -z "$(adm -Sn)" ] || { echo "after -C:"; adm -Sn; return 1; }
