@@ -65,15 +65,23 @@ static struct genl_family l7_genl_family;
 
 /* ---- commands ---- */
 
+/* an address of family @af: 4 or 16 bytes */
+static int l7_nl_put_addr(struct sk_buff *skb, int type, u16 af,
+			  const union nf_inet_addr *addr)
+{
+	return af == AF_INET ? nla_put_in_addr(skb, type, addr->ip) :
+			       nla_put_in6_addr(skb, type, &addr->in6);
+}
+
 /* in answers and dumps */
 static int l7_nl_put_key(struct sk_buff *skb, const struct l7_rkey *key)
 {
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_ATTR_SERVICE);
 
 	if (!nest ||
-	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_AF, AF_INET) ||
+	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_AF, key->af) ||
 	    nla_put_u16(skb, IPVS_L7_SVC_ATTR_PROTOCOL, key->protocol) ||
-	    nla_put_in_addr(skb, IPVS_L7_SVC_ATTR_ADDR, key->addr) ||
+	    l7_nl_put_addr(skb, IPVS_L7_SVC_ATTR_ADDR, key->af, &key->addr) ||
 	    nla_put_be16(skb, IPVS_L7_SVC_ATTR_PORT, key->port))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
@@ -473,12 +481,14 @@ static int l7_nl_put_members(struct sk_buff *skb, const struct l7_rpool *p)
 	if (!list)
 		return -EMSGSIZE;
 	for (i = 0; i < p->n_members; i++) {
+		const struct l7_rmember *pm = &p->members[i];
+
 		m = nla_nest_start(skb, i + 1);
 		if (!m ||
-		    nla_put_in_addr(skb, IPVS_L7_MEMBER_ATTR_ADDR,
-				    p->members[i].addr) ||
-		    nla_put_be16(skb, IPVS_L7_MEMBER_ATTR_PORT,
-				 p->members[i].port))
+		    l7_nl_put_addr(skb, IPVS_L7_MEMBER_ATTR_ADDR, pm->af,
+				   &pm->addr) ||
+		    nla_put_be16(skb, IPVS_L7_MEMBER_ATTR_PORT, pm->port) ||
+		    nla_put_u16(skb, IPVS_L7_MEMBER_ATTR_AF, pm->af))
 			return -EMSGSIZE;
 		nla_nest_end(skb, m);
 	}

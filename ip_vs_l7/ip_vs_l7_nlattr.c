@@ -46,6 +46,7 @@ const struct nla_policy l7_svc_policy[IPVS_L7_SVC_ATTR_MAX + 1] = {
 static const struct nla_policy l7_member_policy[IPVS_L7_MEMBER_ATTR_MAX + 1] = {
 	[IPVS_L7_MEMBER_ATTR_ADDR]	= { .type = NLA_BINARY, .len = 16 },
 	[IPVS_L7_MEMBER_ATTR_PORT]	= { .type = NLA_BE16 },
+	[IPVS_L7_MEMBER_ATTR_AF]	= { .type = NLA_U16 },
 };
 
 /* string lengths are checked by hand, to answer E2BIG with the limit */
@@ -86,10 +87,37 @@ const struct nla_policy l7_opt_policy[IPVS_L7_OPT_ATTR_MAX + 1] = {
 							 IPVS_L7_FORWARDED_MAX),
 };
 
+/*
+ * An address of family @af (AF_INET or AF_INET6): exactly 4 or 16 bytes,
+ * copied into a zeroed *@addr.
+ */
+static int l7_nl_addr(const struct nlattr *nla, u16 af,
+		      union nf_inet_addr *addr, struct netlink_ext_ack *extack)
+{
+	memset(addr, 0, sizeof(*addr));
+	if (af == AF_INET && nla_len(nla) == sizeof(addr->ip)) {
+		addr->ip = nla_get_in_addr(nla);
+		return 0;
+	}
+	if (af == AF_INET6 && nla_len(nla) == sizeof(addr->in6)) {
+		addr->in6 = nla_get_in6_addr(nla);
+		return 0;
+	}
+	if (af == AF_INET)
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "an AF_INET address has 4 bytes");
+	else
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "an AF_INET6 address has 16 bytes");
+	return -EINVAL;
+}
+
 int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
 	      struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[IPVS_L7_SVC_ATTR_MAX + 1];
+	union nf_inet_addr addr;
+	__be16 port;
 	int err;
 
 	err = nla_parse_nested(tb, IPVS_L7_SVC_ATTR_MAX, nla, l7_svc_policy,
@@ -105,34 +133,27 @@ int l7_nl_key(struct nlattr *nla, struct l7_rkey *key,
 	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_SVC_ATTR_PORT,
 			  "service: port missing"))
 		return -EINVAL;
-	if (nla_get_u16(tb[IPVS_L7_SVC_ATTR_AF]) == AF_INET6) {
+	key->af = nla_get_u16(tb[IPVS_L7_SVC_ATTR_AF]);
+	if (key->af != AF_INET && key->af != AF_INET6) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_AF],
-				    "l7 rules are for IPv4 services only");
+				    "service: address family is neither AF_INET nor AF_INET6");
 		return -EAFNOSUPPORT;
-	}
-	if (nla_get_u16(tb[IPVS_L7_SVC_ATTR_AF]) != AF_INET) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_AF],
-				    "service: address family is not AF_INET");
-		return -EINVAL;
 	}
 	if (nla_get_u16(tb[IPVS_L7_SVC_ATTR_PROTOCOL]) != IPPROTO_TCP) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_PROTOCOL],
 				    "l7 rules are for TCP services only");
 		return -EINVAL;
 	}
-	if (nla_len(tb[IPVS_L7_SVC_ATTR_ADDR]) != sizeof(key->addr)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_ADDR],
-				    "service: an IPv4 address has 4 bytes");
-		return -EINVAL;
-	}
-	key->port = nla_get_be16(tb[IPVS_L7_SVC_ATTR_PORT]);
-	if (!key->port) {
+	err = l7_nl_addr(tb[IPVS_L7_SVC_ATTR_ADDR], key->af, &addr, extack);
+	if (err)
+		return err;
+	port = nla_get_be16(tb[IPVS_L7_SVC_ATTR_PORT]);
+	if (!port) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SVC_ATTR_PORT],
 				    "service: port 0");
 		return -EINVAL;
 	}
-	key->addr = nla_get_in_addr(tb[IPVS_L7_SVC_ATTR_ADDR]);
-	key->protocol = IPPROTO_TCP;
+	l7_rkey_init(key, key->af, &addr, port);
 	return 0;
 }
 
@@ -565,12 +586,22 @@ static int l7_nl_member(struct nlattr *nla, struct l7_rmember *m,
 	    L7_NL_MISSING(extack, nla, tb, IPVS_L7_MEMBER_ATTR_PORT,
 			  "a pool member without port"))
 		return -EINVAL;
-	if (nla_len(tb[IPVS_L7_MEMBER_ATTR_ADDR]) != sizeof(m->addr)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_MEMBER_ATTR_ADDR],
-				    "a member of an IPv4 service has an IPv4 address");
-		return -EINVAL;
+	/* the family as given, else as the address's length says */
+	if (tb[IPVS_L7_MEMBER_ATTR_AF])
+		m->af = nla_get_u16(tb[IPVS_L7_MEMBER_ATTR_AF]);
+	else if (nla_len(tb[IPVS_L7_MEMBER_ATTR_ADDR]) == sizeof(struct in6_addr))
+		m->af = AF_INET6;
+	else
+		m->af = AF_INET;
+	if (m->af != AF_INET && m->af != AF_INET6) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_MEMBER_ATTR_AF],
+				    "a pool member's family is neither AF_INET nor AF_INET6");
+		return -EAFNOSUPPORT;
 	}
-	m->addr = nla_get_in_addr(tb[IPVS_L7_MEMBER_ATTR_ADDR]);
+	err = l7_nl_addr(tb[IPVS_L7_MEMBER_ATTR_ADDR], m->af, &m->addr,
+			 extack);
+	if (err)
+		return err;
 	m->port = nla_get_be16(tb[IPVS_L7_MEMBER_ATTR_PORT]);
 	if (!m->port) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_MEMBER_ATTR_PORT],
@@ -599,7 +630,10 @@ static int l7_nl_members(struct l7_rpool *p, struct nlattr *list,
 		if (err)
 			return err;
 		for (i = 0; i < p->n_members; i++) {
-			if (p->members[i].addr == m->addr &&
+			/* addresses zero-filled by l7_nl_addr() */
+			if (p->members[i].af == m->af &&
+			    !memcmp(&p->members[i].addr, &m->addr,
+				    sizeof(m->addr)) &&
 			    p->members[i].port == m->port) {
 				NL_SET_ERR_MSG_ATTR(extack, entry,
 						    "a member twice in one pool");
@@ -690,12 +724,17 @@ static int l7_nl_pool_core(struct l7_rpool *p, const struct nlattr *nla,
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->n_members; i++) {
-		/* AF_INET, address, port: the same server, the same points */
-		u8 name[2 + 4 + 2] = { 0, AF_INET };
+		/*
+		 * family, address, port: the same server, the same points
+		 * (an IPv4 member's name is what it was before IPv6 members)
+		 */
+		const struct l7_rmember *pm = &p->members[i];
+		size_t alen = pm->af == AF_INET ? 4 : 16;
+		u8 name[2 + 16 + 2] = { 0, pm->af };
 
-		memcpy(name + 2, &p->members[i].addr, 4);
-		memcpy(name + 6, &p->members[i].port, 2);
-		m[i].id = l7_chash_member_id(name, sizeof(name));
+		memcpy(name + 2, &pm->addr, alen);
+		memcpy(name + 2 + alen, &pm->port, 2);
+		m[i].id = l7_chash_member_id(name, 2 + alen + 2);
 		m[i].weight = 1;
 	}
 	p->n_points = l7_chash_build(p->ring, m, p->n_members);

@@ -53,8 +53,8 @@ static struct l7_dest *l7_route_dest(struct l7_service *ls,
 	struct l7_dest *ld;
 
 	list_for_each_entry_rcu(ld, &ls->dests, list)
-		if (ld->pool.af == AF_INET && ld->pool.baddr.ip == m->addr &&
-		    ld->pool.bport == m->port)
+		if (ld->pool.af == m->af && ld->pool.bport == m->port &&
+		    l7_addr_eq(m->af, &ld->pool.baddr, &m->addr))
 			return ld;
 	return NULL;
 }
@@ -148,20 +148,16 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 			  enum l7_fwd_mode *fwd)
 {
 	struct l7_service *ls = c->ls;
-	struct l7_rkey key = {
-		.addr = ls->vaddr.ip,
-		.port = ls->vport,
-		.protocol = IPPROTO_TCP,
-	};
+	struct l7_rkey key;
 	struct l7_route r = { .ls = ls };
 	struct l7_pconn *pc = NULL;
 	struct l7_verdict v;
 	struct l7_rrule *rule;
 
 	*status = 0;
+	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
 	rcu_read_lock();
-	/* rule sets are for IPv4 services (the control plane's keys) */
-	r.set = ls->af == AF_INET ? l7_rules_lookup(ls->net, &key) : NULL;
+	r.set = l7_rules_lookup(ls->net, &key);
 	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
 		pc = l7_pick_among(ls, NULL, 0);

@@ -43,19 +43,23 @@ static struct hlist_head l7_rkey_hash[L7_RKEY_BUCKETS];
 /* bumped by every change, so that a dump can tell it was interrupted */
 static unsigned int l7_rules_gen;
 
+/* an IPv4 key hashes its one address word, an IPv6 key all four */
 static u32 l7_rkey_hashfn(const struct net *net, const struct l7_rkey *key)
 {
 	u32 port_proto = (__force u16)key->port | (u32)key->protocol << 16;
+	u32 init = jhash_3words(port_proto, key->af, (u32)(unsigned long)net,
+				0);
 
-	return hash_32(jhash_3words((__force u32)key->addr, port_proto,
-				    (u32)(unsigned long)net, 0),
+	return hash_32(jhash2((__force const u32 *)key->addr.all,
+			      key->af == AF_INET ? 1 : 4, init),
 		       L7_RKEY_HASH_BITS);
 }
 
 static bool l7_rkey_eq(const struct l7_rkey *a, const struct l7_rkey *b)
 {
-	return a->addr == b->addr && a->port == b->port &&
-	       a->protocol == b->protocol;
+	return a->af == b->af && a->port == b->port &&
+	       a->protocol == b->protocol &&
+	       l7_addr_eq(a->af, &a->addr, &b->addr);
 }
 
 /* under RCU or l7_rules_mutex */

@@ -3,8 +3,8 @@
  * ip_vs_l7: the content-rule store, between the IPVS_L7 netlink family
  * (ip_vs_l7_genl.c) and the data path.
  *
- * A rule set belongs to a key - network namespace, protocol, VIP, port -
- * and is immutable once published: a change builds a new set, publishes
+ * A rule set belongs to a key - network namespace, protocol, address
+ * family, VIP, port - and is immutable once published: a change builds a new set, publishes
  * it with one pointer store and frees the old one after an RCU grace
  * period.  Rules and pools are immutable too and refcounted, so that a
  * new set shares every one that did not change with the set before it.
@@ -16,9 +16,13 @@
 #define _IP_VS_L7_RULES_H
 
 #include <linux/atomic.h>
+#include <linux/in.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/socket.h>
 #include <linux/spinlock.h>
+#include <linux/netfilter.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <net/netlink.h>
 
@@ -29,11 +33,30 @@
 
 struct net;
 
+/*
+ * A service key.  An IPv4 VIP sits in ->addr.ip with the other twelve
+ * bytes zero (l7_rkey_init() sees to it), so keys compare and hash the
+ * same whoever built them.
+ */
 struct l7_rkey {
-	__be32	addr;		/* VIP */
-	__be16	port;
-	u16	protocol;	/* IPPROTO_TCP */
+	union nf_inet_addr	addr;		/* VIP */
+	__be16			port;
+	u16			protocol;	/* IPPROTO_TCP */
+	u16			af;		/* AF_INET or AF_INET6 */
 };
+
+static inline void l7_rkey_init(struct l7_rkey *key, u16 af,
+				const union nf_inet_addr *addr, __be16 port)
+{
+	memset(key, 0, sizeof(*key));
+	key->af = af;
+	if (af == AF_INET)
+		key->addr.ip = addr->ip;
+	else
+		key->addr.in6 = addr->in6;
+	key->port = port;
+	key->protocol = IPPROTO_TCP;
+}
 
 /* the counters of one rule id or one pool name */
 struct l7_rcount {
@@ -42,9 +65,13 @@ struct l7_rcount {
 	atomic64_t	unavailable;	/* pool: no eligible member */
 };
 
+/* a real server by family, address and port: of either family, whatever
+ * the VIP's (the director terminates the client's TCP)
+ */
 struct l7_rmember {
-	__be32	addr;
-	__be16	port;
+	union nf_inet_addr	addr;		/* IPv4: ->ip, the rest zero */
+	__be16			port;
+	u16			af;
 };
 
 /*

@@ -18,7 +18,9 @@
  *   present match holds decides.  Absent matches hold.  No rule matching:
  *   the request is scheduled over the whole service as without rules.
  *
- *   A pool names real servers of the service by address and port.  A
+ *   A pool names real servers of the service by address family, address
+ *   and port - of either family, whatever the key's (IPVS lets an IPv6
+ *   service have IPv4 real servers and the other way round).  A
  *   member is eligible, at the time of each request, only while it is a
  *   real server of the service with weight > 0 and is not down in its
  *   connection pool.  The kernel does not require members to be real
@@ -35,10 +37,12 @@
  * CAP_NET_ADMIN, as IPVS's own family does.
  *
  * Errors: every refusal carries an extended-ack message
- * (NETLINK_EXT_ACK).  EEXIST: id or pool name taken; ENOENT: no such
+ * (NETLINK_EXT_ACK) - but a dump's filter (ATTR_SERVICE of GET_RULE and
+ * GET_POOL) is checked in the dump's start, whose message kernels before
+ * 6.5 do not pass on: there only the errno says why.  EEXIST: id or pool name taken; ENOENT: no such
  * rule, pool or key; EBUSY: pool still used by a rule; E2BIG: over a
- * limit below; EINVAL: malformed; EAFNOSUPPORT: IPv6 key (the data path
- * is IPv4 only today); EPERM: no CAP_NET_ADMIN.
+ * limit below; EINVAL: malformed; EAFNOSUPPORT: a family other than
+ * AF_INET and AF_INET6; EPERM: no CAP_NET_ADMIN.
  *
  * Options (IPVS_L7_ATTR_OPTIONS) belong to the key as its rule set does:
  * they survive the service's delete and re-add, are kept by every rule
@@ -150,9 +154,9 @@ enum {
 /* Service key: the tuple of an IPVS virtual service (no fwmark). */
 enum {
 	IPVS_L7_SVC_ATTR_UNSPEC,
-	IPVS_L7_SVC_ATTR_AF,		/* u16: AF_INET (AF_INET6 refused) */
+	IPVS_L7_SVC_ATTR_AF,		/* u16: AF_INET or AF_INET6 */
 	IPVS_L7_SVC_ATTR_PROTOCOL,	/* u16: IPPROTO_TCP */
-	IPVS_L7_SVC_ATTR_ADDR,		/* binary: 4 or 16 bytes, as AF */
+	IPVS_L7_SVC_ATTR_ADDR,		/* binary: exactly 4 or 16 bytes, as AF */
 	IPVS_L7_SVC_ATTR_PORT,		/* u16, network byte order, != 0 */
 
 	__IPVS_L7_SVC_ATTR_MAX,
@@ -206,11 +210,16 @@ enum {
 };
 #define IPVS_L7_POOL_ATTR_MAX (__IPVS_L7_POOL_ATTR_MAX - 1)
 
-/* A pool member: a real server, by the address family of the key. */
+/* A pool member: a real server of either family, whatever the key's. */
 enum {
 	IPVS_L7_MEMBER_ATTR_UNSPEC,
-	IPVS_L7_MEMBER_ATTR_ADDR,	/* binary: 4 or 16 bytes, as the key */
+	IPVS_L7_MEMBER_ATTR_ADDR,	/* binary: exactly 4 or 16 bytes, as AF */
 	IPVS_L7_MEMBER_ATTR_PORT,	/* u16, network byte order, != 0 */
+	/*
+	 * u16: AF_INET or AF_INET6.  Optional in requests (absent: AF_INET6
+	 * for a 16-byte address, else AF_INET); always in dumps.
+	 */
+	IPVS_L7_MEMBER_ATTR_AF,
 
 	__IPVS_L7_MEMBER_ATTR_MAX,
 };

@@ -7,6 +7,7 @@ attribute builders.  As a program:
 
   l7nl.py info
   l7nl.py add-pool VIP:PORT NAME ADDR:PORT[,ADDR:PORT...] [wlo|wrr]
+                                              (IPv6: [ADDR]:PORT, VIP and members)
   l7nl.py add-rule VIP:PORT ID key=value...   (path= prefix= host= method=GET,HEAD
                                                hdr=name=v1|v2 cookie=name=value
                                                pool= reject= fallthrough)
@@ -51,7 +52,7 @@ POLICY_WLO, POLICY_WRR, POLICY_HASH = range(3)
 HASH_URI, HASH_HOST, HASH_COOKIE, HASH_HEADER = range(4)
 POOL_NAME, POOL_POLICY, POOL_HASH_KEY, POOL_HASH_NAME, POOL_MEMBERS, \
     POOL_STATS = range(1, 7)
-MEMBER_ADDR, MEMBER_PORT = 1, 2
+MEMBER_ADDR, MEMBER_PORT, MEMBER_AF = 1, 2, 3
 METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE",
            "PATCH", "CONNECT", "OTHER"]
 RULE_F_PATH_PREFIX, RULE_F_FALLTHROUGH, RULE_F_PATH_NOCASE = 1, 2, 4
@@ -127,9 +128,21 @@ def service(vip="198.51.100.1", port=80, af=socket.AF_INET, proto=6):
                 nla(SVC_ADDR, addr), be16(SVC_PORT, port))
 
 
+def addr_af(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
 def member(addr, port):
-    return (nla(MEMBER_ADDR, socket.inet_aton(addr)),
+    """A member without MEMBER_AF: the kernel takes the address's length."""
+    return (nla(MEMBER_ADDR, socket.inet_pton(addr_af(addr), addr)),
             be16(MEMBER_PORT, port))
+
+
+def addr_str(payload, af=None):
+    """An address as the dumps give it: its family's text form."""
+    if af is None:
+        af = socket.AF_INET6 if len(payload) == 16 else socket.AF_INET
+    return socket.inet_ntop(af, payload)
 
 
 def pool_attrs(name, members, policy=None, hash_key=None, hash_name=None):
@@ -210,8 +223,11 @@ def decode_pool(payload):
     for entries in parse_attrs(one(a, POOL_MEMBERS) or b"").values():
         for e in entries:
             m = parse_attrs(e)
-            p["members"].append((socket.inet_ntoa(one(m, MEMBER_ADDR)),
+            af = get_u(one(m, MEMBER_AF))
+            addr = addr_str(one(m, MEMBER_ADDR), af)
+            p["members"].append((addr,
                                  struct.unpack(">H", one(m, MEMBER_PORT))[0]))
+            p.setdefault("member_afs", []).append(af)
     if POOL_HASH_KEY in a:
         p["hash_key"] = get_u(one(a, POOL_HASH_KEY))
     if POOL_HASH_NAME in a:
@@ -223,9 +239,12 @@ def decode_pool(payload):
 
 
 def decode_key(payload):
+    """VIP:PORT, [VIP]:PORT for AF_INET6 (the key's SVC_AF says which)."""
     a = parse_attrs(payload)
-    return "%s:%d" % (socket.inet_ntoa(one(a, SVC_ADDR)),
-                      struct.unpack(">H", one(a, SVC_PORT))[0])
+    af = get_u(one(a, SVC_AF))
+    fmt = "[%s]:%d" if af == socket.AF_INET6 else "%s:%d"
+    return fmt % (addr_str(one(a, SVC_ADDR), af),
+                  struct.unpack(">H", one(a, SVC_PORT))[0])
 
 
 class NlError(Exception):
@@ -342,9 +361,15 @@ class Genl:
 
 # ---- command line, for the shell suites ----
 
-def parse_vs(arg):
+def parse_addrport(arg):
+    """ADDR:PORT or [ADDR6]:PORT"""
     host, port = arg.rsplit(":", 1)
-    return service(host, int(port))
+    return host.strip("[]"), int(port)
+
+
+def parse_vs(arg):
+    host, port = parse_addrport(arg)
+    return service(host, port, af=addr_af(host))
 
 
 def cli_rule(args):
@@ -383,8 +408,7 @@ def main(argv):
         if cmd == "info":
             print(g.info())
         elif cmd in ("add-pool", "replace-pool"):
-            members = [(a, int(p)) for a, p in
-                       (m.rsplit(":", 1) for m in args[2].split(","))]
+            members = [parse_addrport(m) for m in args[2].split(",")]
             policy = {"wlo": POLICY_WLO, "wrr": POLICY_WRR}[args[3]] \
                 if len(args) > 3 else None
             g.do(CMD_ADD_POOL if cmd == "add-pool" else CMD_REPLACE_POOL,

@@ -7,8 +7,11 @@
 # of one keep-alive connection spread over all three backends, no IPVS
 # connection, pools in /proc with the real servers' addresses, 1 MB
 # downloads byte-exact with 3% loss on the client link, and to a client
-# behind a 1280-byte link (ICMPv6 packet too big).  Runs inside the
-# guest.
+# behind a 1280-byte link (ICMPv6 packet too big).  Then content rules
+# on the IPv6 service, set with the patched ipvsadm: a /cgi-bin rule to a
+# pool of an IPv4 real server on one keep-alive connection, a header
+# rule to a pool of an IPv6 one, a reject rule, the service's
+# --forwarded option, and ipvsadm -S/-C/-R.  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -43,15 +46,20 @@ service6() {
 	done
 }
 
-# pools_up FAMILY: every real server has idle pooled connections, listed
-# in /proc/net/ip_vs_l7 under its address of FAMILY, and is up
+# pool_up FAMILY BACKEND: the real server has idle pooled connections,
+# listed in /proc/net/ip_vs_l7 under its address of FAMILY, and is up
+pool_up() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk -v rs="$(rs "$1" "$2")" \
+			'$1 == "->" && $2 == rs && $4 >= 1 && $9 == "up" { ok = 1 }
+			 END { exit !ok }'
+}
+
+# pools_up FAMILY: every real server so, by its address of FAMILY
 pools_up() {
 	local b
 	for b in $L7TB_BACKENDS; do
-		in_dir cat /proc/net/ip_vs_l7 |
-			awk -v rs="$(rs "$1" "$b")" \
-				'$1 == "->" && $2 == rs && $4 >= 1 && $9 == "up" { ok = 1 }
-				 END { exit !ok }' || return 1
+		pool_up "$1" "$b" || return 1
 	done
 }
 
@@ -231,6 +239,141 @@ for fam in 6 4; do
 		pmtu_router6
 	in_dir cat /proc/net/ip_vs_l7
 done
+
+# ---- content rules, pools and options of the IPv6 service ----
+# set with the patched ipvsadm (make ipvsadm), seen from the client and
+# the backends' access logs
+
+IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
+adm() { in_dir timeout 60 "$IPVSADM" "$@"; }
+
+# The IPv6 service with real servers of both families: s1 and s3 by
+# their IPv6 addresses, s2 by its IPv4 one
+mixed_service() {
+	[ -x "$IPVSADM" ] || { echo "no $IPVSADM (make ipvsadm)"; return 1; }
+	adm -C && adm -A -t "$VS6" -s l7 &&
+		adm -a -t "$VS6" -r "$(rs 6 s1)" -m -w 1 &&
+		adm -a -t "$VS6" -r "$(rs 4 s2)" -i -w 1 &&
+		adm -a -t "$VS6" -r "$(rs 6 s3)" -m -w 1 || return 1
+	wait_for mixed_pools_up >/dev/null || { in_dir cat /proc/net/ip_vs_l7; return 1; }
+}
+
+mixed_pools_up() {
+	pool_up 6 s1 && pool_up 4 s2 && pool_up 6 s3
+}
+
+# /cgi-bin to a pool of s2's IPv4 address, X-Six: 1 to a pool of s3's
+# IPv6 one, /private rejected by the director
+add_rules() {
+	adm --add-pool -t "$VS6" --pool cgi --members "$(rs 4 s2)" &&
+		adm --add-pool -t "$VS6" --pool six --members "$(rs 6 s3)" \
+			--policy wrr &&
+		adm --add-rule -t "$VS6" --id 10 --path-prefix /cgi-bin --pool cgi &&
+		adm --add-rule -t "$VS6" --id 20 --path-prefix /private --reject 403 &&
+		adm --add-rule -t "$VS6" --id 30 --hdr x-six=1 --pool six
+}
+
+# -Ln: the pools, members in their own family, and the rules under the
+# IPv6 service
+rules_listed() {
+	adm -Ln > "$TMP/list" || return 1
+	awk -v vs="$VS6" -v m4="$(rs 4 s2)" -v m6="$(rs 6 s3)" '
+		$1 == "TCP" { in6 = $2 == vs }
+		in6 && $1 == "pool" && $2 == "cgi" && $3 == m4 && $4 == "wlo" { n++ }
+		in6 && $1 == "pool" && $2 == "six" && $3 == m6 && $4 == "wrr" { n++ }
+		in6 && $1 == "rule" && ($2 == 10 || $2 == 20 || $2 == 30) { n++ }
+		END { exit n != 5 }' "$TMP/list" || { cat "$TMP/list"; return 1; }
+}
+
+# One keep-alive connection: 10 CGI requests, all to s2 (the rule), then
+# 21 requests for other paths, over all three backends
+cgi_rule_on_keepalive() {
+	local b
+	in_cli curl -sS --fail --max-time 120 -o /dev/null -o /dev/null \
+		-w '%{num_connects} %{http_code} %header{x-backend}\n' \
+		"$URL/cgi-bin/burn?iters=10&c=[1-10]" "$URL/static/1k.bin?o=[1-21]" \
+		> "$TMP/ka" || { cat "$TMP/ka"; return 1; }
+	awk 'NR == 1 && $1 == 1 || NR > 1 && $1 == 0 { c++ }
+	     $2 == 200 && NR <= 10 && $3 == "s2" { s2++ }
+	     END { exit !(NR == 31 && c == 31 && s2 == 10) }' "$TMP/ka" ||
+		{ echo "want 31 requests on one connection, the first 10 to s2:"; cat "$TMP/ka"; return 1; }
+	for b in $L7TB_BACKENDS; do
+		awk 'NR > 10 && $2 == 200 { print $3 }' "$TMP/ka" | grep -qx "$b" ||
+			{ echo "other paths not spread:"; awk 'NR > 10' "$TMP/ka" | sort | uniq -c; return 1; }
+	done
+}
+
+# X-Six: 1 to the pool of s3's IPv6 address, 6 requests of one connection
+ipv6_member_pool() {
+	in_cli curl -sS --fail --max-time 60 -o /dev/null -H 'X-Six: 1' \
+		-w '%{num_connects} %{http_code} %header{x-backend}\n' \
+		"$URL/static/1k.bin?h=[1-6]" > "$TMP/six" || { cat "$TMP/six"; return 1; }
+	[ "$(awk '$2 == 200 && $3 == "s3"' "$TMP/six" | wc -l)" = 6 ] ||
+		{ cat "$TMP/six"; return 1; }
+}
+
+# /private: 403 from the director (no X-Backend), nothing in any
+# backend's log; the next request of the connection is served
+reject_rule() {
+	clear_logs
+	in_cli curl -sS --max-time 60 -o /dev/null -o /dev/null \
+		-w '%{http_code} %header{x-backend}\n' \
+		"$URL/private/x?t=rej1" "$URL/static/1k.bin?t=rej2" \
+		> "$TMP/rej" || { cat "$TMP/rej"; return 1; }
+	awk 'NR == 1 && $1 == 403 && NF == 1 { n++ }
+	     NR == 2 && $1 == 200 && NF == 2 { n++ }
+	     END { exit n != 2 }' "$TMP/rej" || { cat "$TMP/rej"; return 1; }
+	! grep -q "t=rej1" "$L7TB_RUN"/s[123]/access.log ||
+		{ echo "/private reached a backend:"; grep -h "t=rej1" "$L7TB_RUN"/s[123]/access.log; return 1; }
+	grep -q "t=rej2" "$L7TB_RUN"/s[123]/access.log
+}
+
+# --forwarded forwarded on the IPv6 service, the module parameter off:
+# the backends get RFC 7239's bracketed client address; -Ln shows it
+service_forwarded() {
+	local param=/sys/module/ip_vs_l7/parameters/forwarded
+	echo off > $param || return 1
+	adm -E -t "$VS6" -s l7 --forwarded forwarded || return 1
+	adm -Ln | awk -v vs="$VS6" '$1 == "TCP" && $2 == vs && $3 == "l7" &&
+		$(NF - 1) == "forwarded" && $NF == "forwarded" { ok = 1 }
+		END { exit !ok }' || { adm -Ln; return 1; }
+	clear_logs
+	in_cli curl -sS --fail --max-time 60 -o /dev/null \
+		"$URL/static/1k.bin?fo=[1-4]" || return 1
+	[ "$(logged fo 12 | grep -cx "for=\[$L7TB_CLIENT6\]")" = 4 ] ||
+		{ echo "Forwarded:"; logged fo 12 | sort | uniq -c; return 1; }
+}
+
+# -S, -C, -R: the same -S output after, and the rules route again
+save_clear_restore() {
+	adm -Sn > "$TMP/saved" || return 1
+	# fixed strings: the brackets of IPv6 addresses are no regex
+	grep -qxF -- "--add-pool -t $VS6 --pool cgi --members $(rs 4 s2) --policy wlo" \
+		"$TMP/saved" &&
+		grep -qxF -- "--add-pool -t $VS6 --pool six --members $(rs 6 s3) --policy wrr" \
+			"$TMP/saved" &&
+		grep -qxF -- "-A -t $VS6 -s l7 --forwarded forwarded" "$TMP/saved" &&
+		[ "$(grep -cF -- "--add-rule -t $VS6 " "$TMP/saved")" = 3 ] ||
+		{ cat "$TMP/saved"; return 1; }
+	adm -C || return 1
+	[ -z "$(adm -Sn)" ] || { echo "after -C:"; adm -Sn; return 1; }
+	adm -R < "$TMP/saved" || return 1
+	adm -Sn > "$TMP/again" || return 1
+	cmp -s "$TMP/saved" "$TMP/again" || { diff "$TMP/saved" "$TMP/again"; return 1; }
+	wait_for mixed_pools_up >/dev/null || return 1
+	cgi_rule_on_keepalive
+}
+
+t_check "ipv6 rules: IPv6 service with IPv6 (s1, s3) and IPv4 (s2) real servers" mixed_service
+t_check "ipv6 rules: ipvsadm adds pools of either family and path, header and reject rules" add_rules
+t_check "ipv6 rules: ipvsadm -Ln lists them under the IPv6 service" rules_listed
+t_check "ipv6 rules: /cgi-bin to s2 on 10 requests of one keep-alive connection, other paths over all 3" \
+	cgi_rule_on_keepalive
+t_check "ipv6 rules: a header rule to a pool of an IPv6 member" ipv6_member_pool
+t_check "ipv6 rules: reject rule: 403 from the director, nothing reaches a backend" reject_rule
+t_check "ipv6 rules: per-service --forwarded on the IPv6 service" service_forwarded
+t_check "ipv6 rules: ipvsadm -S, -C, -R round trip identical, rules route again" save_clear_restore
+adm -C
 
 testbed_down
 rm -rf "$TMP"
