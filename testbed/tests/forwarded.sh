@@ -257,8 +257,7 @@ ab_keepalive() {
 		[ "$n" -gt 0 ] && spread=$((spread + 1))
 		shares="$shares $b $n"
 	done
-	note "ab -k -n $AB_N -c $AB_C: failed $failed, keep-alive $kept," \
-		"client connections $opens, per backend:$shares"
+	note "ab -k -n $AB_N -c $AB_C: failed $failed, keep-alive $kept, client connections $opens, per backend:$shares"
 	[ "$failed" = 0 ] && [ "$kept" = $AB_N ] && [ "$opens" = $AB_C ] &&
 		[ "$spread" = 3 ] || { echo "$out" | tail -n 25; return 1; }
 	every 'ab=k' 10 $AB_N "$CLIENT"
@@ -330,8 +329,7 @@ reconnects_per_1000() {
 		--requests 500 --path '/static/1k.bin?kr=1' 2>&1) || { echo "$out"; return 1; }
 	closed=$(($(pool_closed) - before))
 	n=$(echo "$out" | awk '$1 == "requests" { print $8 }')
-	note "client reconnects per 1,000 requests: $n ($(echo "$out" | head -n 1));" \
-		"pooled connections the servers closed meanwhile: $closed"
+	note "client reconnects per 1,000 requests: $n ($(echo "$out" | head -n 1)); pooled connections the servers closed meanwhile: $closed"
 	# the servers did close (about one in five requests)
 	[ "$n" = 0 ] && [ "$closed" -ge 100 ]
 }
