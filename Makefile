@@ -172,7 +172,8 @@ clean:
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
-# (the B4rN configurations load their rules with the patched ipvsadm)
+# (the B4rN configurations load their rules with the patched ipvsadm);
+# B4xff: W1 with X-Forwarded-For on, reported over B4 (off)
 
 .PHONY: bench
 bench: setup

@@ -5,7 +5,9 @@
 # The benchmark matrix, run inside one guest boot by scripts/bench.  Every
 # configuration uses the same director, the same three backends and the
 # same load generators.  B4r10, B4r100 and B4r1000 are B4 with that many
-# content rules (W1 only; B4 is the 0-rule run).  Writes
+# content rules (W1 only; B4 is the 0-rule run); B4xff is B4 whose service
+# puts the client's address in X-Forwarded-For (W1 only; B4 follows the
+# module's forwarded parameter, off unless changed).  Writes
 # meta.txt and cells.csv (one row per cell and repetition) to $L7_RESULTS
 # for scripts/bench-report.
 set -eu
@@ -13,7 +15,7 @@ set -eu
 
 REPS=3
 SECS=8
-CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4r10 B4r100 B4r1000"
+CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000"
 WORKLOADS="W1 W2 W3 W4 W5 W6"
 CPU_MAX="25000 100000"
 while [ $# -gt 0 ]; do
@@ -38,6 +40,7 @@ base_of() {
 	B1rr) echo "http://$L7TB_VIP:80" ;;
 	B1wlc) echo "http://$L7TB_VIP:81" ;;
 	B4) echo "http://$L7TB_VIP:82" ;;
+	B4xff) echo "http://$L7TB_VIP:86" ;;
 	B4r*) echo "http://$L7TB_VIP:$(rules_port "$1")" ;;
 	B2) echo "http://$L7TB_VIP:8080" ;;
 	B3) echo "http://$L7TB_VIP:8081" ;;
@@ -83,12 +86,23 @@ rules_up() {
 	echo "bench: $n rules loaded on $vs in $((SECONDS - t0)) s" | tee -a "$OUT/load.log"
 }
 
+# xff_up PORT: an l7 service whose own option (IPVS_L7_CMD_SET_OPTIONS,
+# what ipvsadm --forwarded xff sets) adds X-Forwarded-For to every request
+xff_up() {
+	local vs=$L7TB_VIP:$1
+	ipvs_up l7 "$1"
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" set-forwarded "$vs" xff
+	[ "$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" options "$vs")" = "forwarded xff" ] ||
+		{ echo "bench: X-Forwarded-For not set on $vs" >&2; exit 1; }
+}
+
 config_up() {
 	case $1 in
 	B0) ;;
 	B1rr) ipvs_up rr 80 ;;
 	B1wlc) ipvs_up wlc 81 ;;
 	B4) ipvs_up l7 82 ;;
+	B4xff) xff_up 86 ;;
 	B4r*) rules_up "${1#B4r}" "$(rules_port "$1")" ;;
 	B2) "$BENCH/proxy" start haproxy 8080 ;;
 	B3) "$BENCH/proxy" start nginx 8081 ;;
@@ -102,7 +116,7 @@ config_up() {
 workloads_of() {
 	case $1 in
 	B1wlc) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W4 || true ;;
-	B4r*) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W1 || true ;;
+	B4r* | B4xff) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W1 || true ;;
 	*) echo "$WORKLOADS" ;;
 	esac
 }
@@ -164,6 +178,23 @@ meta() {
 	echo "l7_module_sha256=$(sha256sum "$L7_MODULE" | cut -c1-16)"
 }
 
+# module_meta: what the l7 configurations ran with, for the report's
+# labels: every parameter of ip_vs_l7 (l7_param_NAME=VALUE) and each l7
+# service's own forwarded option (l7_forwarded_CONFIG=default|off|xff|...)
+module_meta() {
+	local p cfg o
+	[ -d /sys/module/ip_vs_l7/parameters ] || return 0
+	for p in /sys/module/ip_vs_l7/parameters/*; do
+		echo "l7_param_$(basename "$p")=$(cat "$p")"
+	done
+	for cfg in $CONFIGS; do
+		case $cfg in B4*) ;; *) continue ;; esac
+		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" options \
+			"$(base_of "$cfg" | sed 's|^http://||')") || continue
+		echo "l7_forwarded_$cfg=${o#forwarded }"
+	done
+}
+
 "$L7TB_DIR/topology" up
 "$L7TB_DIR/apache" start --cpu-max "$CPU_MAX"
 meta > "$OUT/meta.txt"
@@ -181,6 +212,7 @@ for cfg in $CONFIGS; do
 	config_up "$cfg"
 done
 in_dir ipvsadm -Ln >> "$OUT/load.log"
+module_meta >> "$OUT/meta.txt"
 
 n=$(echo $CONFIGS | wc -w)
 turn=0

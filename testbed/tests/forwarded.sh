@@ -9,7 +9,10 @@
 # connection.  Backends log the client address mod_remoteip finds (%a)
 # and the forwarding fields as they arrived.  Each l7 service may choose
 # its own header through the IPVS_L7 family (IPVS_L7_CMD_SET_OPTIONS);
-# services without one follow the parameter.  Runs inside the guest.
+# services without one follow the parameter.  It holds under 3% loss with
+# pipelined requests moving between backends, for HTTP/1.0 keep-alive
+# clients (ab -k), and a client that keeps its connection never has to
+# reconnect however often the servers close theirs.  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -185,6 +188,81 @@ post_bodies_exact() {
 	done
 }
 
+# xff_log TAG: "KEY %a X-Forwarded-For" for every request of the
+# xff_pipeline.py run TAG that a backend logged (KEY is TAG-I-x or TAG-I-n)
+xff_log() {
+	cat "$L7TB_RUN"/s[123]/access.log | awk -v t="xl=$1-" '{
+		k = $5; i = index(k, t); if (!i) next
+		k = substr(k, i + 3); sub(/[&].*/, "", k)
+		a = $10; x = $11; gsub(/"/, "", x); print k, a, x }'
+}
+
+# xff_log_checked TAG N: every one of the N requests logged exactly once,
+# by the client's address, with the client's own X-Forwarded-For left
+# where it sent one (mod_remoteip took ours, the last) and none else
+xff_log_checked() {
+	local tag=$1 n=$2 got bad
+	wait_eq "$n" eval 'xff_log "$tag" | wc -l' >/dev/null
+	got=$(xff_log "$tag" | awk '{ print $1 }' | sort -u | wc -l)
+	bad=$(xff_log "$tag" | awk -v c="$CLIENT" -v x="$CLIENT_XFF" '
+		$2 != c || ($1 ~ /-x$/ && $3 != x) || ($1 ~ /-n$/ && $3 != "-")')
+	[ "$(xff_log "$tag" | wc -l)" = "$n" ] && [ "$got" = "$n" ] &&
+		[ -z "$bad" ] && return 0
+	echo "$(xff_log "$tag" | wc -l) lines, $got requests of $n; wrong:"
+	printf '%s\n' "$bad" | head -n 10
+	return 1
+}
+
+# 60 requests (GETs, POSTs echoed, half with the client's own
+# X-Forwarded-For) pipelined on one connection through 3% loss and
+# reordering both ways, twice: in order and byte-exact, and each logged
+# once with the client's address by whichever backend served it
+xff_pipelined_lossy() {
+	local r rc=0 out
+	echo x-forwarded-for > "$PARAM" && clear_logs || return 1
+	in_cli tc qdisc add dev eth0 root netem delay 3ms loss 3% reorder 1% 25%
+	in_dir tc qdisc add dev dcli root netem delay 3ms loss 3% reorder 1% 25%
+	for r in 1 2; do
+		out=$(in_cli "$PY" "$L7TB_DIR/clients/xff_pipeline.py" "$L7TB_VIP" \
+			--tag "p$r" --count 60 --client-xff "$CLIENT_XFF" 2>&1) ||
+			{ echo "$out"; rc=1; break; }
+		note "round $r: $(echo $out)"
+	done
+	in_cli tc qdisc del dev eth0 root
+	in_dir tc qdisc del dev dcli root
+	[ $rc = 0 ] && xff_log_checked p1 60 && xff_log_checked p2 60
+}
+
+# ab -k: HTTP/1.0 clients asking for keep-alive, four at once, 300
+# requests: none failed, every one kept alive, the client opened as many
+# connections as it runs at once, the backends shared the requests and
+# logged the client's address
+AB_N=300
+AB_C=4
+client_opens() {
+	in_cli awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $6 }' /proc/net/snmp
+}
+ab_keepalive() {
+	local out before opens failed kept b n spread=0 shares=
+	echo x-forwarded-for > "$PARAM" && clear_logs || return 1
+	before=$(client_opens)
+	out=$(in_cli ab -k -n $AB_N -c $AB_C -s 60 \
+		"http://$L7TB_VIP/static/1k.bin?ab=k" 2>&1) || { echo "$out"; return 1; }
+	opens=$(($(client_opens) - before))
+	wait_eq $AB_N eval 'cat "$L7TB_RUN"/s[123]/access.log | grep -c ab=k' >/dev/null
+	failed=$(echo "$out" | awk '/^Failed requests:/ { print $3 }')
+	kept=$(echo "$out" | awk '/^Keep-Alive requests:/ { print $3 }')
+	for b in $L7TB_BACKENDS; do
+		n=$(grep -c -- 'ab=k' "$L7TB_RUN/$b/access.log")
+		[ "$n" -gt 0 ] && spread=$((spread + 1))
+		shares="$shares $b $n"
+	done
+	note "ab -k -n $AB_N -c $AB_C: failed $failed, keep-alive $kept, client connections $opens, per backend:$shares"
+	[ "$failed" = 0 ] && [ "$kept" = $AB_N ] && [ "$opens" = $AB_C ] &&
+		[ "$spread" = 3 ] || { echo "$out" | tail -n 25; return 1; }
+	every 'ab=k' 10 $AB_N "$CLIENT"
+}
+
 # reused: requests so far that reused a pooled connection which had
 # served before, all backends (pooled connections the server closed for
 # idling, Apache's Timeout, are replaced whatever the test does)
@@ -236,6 +314,28 @@ server_close_hidden() {
 	[ "$n" = 1 ]
 }
 
+# 1,000 requests over two keep-alive connections with every pooled
+# connection closed by its server after five: how often the client had
+# to reconnect (each is a response that told it to close)
+# pool_opened: pooled connections opened so far, all backends (one for
+# each the server closed after a response, with pool_idle_ttl=0)
+pool_opened() {
+	local b n=0
+	for b in $L7TB_BACKENDS; do n=$((n + $(pool_col "$b" 6))); done
+	echo "$n"
+}
+reconnects_per_1000() {
+	local out n before opened
+	before=$(pool_opened)
+	out=$(in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
+		--requests 500 --path '/static/1k.bin?kr=1' 2>&1) || { echo "$out"; return 1; }
+	opened=$(($(pool_opened) - before))
+	n=$(echo "$out" | awk '$1 == "requests" { print $8 }')
+	note "client reconnects per 1,000 requests: $n ($(echo "$out" | head -n 1)); pooled connections opened meanwhile (the servers closed theirs): $opened"
+	# the servers did close (about one in five requests)
+	[ "$n" = 0 ] && [ "$opened" -ge 100 ]
+}
+
 t_check "forwarded: X-Forwarded-For names the client on every request of a keep-alive connection" xff_every_request
 t_check "forwarded: after an X-Forwarded-For the client sent" xff_after_the_clients
 t_check "forwarded: x-forwarded-for-replace drops the client's" xff_replaces_the_clients
@@ -245,9 +345,12 @@ t_check "forwarded: per service through IPVS_L7 (off, xff-replace, forwarded on 
 per_service_cleanup
 t_check "forwarded: copies around the MSS with bodies in the same segment, byte-exact" copy_sizes
 t_check "forwarded: 70 KB POST bodies byte-exact on one connection" post_bodies_exact
+t_check "forwarded: 2 x 60 pipelined requests (POSTs echoed, half with the client's X-Forwarded-For) over 3% loss and reordering: in order, exact, each logged once with the client's address" xff_pipelined_lossy
+t_check "forwarded: ab -k (HTTP/1.0 keep-alive), $AB_N requests $AB_C at once: none failed, all kept alive, $AB_C client connections, all backends, the client's address" ab_keepalive
 t_check "keep-alive: a client's Connection: close does not retire the pooled connection" keeps_pooled -H 'Connection: close'
 t_check "keep-alive: an HTTP/1.0 client does not retire the pooled connection" keeps_pooled -0
 t_check "keep-alive: a server's Connection: close does not reach the client (MaxKeepAliveRequests 5)" server_close_hidden
+t_check "keep-alive: no client reconnect in 1,000 requests (MaxKeepAliveRequests 5)" reconnects_per_1000
 
 testbed_down
 t_summary
