@@ -11,7 +11,8 @@
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
-#                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm)
+#                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm),
+#                     keepalived_2.2.7+l7.<VERSION>-1_amd64.deb (the patched keepalived)
 #   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
 #   make keepalived   Debian's keepalived 2.2.7 with keepalived-conf/*.patch:
 #                     build/keepalived/keepalived (the host's is not replaced)
@@ -69,7 +70,7 @@ checkpatch:
 		echo "checkpatch: $(words $(wildcard ip_vs_l7/*.[ch]) $(CORE_SRC) $(CORE_HDR)) files clean"
 
 # ---- Debian packages: the module's source, built by DKMS on the director,
-# and the patched ipvsadm ----
+# and the patched ipvsadm and keepalived ----
 
 deb: setup
 	@scripts/deb

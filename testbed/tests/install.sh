@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The operator's path: "apt install ./ip-vs-l7-dkms_<version>_all.deb
-# ./ipvsadm_<version>_amd64.deb" (built by "make deb" on the host), DKMS
-# builds ip_vs_l7.ko against the guest's kernel headers and installs it
-# under updates/dkms, the patched ipvsadm replaces Debian's, "ipvsadm -s
-# l7" autoloads the module with the options of the package's modprobe.d
-# example, requests are spliced byte-exact, the packaged ipvsadm routes by
-# a content rule; then "apt remove" while a service uses the module,
-# draining, rmmod.  The patched ipvsadm stays installed: later suites of
-# the boot run it as they would stock ipvsadm.  Runs inside the guest.
+# ./ipvsadm_<version>_amd64.deb ./keepalived_<version>_amd64.deb" (built
+# by "make deb" on the host), DKMS builds ip_vs_l7.ko against the guest's
+# kernel headers and installs it under updates/dkms, the patched ipvsadm
+# and keepalived replace Debian's, "ipvsadm -s l7" autoloads the module
+# with the options of the package's modprobe.d example, requests are
+# spliced byte-exact, the packaged ipvsadm routes by a content rule, the
+# packaged keepalived programs an l7 service; then "apt remove" while a
+# service uses the module, draining, rmmod.  The patched ipvsadm and
+# keepalived stay installed: later suites of the boot run them as they
+# would Debian's.  Runs inside the guest.
 #
 # The guest's /etc, /usr, /lib and /var are overlays on the host's
 # read-only tree whose writes land in guest memory (virtme-ng), and
@@ -23,6 +25,7 @@ KVER=$(uname -r)
 VERSION=$(cat "$L7TB_DIR/../VERSION")
 DEB=$L7TB_BUILD/deb/ip-vs-l7-dkms_${VERSION}_all.deb
 IPVSADM_DEB=$L7TB_BUILD/deb/ipvsadm_1.31+l7.${VERSION}-1_amd64.deb
+KEEPALIVED_DEB=$L7TB_BUILD/deb/keepalived_2.2.7+l7.${VERSION}-1_amd64.deb
 MODDIR=/lib/modules/$KVER
 EXAMPLE=/usr/share/doc/ip-vs-l7-dkms/examples/ip_vs_l7.conf
 LOG=${L7_RESULTS:-/tmp}/install-$KVER.log
@@ -42,7 +45,11 @@ private() {
 
 writes_stay_in_guest() {
 	local d
-	for d in /var/lib/dpkg /var/lib/dkms /usr/src /usr/sbin /etc/modprobe.d "$MODDIR"; do
+	# and where the keepalived package writes: its binaries, unit, docs,
+	# notify script, and deb-systemd-helper's enablement state
+	for d in /var/lib/dpkg /var/lib/dkms /usr/src /usr/sbin /etc/modprobe.d "$MODDIR" \
+		/usr/bin /usr/share/doc /usr/share/man /etc/keepalived /lib/systemd/system \
+		/etc/systemd/system /var/lib/systemd; do
 		[ -d "$d" ] || d=$(dirname "$d")
 		private "$d" || return 1
 	done
@@ -76,16 +83,24 @@ module_files() {
 	find "$MODDIR" -name 'ip_vs_l7.ko*' -o -name 'ip_vs_l7_genl.ko*' | sort
 }
 
+# Services are never started by a package here: a policy-rc.d that says
+# no (deb-systemd-invoke and invoke-rc.d ask it), in guest memory like the
+# rest of /usr/sbin.  The guest has no systemd as PID 1 either, and the
+# keepalived unit does nothing without /etc/keepalived/keepalived.conf.
 apt_install() {
 	local status
 	local deb
-	for deb in "$DEB" "$IPVSADM_DEB"; do
+	for deb in "$DEB" "$IPVSADM_DEB" "$KEEPALIVED_DEB"; do
 		[ -f "$deb" ] || { echo "$deb missing: make deb"; return 1; }
 		echo "     $(basename "$deb"): $(du -k "$deb" | cut -f1) KB"
 	done
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod 0755 /usr/sbin/policy-rc.d
 	( cd "$(dirname "$DEB")" &&
-		time apt-get install -y "./$(basename "$DEB")" "./$(basename "$IPVSADM_DEB")" ) \
-		>> "$LOG" 2>&1 || { tail -n 30 "$LOG"; return 1; }
+		time apt-get install -y "./$(basename "$DEB")" "./$(basename "$IPVSADM_DEB")" \
+			"./$(basename "$KEEPALIVED_DEB")" ) \
+		>> "$LOG" 2>&1 || { rm -f /usr/sbin/policy-rc.d; tail -n 30 "$LOG"; return 1; }
+	rm -f /usr/sbin/policy-rc.d
 	grep -E '^(real|Building|Done|Signing)' "$LOG" | sed 's/^/     /'
 	status=$(dkms status ip-vs-l7)
 	echo "     dkms status: $status"
@@ -140,6 +155,81 @@ packaged_ipvsadm_routes() {
 	done
 	in_dir ipvsadm --del-rule -t "$VS" --id 10 &&
 		in_dir ipvsadm --del-pool -t "$VS" --pool one
+}
+
+# The patched keepalived replaced Debian's (1:2.2.7-1+b2 on the host):
+# its version, /usr/sbin/keepalived is the package's, a configuration test
+# of a virtual_server with lb_algo l7 passes (stock 2.2.7 logs "Invalid
+# lvs_scheduler 'l7'", falls back to wlc and exits 5), its notify script
+# and unit are installed, and nothing started it.
+patched_keepalived_installed() {
+	local v out rc=0
+	v=$(dpkg-query -W -f='${Version}' keepalived) || return 1
+	echo "     keepalived $v: $(dpkg -S /usr/sbin/keepalived)"
+	[ "$v" = "1:2.2.7+l7.$VERSION-1" ] || return 1
+	[ "$(command -v keepalived)" -ef /usr/sbin/keepalived ] || return 1
+	ka_conf 8080 > "$TMP/ka-test.conf"
+	out=$(keepalived -t -n -l -D -f "$TMP/ka-test.conf" 2>&1) || rc=$?
+	echo "     keepalived -t, lb_algo l7: exit $rc${out:+: $out}"
+	[ "$rc" = 0 ] && ! grep -qi scheduler <<< "$out" || return 1
+	[ -x /etc/keepalived/l7-rules-load ] && [ -f /lib/systemd/system/keepalived.service ] &&
+		[ -f /usr/share/doc/keepalived/examples/keepalived-master.conf ] ||
+		{ dpkg -L keepalived; return 1; }
+	! pgrep -x keepalived || { echo "keepalived was started by the installation"; return 1; }
+}
+
+# ka_conf PORT: a virtual_server VIP:PORT with lb_algo l7 to the three
+# backends' port 80, no checker (keepalived counts them up)
+ka_conf() {
+	local b
+	echo "global_defs {"
+	echo "	router_id l7install"
+	echo "}"
+	echo "virtual_server $L7TB_VIP $1 {"
+	echo "	lb_algo l7"
+	echo "	lb_kind NAT"
+	echo "	protocol TCP"
+	for b in $L7TB_BACKENDS; do
+		echo "	real_server $(backend_ip "$b") 80 {"
+		echo "		weight 1"
+		echo "	}"
+	done
+	echo "}"
+}
+
+ka_service() {	# the scheduler and real servers of VIP:8080, as -Ln lists them
+	in_dir ipvsadm -Ln -t "$L7TB_VIP:8080" 2>/dev/null |
+		awk '$1 == "TCP" { print $3 } $1 == "->" && $2 ~ /:80$/ { n++ } END { print n + 0 }' |
+		xargs
+}
+
+ka_l7_up() { [ "$(ka_service)" = "l7 3" ]; }
+
+# The packaged keepalived, started in the director's namespace with that
+# configuration (checker only), programs an l7 service on port 8080 that
+# "ipvsadm -Ln" lists with scheduler l7 and the module's data path serves
+# byte-exact; stopped (SIGTERM), it deletes the service again.
+packaged_keepalived_programs_l7() {
+	local pid digest got rc=0
+	ka_conf 8080 > "$TMP/ka.conf"
+	ip netns exec l7dir keepalived --check -n -l -D -f "$TMP/ka.conf" \
+		-p "$TMP/ka.pid" -c "$TMP/ka-checkers.pid" >> "$TMP/ka.log" 2>&1 &
+	pid=$!
+	if ! wait_for -s 60 ka_l7_up; then
+		echo "ipvsadm -Ln: $(ka_service)"
+		rc=1
+	else
+		echo "     $(in_dir ipvsadm -Ln -t "$L7TB_VIP:8080" | grep '^TCP')"
+		digest=$(awk '$2 == "static/10k.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
+		fetch "http://$L7TB_VIP:8080/static/10k.bin" "$TMP/ka10k" > /dev/null &&
+			got=$(sha256sum < "$TMP/ka10k" | cut -d' ' -f1) &&
+			[ "$got" = "$digest" ] || { echo "10k.bin through :8080: ${got:-failed}"; rc=1; }
+	fi
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	[ "$rc" = 0 ] || { tail -n 20 "$TMP/ka.log"; return 1; }
+	[ -z "$(in_dir ipvsadm -Ln -t "$L7TB_VIP:8080" 2>/dev/null)" ] ||
+		{ echo "service left after keepalived stopped"; return 1; }
 }
 
 # The package's modprobe.d example, copied as its comment says, with
@@ -286,7 +376,7 @@ fi
 only_running_kernel_in_boot
 remove_ci_module
 testbed_up
-t_check "install: apt install ./$(basename "$DEB") ./$(basename "$IPVSADM_DEB") builds ip_vs_l7 for $KVER" \
+t_check "install: apt install ./$(basename "$DEB") ./$(basename "$IPVSADM_DEB") ./$(basename "$KEEPALIVED_DEB") builds ip_vs_l7 for $KVER" \
 	apt_install
 t_check "install: the only ip_vs_l7 of $KVER is DKMS's, in updates/dkms" installed_in_updates
 t_check "install: the patched ipvsadm replaced Debian's and speaks IPVS_L7" patched_ipvsadm_installed
@@ -295,6 +385,10 @@ t_check "install: ipvsadm -s l7 autoloads it with the modprobe.d example's optio
 t_check "install: static files, a CGI and a POST byte-exact through the splice" spliced_exact
 t_check "install: the packaged ipvsadm adds a pool and a /cgi-bin rule that routes, -Ln lists it" \
 	packaged_ipvsadm_routes
+t_check "install: the patched keepalived replaced Debian's, accepts lb_algo l7 (-t), started nothing" \
+	patched_keepalived_installed
+t_check "install: the packaged keepalived programs an l7 service (-Ln lists l7, 10k.bin byte-exact), deletes it when stopped" \
+	packaged_keepalived_programs_l7
 t_check "remove: apt remove under a live l7 service: file gone, module serves on" remove_in_use
 t_check "remove: rmmod refused under the service; drained (new SYNs dropped, 1 MB under way exact), deleted, it unloads" \
 	drain_then_rmmod
