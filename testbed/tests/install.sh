@@ -340,6 +340,9 @@ drain_then_rmmod() {
 	wait_eq 0 service_active || { in_dir cat /proc/net/ip_vs_l7; return 1; }
 	in_dir ipvsadm -D -t "$VS" || return 1
 	in_dir nft delete table ip l7drain
+	# as README's drain does: the family first, if rules were ever managed
+	# (the packaged ipvsadm's rule test loaded it)
+	rmmod ip_vs_l7_genl 2>/dev/null
 	wait_for rmmod ip_vs_l7 || return 1
 	! grep -q '^ip_vs_l7 ' /proc/modules
 }
