@@ -100,6 +100,40 @@ fetch_static() {
 	return $rc
 }
 
+# cgi_and_post BASE: a CGI answer from a backend, and a 300 KB POST of
+# random bytes echoed byte-exact, through BASE (http://VIP or http://[VIP6])
+cgi_and_post() {
+	local base=$1 out sent got rc=0
+	out=$(in_cli curl -sS --fail --max-time 60 "$base/cgi-bin/burn?iters=10") ||
+		return 1
+	echo "$out" | grep -Eq '^backend=s[123] iters=10' || { echo "$out"; return 1; }
+	sent=$(mktemp) got=$(mktemp)
+	head -c 300000 /dev/urandom > "$sent"
+	in_cli curl -sS --fail --max-time 60 --data-binary @"$sent" \
+		-o "$got" "$base/cgi-bin/echo" && cmp "$sent" "$got" || rc=1
+	rm -f "$sent" "$got"
+	return $rc
+}
+
+# fetch_exact URL N [NETNS]: N fetches of URL, a file of www/, each on a
+# new connection from the client namespace (or NETNS), each compared with
+# the file's published digest
+fetch_exact() {
+	local url=$1 n=$2 ns=${3:-l7cli} name digest body i got rc=0
+	name=${url#*://*/}
+	digest=$(awk -v f="$name" '$2 == f { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
+	[ -n "$digest" ] || { echo "no digest for $name"; return 1; }
+	body=$(mktemp)
+	for i in $(seq 1 "$n"); do
+		ip netns exec "$ns" curl -sS --fail --max-time 120 -o "$body" \
+			"$url" || { echo "fetch $i failed"; rc=1; break; }
+		got=$(sha256sum < "$body" | cut -d' ' -f1)
+		[ "$got" = "$digest" ] || { echo "fetch $i: sha256 $got"; rc=1; break; }
+	done
+	rm -f "$body"
+	return $rc
+}
+
 # wait_eq VALUE CMD...: retry for up to 20 s until CMD prints VALUE.
 wait_eq() {
 	local want=$1 i

@@ -18,7 +18,6 @@ set -u
 VS6="[$L7TB_VIP6]:80"
 URL="http://[$L7TB_VIP6]"
 TMP=$(mktemp -d)
-DIGEST=$(awk '$2 == "static/1m.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
 
 modprobe ip_vs_l7 datapath=1
 testbed_up
@@ -77,17 +76,6 @@ static_exact() {
 	done < "$L7TB_DIR/www/SHA256SUMS"
 }
 
-cgi_and_post() {
-	local out
-	out=$(in_cli curl -sS --fail --max-time 60 "$URL/cgi-bin/burn?iters=10") ||
-		return 1
-	echo "$out" | grep -Eq '^backend=s[123] iters=10' || { echo "$out"; return 1; }
-	head -c 300000 /dev/urandom > "$TMP/post"
-	in_cli curl -sS --fail --max-time 60 --data-binary @"$TMP/post" \
-		-o "$TMP/echo" "$URL/cgi-bin/echo" || return 1
-	cmp "$TMP/post" "$TMP/echo"
-}
-
 # 30 CGI requests on one curl connection reach all three backends
 keepalive_spread() {
 	local n b
@@ -135,22 +123,11 @@ no_ipvs_connections() {
 	[ -z "$(in_dir ipvsadm -Lnc | tail -n +3)" ] || { in_dir ipvsadm -Lnc; return 1; }
 }
 
-# downloads N: N fetches of the 1 MB file, each on a new connection
-downloads() {
-	local i got
-	for i in $(seq 1 "$1"); do
-		in_cli curl -sS --fail --max-time 120 -o "$TMP/1m" \
-			"$URL/static/1m.bin" || { echo "fetch $i failed"; return 1; }
-		got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
-		[ "$got" = "$DIGEST" ] || { echo "fetch $i: sha256 $got"; return 1; }
-	done
-}
-
 lossy_downloads() {
 	local rc
 	in_cli tc qdisc add dev eth0 root netem delay 3ms loss 3% reorder 1% 25%
 	in_dir tc qdisc add dev dcli root netem delay 3ms loss 3% reorder 1% 25%
-	downloads 10
+	fetch_exact "$URL/static/1m.bin" 10
 	rc=$?
 	in_cli tc qdisc del dev eth0 root
 	in_dir tc qdisc del dev dcli root
@@ -205,14 +182,9 @@ too_big_sent() {
 }
 
 pmtu_router6() {
-	local i got sent rc=0
+	local sent rc=0
 	router6_up || { router6_down; echo "no router"; return 1; }
-	for i in 1 2 3; do
-		ip netns exec l7cli6 curl -sS --fail --max-time 60 -o "$TMP/1m" \
-			"$URL/static/1m.bin" || { echo "fetch $i failed"; rc=1; break; }
-		got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
-		[ "$got" = "$DIGEST" ] || { echo "fetch $i: sha256 $got"; rc=1; break; }
-	done
+	fetch_exact "$URL/static/1m.bin" 3 l7cli6 || rc=1
 	sent=$(too_big_sent)
 	echo "the router sent ${sent:-0} packet-too-big errors"
 	[ "${sent:-0}" -gt 0 ] ||
@@ -227,7 +199,7 @@ for fam in 6 4; do
 	t_check "ipv6: $name: pools in /proc under the real servers' addresses" \
 		pools_visible $fam
 	t_check "ipv6: $name: every static file byte-exact" static_exact
-	t_check "ipv6: $name: CGI and a 300 KB POST echoed byte-exact" cgi_and_post
+	t_check "ipv6: $name: CGI and a 300 KB POST echoed byte-exact" cgi_and_post "$URL"
 	t_check "ipv6: $name: 30 requests of one keep-alive connection reach all 3 backends" \
 		keepalive_spread
 	t_check "ipv6: $name: IPVS makes no L4 connection" no_ipvs_connections

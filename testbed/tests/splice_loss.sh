@@ -8,8 +8,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 VS=$L7TB_VIP:80
-TMP=$(mktemp -d)
-DIGEST=$(awk '$2 == "static/1m.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
 N=20
 
 modprobe ip_vs_l7 datapath=1
@@ -20,13 +18,7 @@ in_dir tc qdisc add dev dcli root netem delay 3ms loss 3% reorder 1% 25%
 
 # downloads: N fetches of the 1 MB file, each on a new connection
 downloads() {
-	local i got
-	for i in $(seq 1 $N); do
-		in_cli curl -sS --fail --max-time 120 -o "$TMP/1m" \
-			"http://$L7TB_VIP/static/1m.bin" || { echo "fetch $i failed"; return 1; }
-		got=$(sha256sum < "$TMP/1m" | cut -d' ' -f1)
-		[ "$got" = "$DIGEST" ] || { echo "fetch $i: sha256 $got"; return 1; }
-	done
+	fetch_exact "http://$L7TB_VIP/static/1m.bin" $N
 }
 
 # with_client_sysctl NAME VALUE: downloads with one client TCP knob changed
@@ -72,5 +64,4 @@ t_check "loss: the same with checksum offload on on the director" offload on
 in_dir cat /proc/net/ip_vs_l7
 
 testbed_down
-rm -rf "$TMP"
 t_summary
