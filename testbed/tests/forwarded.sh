@@ -286,13 +286,16 @@ closing_clients() {
 }
 
 # the server kept the pooled connection: the next request reuses it
-# (the pool hands out its newest idle connection first)
+# (the pool hands out its newest idle connection first).  A copy that
+# asked the server to close would retire every one: 0 of 20.  Runs gave
+# 11-20 (a request that comes while its backend's last connection is
+# still on its way back to the pool takes another): at least 8.
 keeps_pooled() {
 	local n
 	echo off > "$PARAM" || return 1
 	n=$(closing_clients "$@") || return 1
 	note "requests of 20 that reused a pooled connection: $n"
-	[ "$n" -ge 12 ]
+	[ "$n" -ge 8 ]
 }
 
 # connects N: N requests on one curl command line (one connection if the
