@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""upgrade.py HOST PORT PATH [--ask] [--hold S]: one request, upgrade or not.
+"""upgrade.py HOST PORT PATH [--ask] [--hold S [--until FILE]]: one request,
+upgrade or not.
 
 Sends "GET PATH" (with "Connection: Upgrade" and "Upgrade: echo" when
 --ask is given) and prints what came of it, one line, flushed:
@@ -9,11 +10,12 @@ Sends "GET PATH" (with "Connection: Upgrade" and "Upgrade: echo" when
     reset          the connection was reset
     closed         closed without a full response head
     timeout        nothing within 10 s
-After "tunnel ok", --hold S keeps the tunnel open S seconds, then closes
-it (and prints "released").
+After "tunnel ok", --hold S keeps the tunnel open S seconds (or until
+FILE exists, with --until), then closes it (and prints "released").
 """
 
 import argparse
+import os
 import socket
 import sys
 import time
@@ -37,6 +39,7 @@ def main():
     ap.add_argument("path")
     ap.add_argument("--ask", action="store_true")
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--until")
     args = ap.parse_args()
     req = "GET %s HTTP/1.1\r\nHost: vip\r\n" % args.path
     if args.ask:
@@ -63,7 +66,10 @@ def main():
         print("tunnel ok" if rest == b"ping\n" else "tunnel bad %r" % rest,
               flush=True)
         if args.hold:
-            time.sleep(args.hold)
+            end = time.time() + args.hold
+            while time.time() < end and not (
+                    args.until and os.path.exists(args.until)):
+                time.sleep(0.1)
             print("released", flush=True)
     except ConnectionResetError:
         print("reset", flush=True)
