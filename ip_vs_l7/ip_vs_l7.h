@@ -186,6 +186,7 @@ struct l7_service {
 
 /* the director's retransmission clock, for its replies and its copies */
 #define L7_RTO		(HZ / 5)
+#define L7_TS_OPT_LEN	12		/* NOP NOP TS */
 
 /* at most one RFC 5961 challenge ACK per this, per connection */
 #define L7_CHALLENGE_GAP	(HZ / 2)
@@ -269,6 +270,15 @@ struct l7_binding {
 	u32			c_ack_passed;	/* newest client ACK passed on */
 	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
+	/*
+	 * An HTTP/1.0 keep-alive client's response head, when the director
+	 * takes it (ip_vs_l7_rsp_copy.c): NULL, or L7_RSP_HEAD_MAX bytes for
+	 * the server's head, then room for the director's copy of it.
+	 */
+	u8			*rsp_head;
+	u8			*rsp_copy;	/* set once the copy is made */
+	u32			rsp_copy_len;
+	u32			rsp_copy_seq;	/* its first byte, on C */
 	u32			copy_len;	/* our copy of the request's start */
 	u32			client_len;	/* the client's bytes it stands for */
 	u8			copy[];		/* then the client's bytes */
@@ -354,6 +364,16 @@ struct l7_conn {
 	u32			reply_len;
 	u32			reply_seq;
 
+	/*
+	 * The timer also resends response heads of the director's
+	 * (ip_vs_l7_rsp_copy.c) while the client lacks one: ->due is when
+	 * the connection's state wants it, ->copy_due the next resend.
+	 */
+	unsigned long		due;
+	unsigned long		copy_due;
+	bool			copy_timer;	/* ->copy_due is set */
+	u8			copy_retries;
+
 	struct list_head	bindings;	/* l7_binding, oldest first */
 	unsigned int		nr_bindings;	/* at most l7_client_max_pooled */
 	struct l7_binding	*cur;		/* request/response under way */
@@ -436,6 +456,7 @@ int l7_queue_add(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 void l7_queue_kick(struct l7_service *ls);
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
+void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
 void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 		     u32 seq, const void *data, u32 len);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
@@ -446,6 +467,12 @@ void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b);
 bool l7_binding_timer(struct l7_conn *c);
+
+/* ip_vs_l7_rsp_copy.c */
+bool l7_rsp_copy_wanted(const struct l7_conn *c);
+void l7_rsp_copy_taken(struct l7_conn *c, struct l7_binding *b);
+void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b);
+bool l7_rsp_copy_timer(struct l7_conn *c);
 
 /* ip_vs_l7_splice.c */
 int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep);

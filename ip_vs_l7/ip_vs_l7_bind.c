@@ -108,15 +108,27 @@ static u32 l7_binding_tsval(const struct l7_conn *c, struct l7_binding *b)
 	return b->ts_sent;
 }
 
+static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
+			    u32 seq, u32 ack, const void *data, u32 len)
+{
+	bool ts = b->pc->tcp.ts && c->c_ts;
+
+	l7_send_pconn(b->pc, flags, seq, ack, l7_win_to_backend(c, b),
+		      ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
+		      data, len);
+}
+
 /* A segment of the director's own to the backend of @b. */
 void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 		     u32 seq, const void *data, u32 len)
 {
-	bool ts = b->pc->tcp.ts && c->c_ts;
+	l7_binding_xmit(c, b, flags, seq, b->rsp_guard.fed, data, len);
+}
 
-	l7_send_pconn(b->pc, flags, seq, b->rsp_guard.fed, l7_win_to_backend(c, b),
-		      ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
-		      data, len);
+/* A pure ACK of backend seq @ack to @b's server. */
+void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
+{
+	l7_binding_xmit(c, b, 0, b->b_snd_nxt, ack, NULL, 0);
 }
 
 /* (Re)send the director's copy of the request's first bytes. */
@@ -205,9 +217,9 @@ int l7_bind(struct l7_conn *c)
 	struct l7_http_body body;
 	struct l7_binding *b;
 	enum l7_fwd_mode fwd;
+	bool body_done, take;
 	struct l7_pconn *pc;
-	bool body_done;
-	u32 body_len;
+	u32 body_len, room;
 	int err, status;
 
 	err = l7_body_buffered(c, &body, &body_len);
@@ -215,10 +227,16 @@ int l7_bind(struct l7_conn *c)
 		return err;
 	body_done = l7_http_body_done(&body);
 	/* room for the copy, then the client's bytes */
-	b = kzalloc(struct_size(b, copy, 2 * (c->req.head_len + body_len) +
-				L7_COPY_GROWTH), GFP_ATOMIC);
+	room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
+	/* then for the response head, if the director takes it */
+	take = l7_rsp_copy_wanted(c);
+	b = kzalloc(struct_size(b, copy, room + (take ? 2 * L7_RSP_HEAD_MAX +
+						 L7_RSP_HEAD_GROWTH : 0)),
+		    GFP_ATOMIC);
 	if (!b)
 		return -ENOMEM;
+	if (take)
+		b->rsp_head = b->copy + room;
 	pc = l7_route(c, &status, &fwd);
 	if (!pc) {
 		kfree(b);
@@ -263,6 +281,9 @@ int l7_bind(struct l7_conn *c)
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
+	/* an HTTP/1.0 one must hear keep-alive: the head may be ours */
+	if (b->rsp_head)
+		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))

@@ -683,6 +683,8 @@ void l7_client_timer(struct l7_conn *c)
 		c->dead = true;
 		return;
 	}
+	if (l7_rsp_copy_timer(c))
+		return;
 	switch (c->state) {
 	case L7C_HEAD:
 	case L7C_HELD:

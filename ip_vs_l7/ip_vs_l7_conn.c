@@ -430,6 +430,10 @@ void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 	if (c->state == L7C_CLOSING && list_empty(&c->bindings) &&
 	    time_after(when, c->closing_until))
 		when = c->closing_until;
+	c->due = when;
+	/* a response head of ours the client lacks is resent before */
+	if (c->copy_timer && time_before(c->copy_due, when))
+		when = c->copy_due;
 	mod_timer(&c->timer, when);
 }
 

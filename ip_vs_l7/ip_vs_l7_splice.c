@@ -35,7 +35,6 @@
 #include "core/tcp_opt.h"
 
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
-#define L7_TS_OPT_LEN		12		/* NOP NOP TS */
 
 /*
  * A segment of one family to a peer of the other (an IPv6 VIP in front
@@ -685,6 +684,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 	struct tcphdr *th;
+	bool cut = true;
 	u32 payload;
 
 	if (l7_seg_take(skb, &o, &s))
@@ -731,6 +731,18 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	default:
 		break;
 	}
+	/* head bytes the director took: acknowledged, then its copy */
+	if (v.skip)
+		l7_rsp_copy_taken(c, b);
+	if (v.took)
+		l7_rsp_copy_start(c, b);
+	if (v.skip) {
+		/* out of memory: the server resends what follows the head */
+		cut = !l7_seg_cut_front(skb, pl.hlen, v.skip);
+		l7_seg_read(skb, &o, &s);
+		th = tcp_hdr(skb);
+		payload -= v.skip;
+	}
 	if (v.ended)
 		l7_rsp_end(b, l7_rsp_guard_end(&b->rsp_guard));
 	if (v.strip_fin) {
@@ -739,7 +751,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		s.len = payload;
 	}
 	/* all but a bare FIN that was the server's own goes on: ACKs too */
-	if (payload || !v.strip_fin)
+	if (cut && (payload || !v.strip_fin))
 		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
 	if (v.ended)
 		l7_cur_done(c);

@@ -201,6 +201,7 @@ static enum l7_resp_status head_end(struct l7_http_resp *r)
 			return fail(r, L7_RESP_E_TRANSFER_ENCODING);
 	}
 	r->keep_alive = l7_fields_keep_alive(&r->f, http11);
+	r->conn_keep_alive = r->f.conn_keep_alive && !r->f.conn_close;
 
 	if (r->status_code < 200) {
 		r->body = L7_RESP_BODY_NONE;

@@ -100,6 +100,11 @@ struct l7_http_resp {
 	bool has_body;			/* at least one byte follows the head */
 	bool keep_alive;		/* the connection may carry another */
 	/*
+	 * A Connection field said keep-alive and none said close: what an
+	 * HTTP/1.0 client needs to hear to go on (rsp_head.h).
+	 */
+	bool conn_keep_alive;
+	/*
 	 * Where the "Connection" field names of a final (2xx-5xx) head
 	 * begin, counted from the first byte fed to the framer (interim
 	 * responses included), as soon as each name is complete: the

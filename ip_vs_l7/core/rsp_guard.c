@@ -21,6 +21,31 @@ void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
 	l7_http_resp_init(&g->resp, NULL, method);
 }
 
+void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf)
+{
+	g->head = buf;
+	g->take = true;
+}
+
+/*
+ * Head bytes the framer just used, into ->head.  The taking ends with
+ * the final head (or a 101, which the caller refuses).
+ */
+static void rsp_take(struct l7_rsp_guard *g, const uint8_t *p, uint32_t n,
+		     enum l7_resp_status st)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		g->head[g->taken++] = p[i];
+	if (st == L7_RESP_HEAD || st == L7_RESP_DONE) {
+		g->take = false;
+		g->taken_whole = true;
+	} else if (st != L7_RESP_MORE && st != L7_RESP_INTERIM) {
+		g->take = false;
+	}
+}
+
 /*
  * Where a Linux backend stands when it resets (at its snd_nxt): a
  * segment that starts at or before the in-order end moves it to its own
@@ -62,10 +87,20 @@ static enum l7_resp_status rsp_frame(struct l7_rsp_guard *g,
 		}
 		if (n > sizeof(buf))
 			n = sizeof(buf);
+		if (g->take && n > L7_RSP_HEAD_MAX - g->taken)
+			n = L7_RSP_HEAD_MAX - g->taken;
+		if (!n) {
+			/* a head longer than that passes from here on */
+			g->take = false;
+			g->take_over = true;
+			continue;
+		}
 		p = s->peek(s->ctx, off + *used, n, buf);
 		if (!p)
 			return L7_RESP_ERROR;
 		st = l7_http_resp_feed(&g->resp, p, n, &u);
+		if (g->take)
+			rsp_take(g, p, (uint32_t)u, st);
 		*used += (uint32_t)u;
 		if (st == L7_RESP_HEAD || st == L7_RESP_INTERIM)
 			continue;	/* go on with what follows the head */
@@ -178,10 +213,42 @@ static void rsp_cloak(struct l7_rsp_guard *g, const struct l7_rsp_seg *s,
 	g->cloak_seen = g->resp.conn_names;
 }
 
+/*
+ * What taking the head means for @s: the taking may have ended in it (a
+ * head that came whole in @s and keeps the client as it is goes on as
+ * it came), and its bytes the guard took are not the client's.
+ */
+static struct l7_rsp_verdict rsp_took(struct l7_rsp_guard *g,
+				      const struct l7_rsp_seg *s,
+				      struct l7_rsp_verdict v, bool taking,
+				      uint32_t before)
+{
+	uint32_t end = l7_rsp_guard_taken_end(g);
+
+	if (v.act == L7_RSP_UPGRADE && g->taken)
+		return (struct l7_rsp_verdict){ L7_RSP_BAD };
+	if (v.act != L7_RSP_FORWARD)
+		return v;
+	if (taking && !g->take) {
+		v.took = true;
+		if (!before && g->taken_whole &&
+		    l7_rsp_head_keeps_client(&g->resp)) {
+			g->taken = 0;	/* nothing to change: it passes */
+			g->taken_whole = false;
+			v.took = false;
+			return v;
+		}
+	}
+	if (g->taken && l7_seq_before(s->seq, end))
+		v.skip = end - s->seq < s->len ? end - s->seq : s->len;
+	return v;
+}
+
 struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 				       const struct l7_rsp_seg *s)
 {
-	uint32_t fed = g->fed;
+	uint32_t fed = g->fed, taken = g->taken;
+	bool taking = g->take;
 	struct l7_rsp_verdict v;
 
 	rsp_rcv_note(g, s);
@@ -190,6 +257,8 @@ struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 		return (struct l7_rsp_verdict){ L7_RSP_FORWARD };
 	}
 	v = rsp_follow(g, s);
+	if (g->head)
+		v = rsp_took(g, s, v, taking, taken);
 	if (v.act == L7_RSP_FORWARD && g->cloak && s->len)
 		rsp_cloak(g, s, fed);
 	if (v.act != L7_RSP_FORWARD || !s->fin)

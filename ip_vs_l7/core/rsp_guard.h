@@ -25,6 +25,16 @@
  * it was complete cannot be hidden (->cloak_missed): the caller then
  * closes the client's connection after the response, as the client will.
  *
+ * For an HTTP/1.0 client that asked for keep-alive (rsp_head.h) the guard
+ * can take the response head instead (l7_rsp_guard_take()): its in-order
+ * bytes go into a buffer, up to L7_RSP_HEAD_MAX, and the verdicts say
+ * how many of a segment's first bytes were taken (->skip: the caller
+ * acknowledges them to the server and cuts them) and when the taking is
+ * over (->took: the caller sends its copy).  A head that came whole in
+ * one segment and keeps the client as it is passes as without taking;
+ * one longer than L7_RSP_HEAD_MAX passes from there on, and the caller
+ * closes the client's connection after the response (->take_over).
+ *
  * Backends are trusted to speak HTTP, not to be correct: whatever a
  * backend sends ends in a verdict, never in a state that waits forever.
  * Everything here is in the backend's sequence space.
@@ -34,6 +44,7 @@
 
 #include "http_resp.h"
 #include "req_guard.h"	/* l7_peek_fn */
+#include "rsp_head.h"
 #include "tcp_guard.h"
 
 /*
@@ -54,6 +65,11 @@ struct l7_rsp_guard {
 	bool cloak;		/* hide the server's Connection fields */
 	bool cloak_missed;	/* one went out before it was complete */
 	uint8_t cloak_seen;	/* names of resp.conn_name_at[] looked at */
+	uint8_t *head;		/* taken head bytes, from ->start, or NULL */
+	uint32_t taken;		/* bytes in ->head */
+	bool take;		/* taking head bytes now */
+	bool taken_whole;	/* ->head holds every head of the response */
+	bool take_over;		/* the head was longer than ->head holds */
 };
 
 /*
@@ -85,6 +101,8 @@ struct l7_rsp_verdict {
 	bool ended;		/* this segment completed the response */
 	bool strip_fin;		/* the FIN is the backend's, not the client's */
 	bool closed;		/* BAD: the backend closed before the end */
+	bool took;		/* FORWARD: the taking ended, ->taken is final */
+	uint32_t skip;		/* FORWARD: first payload bytes the guard took */
 };
 
 /*
@@ -94,6 +112,13 @@ struct l7_rsp_verdict {
  */
 void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
 		       enum l7_http_method method, bool cloak);
+
+/*
+ * Take the response head into @buf (L7_RSP_HEAD_MAX bytes) instead of
+ * forwarding it; right after l7_rsp_guard_init().  A 101 is then BAD:
+ * no tunnel starts from a head the director took.
+ */
+void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf);
 
 /* Decide about one backend segment (not a RST) carrying payload or FIN. */
 struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
@@ -112,6 +137,12 @@ static inline void l7_rsp_guard_tunnel(struct l7_rsp_guard *g)
  */
 enum l7_tcp_rst_verdict l7_rsp_guard_rst(const struct l7_rsp_guard *g,
 				     uint32_t seq, uint32_t wnd);
+
+/* Backend seq just after the head bytes the director took. */
+static inline uint32_t l7_rsp_guard_taken_end(const struct l7_rsp_guard *g)
+{
+	return g->start + g->taken;
+}
 
 /* The response's end, once ->done: where the next one starts. */
 static inline uint32_t l7_rsp_guard_end(const struct l7_rsp_guard *g)

@@ -114,6 +114,13 @@ void l7_binding_init(struct l7_binding_map *m,
 	m->win_b2c.to = p->cd_wscale;
 }
 
+void l7_binding_rsp_copy(struct l7_binding_map *m, uint32_t b_end,
+			 uint32_t copy_len)
+{
+	m->rsp_range.start += copy_len;
+	m->rsp = l7_seq_xlate_make(b_end, m->rsp_range.start);
+}
+
 /*
  * An ACK outside the binding cannot be translated through it: below the
  * start it acknowledges bytes another binding carried, which this

@@ -169,6 +169,20 @@ void l7_binding_init(struct l7_binding_map *m,
 		     const struct l7_binding_params *p,
 		     const struct l7_binding_map *prev);
 
+/*
+ * The director took the response's first bytes, up to backend seq
+ * @b_end, and sends the client @copy_len bytes of its own instead, from
+ * where the response's range starts (rsp_head.h).  The rest of the
+ * response maps right after the copy: one offset, copy_len - taken, as
+ * for a request's copy.  The range then starts after the copy, which is
+ * the director's: a client ACK or SACK block below that names none of
+ * the server's bytes (an ACK is pinned to the head's end, which the
+ * director acknowledged to the server itself), and a server resend of
+ * the head maps below it and is not forwarded.
+ */
+void l7_binding_rsp_copy(struct l7_binding_map *m, uint32_t b_end,
+			 uint32_t copy_len);
+
 /* The numbers of one segment, host order, read from its headers. */
 struct l7_tcp_seg {
 	uint32_t seq;

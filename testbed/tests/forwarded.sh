@@ -242,25 +242,26 @@ AB_C=4
 client_opens() {
 	in_cli awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $6 }' /proc/net/snmp
 }
+# ab_keepalive [TAG]: TAG (default k) marks the run's requests
 ab_keepalive() {
-	local out before opens failed kept b n spread=0 shares=
+	local tag=ab=${1:-k} out before opens failed kept b n spread=0 shares=
 	echo x-forwarded-for > "$PARAM" && clear_logs || return 1
 	before=$(client_opens)
 	out=$(in_cli ab -k -n $AB_N -c $AB_C -s 60 \
-		"http://$L7TB_VIP/static/1k.bin?ab=k" 2>&1) || { echo "$out"; return 1; }
+		"http://$L7TB_VIP/static/1k.bin?$tag" 2>&1) || { echo "$out"; return 1; }
 	opens=$(($(client_opens) - before))
-	wait_eq $AB_N eval 'cat "$L7TB_RUN"/s[123]/access.log | grep -c ab=k' >/dev/null
+	wait_eq $AB_N eval 'cat "$L7TB_RUN"/s[123]/access.log | grep -c -- "$tag"' >/dev/null
 	failed=$(echo "$out" | awk '/^Failed requests:/ { print $3 }')
 	kept=$(echo "$out" | awk '/^Keep-Alive requests:/ { print $3 }')
 	for b in $L7TB_BACKENDS; do
-		n=$(grep -c -- 'ab=k' "$L7TB_RUN/$b/access.log")
+		n=$(grep -c -- "$tag" "$L7TB_RUN/$b/access.log")
 		[ "$n" -gt 0 ] && spread=$((spread + 1))
 		shares="$shares $b $n"
 	done
-	note "ab -k -n $AB_N -c $AB_C: failed $failed, keep-alive $kept, client connections $opens, per backend:$shares"
+	note "ab -k -n $AB_N -c $AB_C ($tag): failed $failed, keep-alive $kept, client connections $opens, per backend:$shares"
 	[ "$failed" = 0 ] && [ "$kept" = $AB_N ] && [ "$opens" = $AB_C ] &&
 		[ "$spread" = 3 ] || { echo "$out" | tail -n 25; return 1; }
-	every 'ab=k' 10 $AB_N "$CLIENT"
+	every "$tag" 10 $AB_N "$CLIENT"
 }
 
 # reused: requests so far that reused a pooled connection which had
@@ -339,6 +340,52 @@ reconnects_per_1000() {
 	[ "$n" = 0 ] && [ "$opened" -ge 100 ]
 }
 
+# HTTP/1.0 keep-alive (curl -0 -H 'Connection: keep-alive'), N 10 KB
+# downloads on one command line with every fifth response of the servers
+# saying Connection: close: one connection, every body exact, every
+# response head the client got says keep-alive and none says close (the
+# director's copy of the head: ip_vs_l7_rsp_copy.c)
+http10_keepalive_exact() {
+	local n=30 i f="$L7TB_RUN/www/static/10k.bin" out conns ka
+	rm -f /tmp/l7tb-k10.*
+	out=$(in_cli curl -0 -sS --fail --max-time 120 -H 'Connection: keep-alive' \
+		-o '/tmp/l7tb-k10.#1' -w '%{num_connects} %header{connection}\n' \
+		"http://$L7TB_VIP/static/10k.bin?k10=[1-$n]") || return 1
+	for i in $(seq 1 $n); do
+		cmp -s "$f" "/tmp/l7tb-k10.$i" || { echo "body $i differs"; return 1; }
+	done
+	conns=$(echo "$out" | awk '{ n += $1 } END { print n }')
+	ka=$(echo "$out" | grep -ci ' keep-alive$')
+	note "HTTP/1.0 keep-alive, $n x 10 KB: client connections $conns, responses saying keep-alive $ka, bodies exact"
+	[ "$conns" = 1 ] && [ "$ka" = $n ] || { echo "$out" | sort | uniq -c; return 1; }
+}
+
+# HTTP/1.0 without keep-alive: the director closes the client's
+# connection after the response (the client waits for that), body exact
+http10_closes() {
+	local out
+	out=$(in_cli "$PY" - "$L7TB_VIP" "$L7TB_RUN/www/static/10k.bin" <<'PYEOF'
+import socket, sys
+want = open(sys.argv[2], 'rb').read()
+for i in range(3):
+    s = socket.create_connection((sys.argv[1], 80), timeout=10)
+    s.sendall(b'GET /static/10k.bin?c10=%d HTTP/1.0\r\nHost: x\r\n\r\n' % i)
+    data = b''
+    while True:
+        b = s.recv(65536)  # a timeout if the director never closes
+        if not b:
+            break
+        data += b
+    head, _, body = data.partition(b'\r\n\r\n')
+    if body != want:
+        sys.exit('request %d: %d body bytes, head %r' % (i, len(body), head))
+    s.close()
+print('3 closed by the director, bodies exact')
+PYEOF
+) || { echo "$out"; return 1; }
+	note "HTTP/1.0 without keep-alive: $out"
+}
+
 t_check "forwarded: X-Forwarded-For names the client on every request of a keep-alive connection" xff_every_request
 t_check "forwarded: after an X-Forwarded-For the client sent" xff_after_the_clients
 t_check "forwarded: x-forwarded-for-replace drops the client's" xff_replaces_the_clients
@@ -354,6 +401,9 @@ t_check "keep-alive: a client's Connection: close does not retire the pooled con
 t_check "keep-alive: an HTTP/1.0 client does not retire the pooled connection" keeps_pooled -0
 t_check "keep-alive: a server's Connection: close does not reach the client (MaxKeepAliveRequests 5)" server_close_hidden
 t_check "keep-alive: no client reconnect in 1,000 requests (MaxKeepAliveRequests 5)" reconnects_per_1000
+t_check "keep-alive: ab -k (HTTP/1.0 keep-alive) with MaxKeepAliveRequests 5: none failed, all $AB_N kept alive, $AB_C client connections" ab_keepalive k5
+t_check "keep-alive: HTTP/1.0 keep-alive, 30 x 10 KB with MaxKeepAliveRequests 5: one connection, every response says keep-alive, bodies exact" http10_keepalive_exact
+t_check "keep-alive: HTTP/1.0 without keep-alive: the director closes after the response, body exact" http10_closes
 
 testbed_down
 t_summary

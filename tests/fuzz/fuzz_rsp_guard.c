@@ -8,8 +8,9 @@
  *
  * Control bytes: [0] bit 0 the request was HEAD, bit 1 the stream ends
  * with FIN, bit 2 the client's connection goes on (Connection fields are
- * cloaked); [1] how many segments; [2] [3] seeds of the schedule.  The
- * rest is the backend's stream.
+ * cloaked), bit 3 the guard takes the head (an HTTP/1.0 keep-alive
+ * client: core/rsp_head.c); [1] how many segments; [2] [3] seeds of the
+ * schedule.  The rest is the backend's stream.
  *
  * Invariants, after every segment:
  *  - a FORWARD never carries a byte at or past the reference end (when
@@ -21,7 +22,13 @@
  * iff the reference did, said BAD iff the reference failed, UPGRADE iff
  * the reference saw a 101.  What the client received (first copy of each
  * byte wins, cloaking included) frames to the same end, and with cloaking
- * and nothing missed its head holds no Connection field.
+ * and nothing missed its head holds no Connection field.  When the guard
+ * took the head: no byte below the taken end was forwarded, the taken
+ * bytes are the stream's, the taking ended once, and the client's stream
+ * - the director's copy, then what was forwarded after the taken end -
+ * frames to the same end moved by the copy's offset; a copy of a whole
+ * head keeps an HTTP/1.0 client (says keep-alive, or runs to the close)
+ * and is at most L7_RSP_HEAD_GROWTH longer.
  */
 #include "rsp_guard.h"
 #include "fuzz_util.h"
@@ -99,6 +106,9 @@ struct run {
 	bool ended, bad, upgrade;
 	uint32_t contig;	/* bytes delivered in order from the start */
 	bool fin_in;
+	unsigned int took;	/* verdicts that ended the taking */
+	uint8_t head[L7_RSP_HEAD_MAX];
+	uint8_t copy[MAX_STREAM + L7_RSP_HEAD_MAX + L7_RSP_HEAD_GROWTH];
 	uint8_t wire[MAX_STREAM];	/* the segment as forwarded */
 	uint8_t view[MAX_STREAM];	/* what the client received */
 	bool have[MAX_STREAM];
@@ -122,8 +132,10 @@ static void deliver(struct run *r, uint32_t from, uint32_t len)
 		return;
 	memcpy(r->wire, r->d + from, len);
 	v = l7_rsp_guard_seg(&r->g, &s);
+	FUZZ_ASSERT(v.skip <= len && (!v.skip || v.act == L7_RSP_FORWARD));
+	r->took += v.took;
 	if (v.act == L7_RSP_FORWARD)
-		for (i = 0; i < len; i++)
+		for (i = v.skip; i < len; i++)
 			if (!r->have[from + i]) {
 				r->have[from + i] = true;
 				r->view[from + i] = r->wire[i];
@@ -177,6 +189,51 @@ static bool view_has_connection(const struct run *r, uint32_t from,
 	return false;
 }
 
+/* What a client gets when the guard took the head (see the top). */
+static void check_taken(struct run *r, enum l7_http_method m)
+{
+	uint32_t i, n, end;
+	struct ref seen;
+
+	FUZZ_ASSERT(r->took <= 1);
+	if (!r->g.taken)
+		return;
+	FUZZ_ASSERT(r->g.taken <= L7_RSP_HEAD_MAX && r->g.taken <= r->n &&
+		    !memcmp(r->head, r->d, r->g.taken));
+	for (i = 0; i < r->g.taken; i++)
+		FUZZ_ASSERT(!r->have[i]);
+	if (!r->ended)
+		return;
+	FUZZ_ASSERT(r->took == 1 && (r->g.taken_whole || r->g.take_over));
+	if (r->g.taken_whole) {
+		n = l7_rsp_head_copy(r->copy, r->head, r->g.taken, &r->g.resp);
+		FUZZ_ASSERT(n <= r->g.taken + L7_RSP_HEAD_GROWTH);
+	} else {
+		memcpy(r->copy, r->head, r->g.taken);
+		n = r->g.taken;
+	}
+	end = r->ref.end;
+	memcpy(r->copy + n, r->view + r->g.taken, end - r->g.taken);
+	seen = reference(r->copy, n + end - r->g.taken, m,
+			 r->fin && end == r->n);
+	FUZZ_ASSERT(seen.how == REF_DONE && seen.end == n + end - r->g.taken);
+	if (r->g.taken_whole) {
+		struct l7_http_resp c;
+		enum l7_resp_status st;
+		size_t used, at = 0;
+
+		l7_http_resp_init(&c, NULL, m);
+		do {
+			st = l7_http_resp_feed(&c, r->copy + at, n - at, &used);
+			at += used;
+		} while (st == L7_RESP_INTERIM);
+		FUZZ_ASSERT((st == L7_RESP_HEAD || st == L7_RESP_DONE) &&
+			    at == n && l7_rsp_head_keeps_client(&c) &&
+			    c.body == r->g.resp.body &&
+			    c.content_length == r->g.resp.content_length);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct run r;
@@ -195,7 +252,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.d = data + FUZZ_CTL_BYTES;
 	r.n = (uint32_t)(size - FUZZ_CTL_BYTES);
 	r.ref = reference(r.d, r.n, m, r.fin);
-	l7_rsp_guard_init(&r.g, S0, m, data[0] & 4);
+	l7_rsp_guard_init(&r.g, S0, m, (data[0] & 4) && !(data[0] & 8));
+	if (data[0] & 8)
+		l7_rsp_guard_take(&r.g, r.head);
 
 	/* segments anywhere, any length, any order, repeats allowed */
 	for (i = 0; i < nsegs && r.n; i++) {
@@ -227,13 +286,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(r.bad && !r.ended);
 		break;
 	case REF_UPGRADE:
-		FUZZ_ASSERT(r.upgrade);
+		/* no tunnel from a head the director took */
+		FUZZ_ASSERT(r.g.head ? r.bad : r.upgrade);
 		break;
 	case REF_MORE:
 		FUZZ_ASSERT(!r.ended && !r.bad && !r.upgrade);
 		break;
 	}
-	if (r.ended) {
+	if (r.ended && !r.g.taken) {
 		/* cloaking moves no boundary: the client frames the same */
 		struct ref seen = reference(r.view, r.ref.end, m,
 					    r.fin && r.ref.end == r.n);
@@ -243,5 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(!view_has_connection(&r, r.ref.head_from,
 							 r.ref.head_to));
 	}
+	if (r.g.head)
+		check_taken(&r, m);
 	return 0;
 }

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7 core: the director's copy of a response head (see rsp_head.h).
+ *
+ * The head was framed to its end, so it is well formed: CRLF line ends,
+ * a name and ':' on every field line, no folding (the framer refuses
+ * obs-fold).  The copy walks it line by line; no line is cut or merged.
+ */
+
+#include "rsp_head.h"
+#include "http_chars.h"
+
+static const char keep_alive_field[] = "Connection: keep-alive\r\n";
+
+bool l7_rsp_head_keeps_client(const struct l7_http_resp *r)
+{
+	return r->body == L7_RESP_BODY_CLOSE || r->conn_keep_alive;
+}
+
+static bool name_is(const uint8_t *p, uint32_t len, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < len && name[i]; i++)
+		if (l7_to_lower(p[i]) != (uint8_t)name[i])
+			return false;
+	return i == len && !name[i];
+}
+
+/* A field line about the pooled connection: left out of the copy. */
+static bool line_dropped(const uint8_t *p, uint32_t len)
+{
+	uint32_t n;
+
+	for (n = 0; n < len && p[n] != ':'; n++)
+		;
+	if (n == len)
+		return false;
+	return name_is(p, n, "connection") || name_is(p, n, "keep-alive");
+}
+
+static uint32_t put(uint8_t *out, uint32_t at, const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		out[at + i] = p[i];
+	return at + n;
+}
+
+uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
+			  const struct l7_http_resp *r)
+{
+	uint32_t i = (uint32_t)r->start, end, at;
+	bool first = true;
+
+	if (l7_rsp_head_keeps_client(r) || r->start + r->head_len != len ||
+	    r->head_len < 4)
+		return put(out, 0, head, len);
+	/* interim heads as they came */
+	at = put(out, 0, head, i);
+	end = len - 2;	/* the final CRLF */
+	while (i < end) {
+		uint32_t from = i;
+
+		while (i < end && head[i] != '\n')
+			i++;
+		if (i < end)
+			i++;
+		/* the status line is never a field line */
+		if (first || !line_dropped(head + from, i - from))
+			at = put(out, at, head + from, i - from);
+		first = false;
+	}
+	at = put(out, at, (const uint8_t *)keep_alive_field,
+		 sizeof(keep_alive_field) - 1);
+	return put(out, at, (const uint8_t *)"\r\n", 2);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: the director's copy of a response head, for an HTTP/1.0
+ * client that asked for keep-alive.
+ *
+ * The pooled connection is the server's business, the client's
+ * connection the director's (head_copy.h).  An HTTP/1.1 client goes on
+ * unless told to close, so hiding the server's Connection field in place
+ * is enough (rsp_guard.h, L7_CLOAKED_NAME).  An HTTP/1.0 client closes
+ * unless the response says "Connection: keep-alive": when a server's
+ * response does not (it says close, as Apache's last response under
+ * MaxKeepAliveRequests does, or nothing), the client would close and
+ * reconnect although the director would go on.  So the director takes
+ * such a response's head, as it takes a request head, and sends the
+ * client a copy of its own, which says keep-alive.
+ *
+ * Why a copy of the director's (the head taken, acknowledged to the
+ * server, the copy resent to the client until acknowledged, the rest of
+ * the response mapped with the constant offset copy - head) rather than
+ * a field inserted into the server's segments on the way: the head is
+ * known whole before a byte of the copy is written, so what it says
+ * decides the copy, whatever the segmentation; the mapping stays one
+ * offset per binding (tcp_map.h, as for a request's copy), and no
+ * resend of the server's has to be rebuilt with the same bytes.
+ *
+ * The copy: interim (1xx) heads before the final one as they came; the
+ * status line; every field but Connection and Keep-Alive (about the
+ * pooled connection: its close, its timeout and request count); then
+ * "Connection: keep-alive".  Nothing that frames the response changes:
+ * the copy frames to the same body (same Content-Length or chunking).
+ */
+#ifndef _IP_VS_L7_CORE_RSP_HEAD_H
+#define _IP_VS_L7_CORE_RSP_HEAD_H
+
+#include "http_resp.h"
+
+/* The head bytes the director takes at most; a longer head passes. */
+#define L7_RSP_HEAD_MAX		2048
+/* "Connection: keep-alive\r\n" */
+#define L7_RSP_HEAD_GROWTH	24
+
+/*
+ * Whether the final response head framed by @r leaves an HTTP/1.0
+ * keep-alive client's connection open as it is: it says keep-alive, or
+ * its body runs to the close (the client's connection ends with it, as
+ * today).  If not, the client gets the director's copy.
+ */
+bool l7_rsp_head_keeps_client(const struct l7_http_resp *r);
+
+/*
+ * Write the copy of @head (@len bytes: every response head @r framed,
+ * interim ones first, the final head last and complete) to @out, which
+ * has room for @len + L7_RSP_HEAD_GROWTH bytes.  A head that keeps the
+ * client as it is comes out unchanged.  Returns the copy's length.
+ */
+uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
+			  const struct l7_http_resp *r);
+
+#endif /* _IP_VS_L7_CORE_RSP_HEAD_H */
