@@ -152,8 +152,8 @@ check: setup
 # (15-25 minutes a kernel): too slow for every CI run, run by hand.
 .PHONY: check-install
 check-install: setup
-	$(MAKE) --no-print-directory vm-test KDIR=$$(scripts/kernels 6.1 headers) VM_SUITES=install VM_TIMEOUT=4200
-	$(MAKE) --no-print-directory vm-test KDIR=$$(scripts/kernels 6.12 headers) VM_SUITES=install VM_TIMEOUT=4200
+	$(MAKE) --no-print-directory vm-test KDIR=$$(scripts/kernels 6.1 headers) VM_SUITES=install VM_TIMEOUT=5400
+	$(MAKE) --no-print-directory vm-test KDIR=$$(scripts/kernels 6.12 headers) VM_SUITES=install VM_TIMEOUT=5400
 
 demo: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
