@@ -8,32 +8,12 @@
  */
 
 #include "head_copy.h"
-#include "http_chars.h"
+#include "http_field.h"
 
 struct line {
 	uint32_t off;	/* first byte */
 	uint32_t len;	/* bytes, CRLF included */
 };
-
-static bool name_is(const uint8_t *p, uint32_t len, const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < len && name[i]; i++)
-		if (l7_to_lower(p[i]) != (uint8_t)name[i])
-			return false;
-	return i == len && !name[i];
-}
-
-/* The field name of a field line: the bytes before ':'. */
-static uint32_t line_name_len(const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < len && p[i] != ':'; i++)
-		;
-	return i;
-}
 
 /*
  * A Connection value that says only how long the connection lasts:
@@ -53,8 +33,8 @@ static bool connection_only_persistence(const uint8_t *v, uint32_t len)
 		start = i;
 		while (i < len && l7_is_tchar(v[i]))
 			i++;
-		if (!name_is(v + start, i - start, "close") &&
-		    !name_is(v + start, i - start, "keep-alive"))
+		if (!l7_name_is(v + start, i - start, "close") &&
+		    !l7_name_is(v + start, i - start, "keep-alive"))
 			return false;
 		any = true;
 		while (i < len && l7_is_ows(v[i]))
@@ -70,13 +50,13 @@ static bool line_dropped(const uint8_t *head, struct line l,
 			 const struct l7_copy_opts *o)
 {
 	const uint8_t *p = head + l.off;
-	uint32_t n = line_name_len(p, l.len);
+	uint32_t n = l7_line_name_len(p, l.len);
 
 	if (n + 3 > l.len)
 		return false;	/* not a field line: the framer saw to that */
-	if (o->fwd == L7_FWD_XFF_REPLACE && name_is(p, n, "x-forwarded-for"))
+	if (o->fwd == L7_FWD_XFF_REPLACE && l7_name_is(p, n, "x-forwarded-for"))
 		return true;
-	return o->keep_alive && name_is(p, n, "connection") &&
+	return o->keep_alive && l7_name_is(p, n, "connection") &&
 	       connection_only_persistence(p + n + 1, l.len - n - 3);
 }
 

@@ -339,4 +339,28 @@ static inline bool l7_fields_keep_alive(const struct l7_fields *h,
 	return !h->conn_close && (http11 || h->conn_keep_alive);
 }
 
+/* ---- whole field lines, for the head copiers (head_copy, rsp_head) ---- */
+
+/* @p[0..@len) is @name (lower case), in any case. */
+static inline bool l7_name_is(const uint8_t *p, uint32_t len,
+			      const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < len && name[i]; i++)
+		if (l7_to_lower(p[i]) != (uint8_t)name[i])
+			return false;
+	return i == len && !name[i];
+}
+
+/* The field name of a field line: the bytes before ':' (@len if none). */
+static inline uint32_t l7_line_name_len(const uint8_t *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len && p[i] != ':'; i++)
+		;
+	return i;
+}
+
 #endif /* _IP_VS_L7_CORE_HTTP_FIELD_H */

@@ -8,7 +8,7 @@
  */
 
 #include "rsp_head.h"
-#include "http_chars.h"
+#include "http_field.h"
 
 static const char keep_alive_field[] = "Connection: keep-alive\r\n";
 
@@ -17,26 +17,15 @@ bool l7_rsp_head_keeps_client(const struct l7_http_resp *r)
 	return r->body == L7_RESP_BODY_CLOSE || r->conn_keep_alive;
 }
 
-static bool name_is(const uint8_t *p, uint32_t len, const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < len && name[i]; i++)
-		if (l7_to_lower(p[i]) != (uint8_t)name[i])
-			return false;
-	return i == len && !name[i];
-}
-
 /* A field line about the pooled connection: left out of the copy. */
 static bool line_dropped(const uint8_t *p, uint32_t len)
 {
-	uint32_t n;
+	uint32_t n = l7_line_name_len(p, len);
 
-	for (n = 0; n < len && p[n] != ':'; n++)
-		;
 	if (n == len)
 		return false;
-	return name_is(p, n, "connection") || name_is(p, n, "keep-alive");
+	return l7_name_is(p, n, "connection") ||
+	       l7_name_is(p, n, "keep-alive");
 }
 
 static uint32_t put(uint8_t *out, uint32_t at, const uint8_t *p, uint32_t n)
