@@ -405,7 +405,7 @@ routes_after_replaces() {
 	got=$(for i in 1 2 3 4 5 6; do echo "s1|s2	GET	/cgi-bin/burn?iters=1"; \
 		echo "s3	GET	/static/1k.bin"; done | in_cli $ROUTE seq "$L7TB_VIP" rr) ||
 		{ echo "$got"; return 1; }
-	[ "$(in_cli curl -s -o /dev/null -w '%{http_code}' "http://$L7TB_VIP/admin/x")" = 403 ]
+	[ "$(in_cli curl -s --max-time 60 -o /dev/null -w '%{http_code}' "http://$L7TB_VIP/admin/x")" = 403 ]
 }
 
 fresh
