@@ -174,7 +174,9 @@ clean:
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
 # (the B4rN configurations load their rules with the patched ipvsadm);
-# B4xff: W1 with X-Forwarded-For on, reported over B4 (off)
+# B4xff: W1 with X-Forwarded-For on, reported over B4 (off).  W7 is the
+# saturating CGI mix, MEM the director's memory per idle client connection
+# (issue 13's goals), e.g. BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
 
 .PHONY: bench
 bench: setup

@@ -1,0 +1,19 @@
+-- SPDX-License-Identifier: GPL-2.0
+-- testbed/bench/w7.lua: wrk's request mix for W7, the saturating CGI case.
+-- Each request is /cgi-bin/burn?iters=W7_DEAR with probability
+-- W7_DEAR_SHARE, else ?iters=W7_CHEAP (testbed/bench/load sets all three).
+-- The generator is seeded with a constant, so every configuration gets
+-- the same sequence of cheap and dear requests (wrk -t1: one thread, one
+-- Lua state that makes requests); only how far into it a cell gets differs.
+local cheap = wrk.format("GET", "/cgi-bin/burn?iters=" .. os.getenv("W7_CHEAP"))
+local dear = wrk.format("GET", "/cgi-bin/burn?iters=" .. os.getenv("W7_DEAR"))
+local share = tonumber(os.getenv("W7_DEAR_SHARE"))
+
+math.randomseed(tonumber(os.getenv("W7_SEED")))
+
+request = function()
+	if math.random() < share then
+		return dear
+	end
+	return cheap
+end
