@@ -326,6 +326,21 @@ mem_cell() {
 	[ -z "${old:-}" ] || l7_params $old > /dev/null
 }
 
+# w7_calibrate: what W7's cheap and dear requests cost at one idle
+# backend (median of three, ms), for the report: the mix only means
+# something if the dear ones take several times the cheap ones
+w7_calibrate() {
+	local n it
+	for n in cheap dear; do
+		it=$("$BENCH/load" params | tr ' ' '\n' |
+			sed -n "s/^w7_$n=//p")
+		echo "w7_${n}_ms=$(for _ in 1 2 3; do
+			in_cli curl -sS -o /dev/null -w '%{time_total}\n' \
+				"http://$(backend_ip s1)/cgi-bin/burn?iters=$it"
+		done | sort -n | sed -n 2p | awk '{ printf "%.1f", $1 * 1000 }')"
+	done
+}
+
 meta() {
 	echo "kernel=$(uname -r)"
 	echo "cpus=$(nproc)"
@@ -371,6 +386,7 @@ module_meta() {
 "$L7TB_DIR/topology" up
 "$L7TB_DIR/apache" start --cpu-max "$CPU_MAX"
 meta > "$OUT/meta.txt"
+! echo " $WORKLOADS " | grep -q " W7 " || w7_calibrate >> "$OUT/meta.txt"
 echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms" \
 	> "$OUT/cells.csv"
 echo "rep,config,conns,held,slab_bytes,rss_kb,ipvs_entries" > "$OUT/mem.csv"
