@@ -5,13 +5,18 @@
 -- The generator is seeded with a constant, so every configuration gets
 -- the same sequence of cheap and dear requests (wrk -t1: one thread, one
 -- Lua state that makes requests); only how far into it a cell gets differs.
-local cheap = wrk.format("GET", "/cgi-bin/burn?iters=" .. os.getenv("W7_CHEAP"))
-local dear = wrk.format("GET", "/cgi-bin/burn?iters=" .. os.getenv("W7_DEAR"))
-local share = tonumber(os.getenv("W7_DEAR_SHARE"))
+local cheap, dear, share
 
-math.randomseed(tonumber(os.getenv("W7_SEED")))
+-- in init, not when loaded: wrk.format takes the Host header that
+-- wrk.init sets just before calling it
+function init(args)
+	cheap = wrk.format("GET", "/cgi-bin/burn?iters=" .. os.getenv("W7_CHEAP"))
+	dear = wrk.format("GET", "/cgi-bin/burn?iters=" .. os.getenv("W7_DEAR"))
+	share = tonumber(os.getenv("W7_DEAR_SHARE"))
+	math.randomseed(tonumber(os.getenv("W7_SEED")))
+end
 
-request = function()
+function request()
 	if math.random() < share then
 		return dear
 	end
