@@ -193,7 +193,10 @@ cell() {
 # accepts and holds every connection (idle_conns.py listen); both ends of
 # one of its connections are the same objects (a TCP socket, its inode,
 # dentry and file; neither end in epoll), so half of the baseline is what
-# the client's end costs, and the report subtracts that.  Under B1 the
+# the client's end costs, and the report subtracts that.  Not quite half:
+# only the client's end has a port of its own, with its bind buckets
+# (some 100 B), so the director is charged half of those: an error
+# against it, never in its favour.  Under B1 the
 # far end is a backend's socket, not the director's: IPVS-NAT keeps one
 # ip_vs_conn per connection (conntrack=0) and nothing else, so the report
 # counts the ip_vs_conn entries times that cache's object size and keeps
