@@ -332,19 +332,27 @@ mem_cell() {
 	[ -z "${old:-}" ] || l7_params $old > /dev/null
 }
 
-# w7_calibrate: what W7's cheap and dear requests cost at one idle
-# backend (median of three, ms), for the report: the mix only means
-# something if the dear ones take several times the cheap ones
+# w7_calibrate: the backend CPU (ms, from s1's cgroup) that W7's cheap and
+# dear requests cost, five of each sent one after another to s1 directly,
+# after one to warm up: the mix means something only if the dear ones cost
+# several times the cheap ones once the CGI's fork and exec are paid
 w7_calibrate() {
-	local n it
+	local n it u0 u1 cg=/sys/fs/cgroup/l7tb-s1
+	[ -r "$cg/cpu.stat" ] || return 0
 	for n in cheap dear; do
-		it=$("$BENCH/load" params | tr ' ' '\n' |
-			sed -n "s/^w7_$n=//p")
-		echo "w7_${n}_ms=$(for _ in 1 2 3; do
-			in_cli curl -sS -o /dev/null -w '%{time_total}\n' \
-				"http://$(backend_ip s1)/cgi-bin/burn?iters=$it"
-		done | sort -n | sed -n 2p | awk '{ printf "%.1f", $1 * 1000 }')"
+		it=$("$BENCH/load" params | tr ' ' '\n' | sed -n "s/^w7_$n=//p")
+		w7_burn "$it"
+		u0=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
+		for _ in 1 2 3 4 5; do
+			w7_burn "$it"
+		done
+		u1=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
+		echo "w7_${n}_cpu_ms=$(((u1 - u0) / 5000))"
 	done
+}
+
+w7_burn() {
+	in_cli curl -sS -o /dev/null "http://$(backend_ip s1)/cgi-bin/burn?iters=$1"
 }
 
 meta() {
