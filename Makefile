@@ -177,6 +177,7 @@ clean:
 # B4xff: W1 with X-Forwarded-For on, reported over B4 (off).  W7 is the
 # saturating CGI mix, MEM the director's memory per idle client connection
 # (issue 13's goals), e.g. BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
+# BENCH_MEM_CONNS: MEM's idle connections (default 10,000; quick 2,000)
 
 .PHONY: bench
 bench: setup
@@ -184,4 +185,5 @@ bench: setup
 		$(if $(findstring B4r,$(or $(BENCH_CONFIGS),B4r)),ipvsadm)
 	scripts/bench -k $(KVER) $(if $(BENCH_QUICK),--quick) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
-		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)")
+		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)") \
+		$(if $(BENCH_MEM_CONNS),--mem-conns $(BENCH_MEM_CONNS))

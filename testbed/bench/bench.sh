@@ -280,30 +280,20 @@ mem_hold() {
 	wait_for -s 60 ipvs_at_most "$ent0" || echo "bench: $label: IPVS entries linger"
 }
 
-# mem_settle: wait (3 minutes at most) until the IPVS entries and
-# TIME_WAIT sockets the earlier cells left have expired (W6 leaves
-# thousands for 2 minutes): what is freed during a measurement would come
-# off its delta.  A few dozen TIME_WAIT come and go with the proxies' and
-# the module's pools, which Apache's and their idle timeouts renew.
+# mem_settle: wait (2 minutes at most) until the IPVS entries the earlier
+# cells left stop expiring (W6 leaves thousands for 2 minutes): what is
+# freed during a measurement would come off its delta.  Their TIME_WAIT
+# sockets (a few hundred bytes each) expire within the same 2 minutes.
 mem_settle() {
-	local n0 n1 i
+	local n0 n1 t0=$SECONDS
 	n1=$(ipvs_entries)
-	for i in $(seq 1 36); do
+	while [ $((SECONDS - t0)) -lt 120 ]; do
 		n0=$n1
-		sleep 5
+		sleep 10
 		n1=$(ipvs_entries)
-		[ "$n1" -lt "$n0" ] || [ "$(tw_sockets)" -gt 64 ] || break
+		[ "$n1" -lt "$n0" ] || break
 	done
-	echo "bench: MEM starts with $n1 IPVS entries after $((i * 5)) s"
-}
-
-# tw_sockets: TIME_WAIT sockets in the guest's namespaces
-tw_sockets() {
-	local ns n=0
-	for ns in $(ip netns list | awk '{ print $1 }'); do
-		n=$((n + $(ip netns exec "$ns" awk '$1 == "TCP:" { print $7 }' /proc/net/sockstat)))
-	done
-	echo "$n"
+	echo "bench: MEM starts with $n1 IPVS entries after $((SECONDS - t0)) s"
 }
 
 # mem_baseline REP: the client's own share (see above) on port 8090
