@@ -169,12 +169,16 @@ clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb
 
 # ---- benchmark (not part of make check) ----
-# make bench: the whole matrix in one boot, about 25 minutes; results and
+# make bench: the whole matrix in one boot, about 70 minutes (W1-W6 25,
+# W7 10, MEM 25; the guest is given 100); results and
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
 # (the B4rN configurations load their rules with the patched ipvsadm);
-# B4xff: W1 with X-Forwarded-For on, reported over B4 (off)
+# B4xff: W1 with X-Forwarded-For on, reported over B4 (off).  W7 is the
+# saturating CGI mix, MEM the director's memory per idle client connection
+# (issue 13's goals), e.g. BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
+# BENCH_MEM_CONNS: MEM's idle connections (default 10,000; quick 2,000)
 
 .PHONY: bench
 bench: setup
@@ -182,4 +186,5 @@ bench: setup
 		$(if $(findstring B4r,$(or $(BENCH_CONFIGS),B4r)),ipvsadm)
 	scripts/bench -k $(KVER) $(if $(BENCH_QUICK),--quick) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
-		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)")
+		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)") \
+		$(if $(BENCH_MEM_CONNS),--mem-conns $(BENCH_MEM_CONNS))

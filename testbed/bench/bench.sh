@@ -2,22 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 # testbed/bench/bench.sh [--reps N] [--secs S] [--configs "B0 ..."]
 #                        [--workloads "W1 ..."] [--cpu-max "Q P"]
+#                        [--mem-conns N]
 # The benchmark matrix, run inside one guest boot by scripts/bench.  Every
 # configuration uses the same director, the same three backends and the
 # same load generators.  B4r10, B4r100 and B4r1000 are B4 with that many
 # content rules (W1 only; B4 is the 0-rule run); B4xff is B4 whose service
 # puts the client's address in X-Forwarded-For (W1 only; B4 follows the
-# module's forwarded parameter, off unless changed).  Writes
-# meta.txt and cells.csv (one row per cell and repetition) to $L7_RESULTS
-# for scripts/bench-report.
+# module's forwarded parameter, off unless changed).  MEM is not a load
+# but the director's memory for N idle client connections (mem_cell).
+# Writes meta.txt, cells.csv (one row per cell and repetition) and
+# mem.csv (one row per MEM cell) to $L7_RESULTS for scripts/bench-report.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 
 REPS=3
 SECS=8
 CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000"
-WORKLOADS="W1 W2 W3 W4 W5 W6"
+WORKLOADS="W1 W2 W3 W4 W5 W6 W7 MEM"
 CPU_MAX="25000 100000"
+MEM_CONNS=10000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2 ;;
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--configs) CONFIGS=$2 ;;
 	--workloads) WORKLOADS=$2 ;;
 	--cpu-max) CPU_MAX=$2 ;;
+	--mem-conns) MEM_CONNS=$2 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -110,15 +114,27 @@ config_up() {
 }
 
 # workloads_of CONFIG: what it runs.  wlc differs from rr only in how it
-# places connections, which only W4 shows; the rule sets cost per request,
-# which W1 (the most requests a second) shows best.  Their other cells
-# would cost bench time and tell nothing new.
+# places connections, which only the CGI workloads W4 and W7 show (W7's
+# goal is stated against wlc); the rule sets cost per request, which W1
+# (the most requests a second) shows best.  Their other cells would cost
+# bench time and tell nothing new.  B0 has no director to weigh (MEM).
 workloads_of() {
+	local w=$WORKLOADS
 	case $1 in
-	B1wlc) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W4 || true ;;
-	B4r* | B4xff) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W1 || true ;;
-	*) echo "$WORKLOADS" ;;
+	B1wlc) w=$(only W4 W7) ;;
+	B4r* | B4xff) w=$(only W1) ;;
+	B0) w=$(echo "$w" | tr ' ' '\n' | grep -vx MEM) ;;
 	esac
+	# shellcheck disable=SC2086
+	echo $w
+}
+
+# only W...: those of the chosen workloads
+only() {
+	local w
+	for w in "$@"; do
+		echo "$WORKLOADS" | tr ' ' '\n' | grep -x "$w" || true
+	done
 }
 
 config_down() {
@@ -145,20 +161,189 @@ cell() {
 	local rep=$1 cfg=$2 w=$3 before after res shares conns
 	before=$(backend_counters)
 	res=$("$BENCH/load" "$w" "$(base_of "$cfg")" "$SECS" 2>> "$OUT/load.log") ||
-		res="requests=0 secs=0 errors=-1 p50=- p99=- mean=- cpu=0"
+		res="requests=0 secs=0 errors=-1 p50=- p90=- p99=- mean=- cpu=0"
 	after=$(backend_counters)
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ n += $4 - $2 } END { print n }')
-	eval "$res"	# requests= secs= errors= p50= p99= mean= cpu=
-	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns" \
+	eval "$res"	# requests= secs= errors= p50= p90= p99= mean= cpu=
+	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns,$p90" \
 		>> "$OUT/cells.csv"
 	printf 'bench: %4ss rep %s %-6s %s  %6s req in %6ss  errors %s  p50 %s ms  cpu %s ticks  per backend %s\n' \
 		"$SECONDS" "$rep" "$cfg" "$w" "$requests" "$secs" "$errors" "$p50" \
 		"$cpu" "$shares"
 	[ "$errors" = 0 ] || echo "bench: !!!! $cfg $w rep $rep: $errors ERRORS !!!!"
 	sleep 0.5	# let FINs and TIME_WAIT churn of this cell settle
+}
+
+# ---- MEM: the director's memory per idle client connection ----
+# The clients (testbed/clients/idle_conns.py) open MEM_CONNS connections
+# and send nothing on them: the state each configuration keeps for an
+# open client connection with no request in flight, the same for all of
+# them and with no work at the backends (B4 answers the handshake itself
+# and takes a pooled connection only for a request).  One request first
+# would be closer to a browser between requests, but would make Apache's
+# keep-alive timeout (and 10,000 requests through 25 %-quota backends
+# under emulation) part of the measurement.
+#
+# All namespaces share the guest's one kernel, so the slab's growth also
+# holds the client's own sockets (and, under B1, the backends').  Hence a
+# baseline each repetition: the same client to a plain listener that
+# accepts and holds every connection (idle_conns.py listen); both ends of
+# one of its connections are the same objects (a TCP socket, its inode,
+# dentry and file; neither end in epoll), so half of the baseline is what
+# the client's end costs, and the report subtracts that.  Not quite half:
+# only the client's end has a port of its own, with its bind buckets
+# (some 100 B), so the director is charged half of those: an error
+# against it, never in its favour.  Under B1 the
+# far end is a backend's socket, not the director's: IPVS-NAT keeps one
+# ip_vs_conn per connection (conntrack=0) and nothing else, so the report
+# counts the ip_vs_conn entries times that cache's object size and keeps
+# the slab difference (minus the whole baseline) as a cross-check.
+
+# slab_bytes: bytes in live slab objects, all caches (caches SLUB merged
+# show under one name, so only the sum is safe)
+slab_bytes() {
+	awk 'NR > 2 { s += $2 * $4 } END { printf "%d\n", s }' /proc/slabinfo
+}
+
+# proxy_rss_kb CONFIG: resident memory of B2's or B3's processes, else 0
+proxy_rss_kb() {
+	local name pid kb=0
+	case $1 in
+	B2) name=haproxy ;;
+	B3) name=nginx ;;
+	*) echo 0; return ;;
+	esac
+	for pid in $(pgrep -x "$name"); do
+		kb=$((kb + $(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")))
+	done
+	echo "$kb"
+}
+
+ipvs_entries() {
+	in_dir sh -c 'tail -n +2 /proc/net/ip_vs_conn | wc -l'
+}
+
+# accepted PORT: true when the director's listener on PORT has accepted
+# every connection (also where nothing listens: B1, B4)
+accepted() {
+	[ "$(in_dir ss -ltnH "sport = :$1" | awk '{ n += $2 } END { print n + 0 }')" = 0 ]
+}
+
+# ipvs_at_most N: true when the director has at most N IPVS entries
+ipvs_at_most() {
+	[ "$(ipvs_entries)" -le "$1" ]
+}
+
+# l7_params NAME=VALUE...: set ip_vs_l7 parameters, print the old ones.
+# MEM lifts the per-source cap (all clients are one address) and gives
+# the idle clients longer than the 30 s head timeout to be counted in.
+l7_params() {
+	local kv f
+	for kv in "$@"; do
+		f=/sys/module/ip_vs_l7/parameters/${kv%%=*}
+		[ -w "$f" ] || continue
+		echo "${kv%%=*}=$(cat "$f")"
+		echo "${kv#*=}" > "$f"
+	done
+}
+
+# mem_hold REP LABEL HOST PORT: hold MEM_CONNS idle connections to
+# HOST:PORT, measure while they are held, write the mem.csv row
+mem_hold() {
+	local rep=$1 label=$2 host=$3 port=$4 ready=/run/l7bench/held pid
+	local slab0 rss0 ent0 held slab1 rss1 ent1 t0=$SECONDS
+	mkdir -p /run/l7bench
+	rm -f "$ready"
+	slab0=$(slab_bytes) rss0=$(proxy_rss_kb "$label") ent0=$(ipvs_entries)
+	# not in_cli: a function in the background would leave $! a subshell
+	ip netns exec l7cli "$PY" "$L7TB_DIR/clients/idle_conns.py" hold \
+		"$host" "$port" "$MEM_CONNS" "$ready" &
+	pid=$!
+	wait_for -s 900 test -s "$ready"
+	held=$(sed 's/held=//' "$ready")
+	# the proxies accept after the handshake: count what they hold
+	wait_for -s 120 accepted "$port" || echo "bench: $label: accept queue not empty"
+	sleep 2
+	slab1=$(slab_bytes) rss1=$(proxy_rss_kb "$label") ent1=$(ipvs_entries)
+	kill "$pid"
+	wait "$pid" || true
+	echo "$rep,$label,$MEM_CONNS,$held,$((slab1 - slab0)),$((rss1 - rss0)),$((ent1 - ent0))" \
+		>> "$OUT/mem.csv"
+	printf 'bench: %4ss rep %s %-6s MEM %s held in %s s, slab +%s B, rss +%s kB, ipvs +%s\n' \
+		"$SECONDS" "$rep" "$label" "$held" "$((SECONDS - t0))" \
+		"$((slab1 - slab0))" "$((rss1 - rss0))" "$((ent1 - ent0))"
+	# the resets leave IPVS entries in CLOSE for 10 s: let them go before
+	# the next measurement, so that its slab does not shrink under it
+	wait_for -s 60 ipvs_at_most "$ent0" || echo "bench: $label: IPVS entries linger"
+}
+
+# mem_settle: wait (2 minutes at most) until the IPVS entries the earlier
+# cells left stop expiring (W6 leaves thousands for 2 minutes): what is
+# freed during a measurement would come off its delta.  Their TIME_WAIT
+# sockets (a few hundred bytes each) expire within the same 2 minutes.
+mem_settle() {
+	local n0 n1 t0=$SECONDS
+	n1=$(ipvs_entries)
+	while [ $((SECONDS - t0)) -lt 120 ]; do
+		n0=$n1
+		sleep 10
+		n1=$(ipvs_entries)
+		[ "$n1" -lt "$n0" ] || break
+	done
+	echo "bench: MEM starts with $n1 IPVS entries after $((SECONDS - t0)) s"
+}
+
+# mem_baseline REP: the client's own share (see above) on port 8090
+mem_baseline() {
+	local ready=/run/l7bench/accepted pid
+	mkdir -p /run/l7bench
+	rm -f "$ready"
+	ip netns exec l7dir "$PY" "$L7TB_DIR/clients/idle_conns.py" listen \
+		"$L7TB_VIP" 8090 "$MEM_CONNS" "$ready" &
+	pid=$!
+	wait_for -s 60 test -s "$ready"
+	mem_hold "$1" base "$L7TB_VIP" 8090
+	kill "$pid"
+	wait "$pid" || true
+}
+
+# mem_cell REP CONFIG
+mem_cell() {
+	local vs old
+	vs=$(base_of "$2" | sed 's|^http://||')
+	case $2 in
+	B4* | B5*) old=$(l7_params max_conns_per_source=0 head_timeout=900) ;;
+	esac
+	mem_hold "$1" "$2" "${vs%:*}" "${vs##*:}"
+	# shellcheck disable=SC2086
+	[ -z "${old:-}" ] || l7_params $old > /dev/null
+}
+
+# w7_calibrate: the backend CPU (ms, from s1's cgroup) that W7's cheap and
+# dear requests cost, five of each sent one after another to s1 directly,
+# after one to warm up: the mix means something only if the dear ones cost
+# several times the cheap ones once the CGI's fork and exec are paid
+w7_calibrate() {
+	local n it u0 u1 cg=/sys/fs/cgroup/l7tb-s1
+	[ -r "$cg/cpu.stat" ] || return 0
+	for n in cheap dear; do
+		it=$("$BENCH/load" params | tr ' ' '\n' | sed -n "s/^w7_$n=//p")
+		w7_burn "$it"
+		u0=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
+		for _ in 1 2 3 4 5; do
+			w7_burn "$it"
+		done
+		u1=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
+		echo "w7_${n}_cpu_ms=$(((u1 - u0) / 5000))"
+	done
+}
+
+# w7_burn ITERS: one request; a failure costs the calibration, not the run
+w7_burn() {
+	in_cli curl -sS -o /dev/null "http://$(backend_ip s1)/cgi-bin/burn?iters=$1" || true
 }
 
 meta() {
@@ -172,6 +357,7 @@ meta() {
 	echo "secs=$SECS"
 	echo "configs=$CONFIGS"
 	echo "workloads=$WORKLOADS"
+	echo "mem_conns=$MEM_CONNS"
 	"$BENCH/load" params | tr ' ' '\n'
 	dpkg-query -W -f='version_${Package}=${Version}\n' \
 		apache2 haproxy nginx httperf wrk ipvsadm
@@ -180,26 +366,35 @@ meta() {
 
 # module_meta: what the l7 configurations ran with, for the report's
 # labels: every parameter of ip_vs_l7 (l7_param_NAME=VALUE) and each l7
-# service's own forwarded option (l7_forwarded_CONFIG=default|off|xff|...)
+# service's own options as l7nl.py prints them (l7_options_CONFIG=...),
+# its forwarded one apart (l7_forwarded_CONFIG=default|off|xff|...)
 module_meta() {
-	local p cfg o
+	local p cfg o c
+	# what one object of IPVS's and the module's connection caches takes
+	for c in ip_vs_conn ip_vs_l7_conn; do
+		[ ! -r "/sys/kernel/slab/$c/slab_size" ] ||
+			echo "slab_size_$c=$(cat "/sys/kernel/slab/$c/slab_size")"
+	done
 	[ -d /sys/module/ip_vs_l7/parameters ] || return 0
 	for p in /sys/module/ip_vs_l7/parameters/*; do
 		echo "l7_param_$(basename "$p")=$(cat "$p")"
 	done
 	for cfg in $CONFIGS; do
-		case $cfg in B4*) ;; *) continue ;; esac
+		case $cfg in B4* | B5*) ;; *) continue ;; esac
 		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" options \
 			"$(base_of "$cfg" | sed 's|^http://||')") || continue
-		echo "l7_forwarded_$cfg=${o#forwarded }"
+		echo "l7_options_$cfg=$o"
+		echo "l7_forwarded_$cfg=$(echo "$o" | sed -n 's/.*forwarded \([^ ]*\).*/\1/p')"
 	done
 }
 
 "$L7TB_DIR/topology" up
 "$L7TB_DIR/apache" start --cpu-max "$CPU_MAX"
 meta > "$OUT/meta.txt"
-echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns" \
+! echo " $WORKLOADS " | grep -q " W7 " || w7_calibrate >> "$OUT/meta.txt"
+echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms" \
 	> "$OUT/cells.csv"
+echo "rep,config,conns,held,slab_bytes,rss_kb,ipvs_entries" > "$OUT/mem.csv"
 : > "$OUT/load.log"
 
 # All configurations stay up at once, each on its own port; an idle one
@@ -218,9 +413,14 @@ n=$(echo $CONFIGS | wc -w)
 turn=0
 for rep in $(seq 1 "$REPS"); do
 	for w in $WORKLOADS; do
+		[ "$w" != MEM ] || { mem_settle; mem_baseline "$rep"; }
 		# shellcheck disable=SC2086
 		for cfg in $(echo $CONFIGS $CONFIGS | cut -d' ' -f$((turn % n + 1))-$((turn % n + n))); do
-			if workloads_of "$cfg" | grep -qw "$w"; then
+			if ! workloads_of "$cfg" | grep -qw "$w"; then
+				continue
+			elif [ "$w" = MEM ]; then
+				mem_cell "$rep" "$cfg"
+			else
 				cell "$rep" "$cfg" "$w"
 			fi
 		done
