@@ -366,12 +366,16 @@ struct l7_conn {
 
 	/*
 	 * The timer also resends response heads of the director's
-	 * (ip_vs_l7_rsp_copy.c) while the client lacks one: ->due is when
-	 * the connection's state wants it, ->copy_due the next resend.
+	 * (ip_vs_l7_rsp_copy.c) while the client lacks one, and sends an
+	 * ACK of a request the server's response did not acknowledge in
+	 * time: ->due is when the connection's state wants it, ->copy_due
+	 * the next resend, ->ack_due the ACK.
 	 */
 	unsigned long		due;
 	unsigned long		copy_due;
+	unsigned long		ack_due;
 	bool			copy_timer;	/* ->copy_due is set */
+	bool			ack_timer;	/* ->ack_due is set */
 	u8			copy_retries;
 
 	struct list_head	bindings;	/* l7_binding, oldest first */
@@ -425,6 +429,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls,
 			      const union nf_inet_addr *vaddr, __be16 vport);
 bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
+void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_closing(struct l7_conn *c);
 bool l7_head_reserve(struct l7_conn *c, u32 need);
 void l7_head_release(struct l7_conn *c);

@@ -67,8 +67,7 @@ static void l7_rsp_copy_arm(struct l7_conn *c)
 {
 	c->copy_due = jiffies + (L7_RTO << c->copy_retries);
 	c->copy_timer = true;
-	mod_timer(&c->timer, time_before(c->due, c->copy_due) ? c->due :
-							      c->copy_due);
+	l7_conn_timer_arm(c);
 }
 
 /*
@@ -136,6 +135,6 @@ bool l7_rsp_copy_timer(struct l7_conn *c)
 	if (!time_before(jiffies, c->due))
 		return false;
 	if (!pending)
-		mod_timer(&c->timer, c->due);
+		l7_conn_timer_arm(c);
 	return true;
 }
