@@ -81,6 +81,12 @@ struct l7_pconn {
 	unsigned int		uses;		/* bindings so far */
 	unsigned long		born;		/* jiffies when (re)pooled */
 	struct l7_pconn_tcp	tcp;
+	/*
+	 * Idle after a binding, the server's response not acknowledged
+	 * yet: the next request's copy will say it, else the timer does.
+	 */
+	bool			ack_owed;	/* pool->lock */
+	struct timer_list	ack_timer;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
 	struct rcu_head		rcu;
@@ -186,6 +192,13 @@ struct l7_service {
 
 /* the director's retransmission clock, for its replies and its copies */
 #define L7_RTO		(HZ / 5)
+/*
+ * How long an ACK of the director's may wait for a segment that carries
+ * it anyway (a server's response, the next request on a pooled
+ * connection): TCP's shortest delayed ACK, well inside the peer's
+ * retransmission timeout (200 ms at least).
+ */
+#define L7_DELACK	(HZ / 25)
 #define L7_TS_OPT_LEN	12		/* NOP NOP TS */
 
 /* at most one RFC 5961 challenge ACK per this, per connection */

@@ -459,10 +459,12 @@ static void l7_binding_reset(struct l7_conn *c, struct l7_binding *b)
 }
 
 /*
- * c->lock held: the client has all of @b's response.  Acknowledge it to
- * the server ourselves (the client's ACK may go to another binding) and
- * give the pooled connection back - with the numbers it continues from -
- * unless the server is closing it or still owes us an ACK.
+ * c->lock held: the client has all of @b's response.  Give the pooled
+ * connection back - with the numbers it continues from - unless the
+ * server is closing it or still owes us an ACK.  Its server learns that
+ * the response arrived from us, not from the client's ACK (which may go
+ * to another binding): from the next request's copy on this connection,
+ * or from the pool's delayed ACK (l7_pool_release()).
  */
 void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 {
@@ -472,8 +474,6 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
 
 	if (keep) {
-		b->rsp_guard.fed = rsp_end;
-		l7_binding_send(c, b, 0, b->b_req_end, NULL, 0);
 		pc->tcp.snd_nxt = b->b_req_end;
 		pc->tcp.rcv_nxt = rsp_end;
 		pc->tcp.ts_recent = b->b_tsval;

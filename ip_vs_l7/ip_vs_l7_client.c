@@ -146,11 +146,8 @@ static void l7_send_ack(struct l7_conn *c)
 /*
  * A request went on to its server whole: the server's ACK, on its
  * response, tells the client as much (l7_cseg_after_take()).  Ours goes
- * only if that has not happened within a delayed ACK's time - well
- * inside the client's retransmission timeout (200 ms at least).
+ * only if that has not happened within L7_DELACK.
  */
-#define L7_DELACK	(HZ / 25)
-
 static void l7_ack_later(struct l7_conn *c)
 {
 	if (c->ack_timer)
