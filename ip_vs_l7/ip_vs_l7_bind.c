@@ -281,9 +281,13 @@ int l7_bind(struct l7_conn *c)
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
-	/* an HTTP/1.0 one must hear keep-alive: the head may be ours */
+	/*
+	 * an HTTP/1.0 one must hear keep-alive, an HTTP/1.1 one that asked
+	 * to close must hear close: the head may be ours
+	 */
 	if (b->rsp_head)
-		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head);
+		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
+				  c->req.version_minor != 0);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))
