@@ -81,6 +81,12 @@ struct l7_pconn {
 	unsigned int		uses;		/* bindings so far */
 	unsigned long		born;		/* jiffies when (re)pooled */
 	struct l7_pconn_tcp	tcp;
+	/*
+	 * Idle after a binding, the server's response not acknowledged
+	 * yet: the next request's copy will say it, else the timer does.
+	 */
+	bool			ack_owed;	/* pool->lock */
+	struct timer_list	ack_timer;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
 	struct rcu_head		rcu;
@@ -186,6 +192,13 @@ struct l7_service {
 
 /* the director's retransmission clock, for its replies and its copies */
 #define L7_RTO		(HZ / 5)
+/*
+ * How long an ACK of the director's may wait for a segment that carries
+ * it anyway (a server's response, the next request on a pooled
+ * connection): TCP's shortest delayed ACK, well inside the peer's
+ * retransmission timeout (200 ms at least).
+ */
+#define L7_DELACK	(HZ / 25)
 #define L7_TS_OPT_LEN	12		/* NOP NOP TS */
 
 /* at most one RFC 5961 challenge ACK per this, per connection */
@@ -366,12 +379,16 @@ struct l7_conn {
 
 	/*
 	 * The timer also resends response heads of the director's
-	 * (ip_vs_l7_rsp_copy.c) while the client lacks one: ->due is when
-	 * the connection's state wants it, ->copy_due the next resend.
+	 * (ip_vs_l7_rsp_copy.c) while the client lacks one, and sends an
+	 * ACK of a request the server's response did not acknowledge in
+	 * time: ->due is when the connection's state wants it, ->copy_due
+	 * the next resend, ->ack_due the ACK.
 	 */
 	unsigned long		due;
 	unsigned long		copy_due;
+	unsigned long		ack_due;
 	bool			copy_timer;	/* ->copy_due is set */
+	bool			ack_timer;	/* ->ack_due is set */
 	u8			copy_retries;
 
 	struct list_head	bindings;	/* l7_binding, oldest first */
@@ -425,6 +442,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls,
 			      const union nf_inet_addr *vaddr, __be16 vport);
 bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
+void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_closing(struct l7_conn *c);
 bool l7_head_reserve(struct l7_conn *c, u32 need);
 void l7_head_release(struct l7_conn *c);

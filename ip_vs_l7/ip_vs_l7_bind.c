@@ -281,9 +281,13 @@ int l7_bind(struct l7_conn *c)
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
-	/* an HTTP/1.0 one must hear keep-alive: the head may be ours */
+	/*
+	 * an HTTP/1.0 one must hear keep-alive, an HTTP/1.1 one that asked
+	 * to close must hear close: the head may be ours
+	 */
 	if (b->rsp_head)
-		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head);
+		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
+				  c->req.version_minor != 0);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))
@@ -459,10 +463,12 @@ static void l7_binding_reset(struct l7_conn *c, struct l7_binding *b)
 }
 
 /*
- * c->lock held: the client has all of @b's response.  Acknowledge it to
- * the server ourselves (the client's ACK may go to another binding) and
- * give the pooled connection back - with the numbers it continues from -
- * unless the server is closing it or still owes us an ACK.
+ * c->lock held: the client has all of @b's response.  Give the pooled
+ * connection back - with the numbers it continues from - unless the
+ * server is closing it or still owes us an ACK.  Its server learns that
+ * the response arrived from us, not from the client's ACK (which may go
+ * to another binding): from the next request's copy on this connection,
+ * or from the pool's delayed ACK (l7_pool_release()).
  */
 void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 {
@@ -472,8 +478,6 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
 
 	if (keep) {
-		b->rsp_guard.fed = rsp_end;
-		l7_binding_send(c, b, 0, b->b_req_end, NULL, 0);
 		pc->tcp.snd_nxt = b->b_req_end;
 		pc->tcp.rcv_nxt = rsp_end;
 		pc->tcp.ts_recent = b->b_tsval;

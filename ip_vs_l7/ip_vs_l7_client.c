@@ -126,6 +126,7 @@ static struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
 		.fin = c->c_fin,
 		.may_ack = l7_may_ack(c),
 		.idle = !c->cur,
+		.sent = c->cur && !c->head_len,
 	};
 }
 
@@ -140,6 +141,30 @@ u32 l7_client_ack_point(const struct l7_conn *c)
 static void l7_send_ack(struct l7_conn *c)
 {
 	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
+}
+
+/*
+ * A request went on to its server whole: the server's ACK, on its
+ * response, tells the client as much (l7_cseg_after_take()).  Ours goes
+ * only if that has not happened within L7_DELACK.
+ */
+static void l7_ack_later(struct l7_conn *c)
+{
+	if (c->ack_timer)
+		return;
+	c->ack_due = jiffies + L7_DELACK;
+	c->ack_timer = true;
+	l7_conn_timer_arm(c);
+}
+
+/* The connection timer: the ACK owed, unless a response carried it. */
+static void l7_ack_timer(struct l7_conn *c)
+{
+	if (!c->ack_timer || time_before(jiffies, c->ack_due))
+		return;
+	c->ack_timer = false;
+	if (after(l7_client_ack_point(c), c->c_acked))
+		l7_send_ack(c);
 }
 
 /* Answer with a canned response and FIN; the client's data is ignored. */
@@ -382,6 +407,8 @@ static unsigned int l7_client_took(struct l7_conn *c, struct sk_buff *skb,
 		l7_client_fin(c, &p);
 	else if (p.ack)
 		l7_send_ack(c);
+	else if (p.ack_later)
+		l7_ack_later(c);
 	switch (p.act) {
 	case L7_CSEG_BODY:
 		return l7_splice_body(c, c->cur, skb);
@@ -421,6 +448,8 @@ void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 		l7_client_fin(c, &p);
 	else if (p.ack)
 		l7_send_ack(c);
+	else if (p.ack_later)
+		l7_ack_later(c);
 }
 
 /*
@@ -683,8 +712,13 @@ void l7_client_timer(struct l7_conn *c)
 		c->dead = true;
 		return;
 	}
+	l7_ack_timer(c);
 	if (l7_rsp_copy_timer(c))
 		return;
+	if (time_before(jiffies, c->due)) {
+		l7_conn_timer_arm(c);	/* it was the ACK's turn */
+		return;
+	}
 	switch (c->state) {
 	case L7C_HEAD:
 	case L7C_HELD:

@@ -431,9 +431,22 @@ void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 	    time_after(when, c->closing_until))
 		when = c->closing_until;
 	c->due = when;
-	/* a response head of ours the client lacks is resent before */
+	l7_conn_timer_arm(c);
+}
+
+/*
+ * Called with c->lock held: the timer at the earliest of ->due and what
+ * is pending before it (a resend of a response head of ours the client
+ * lacks, an ACK owed).
+ */
+void l7_conn_timer_arm(struct l7_conn *c)
+{
+	unsigned long when = c->due;
+
 	if (c->copy_timer && time_before(c->copy_due, when))
 		when = c->copy_due;
+	if (c->ack_timer && time_before(c->ack_due, when))
+		when = c->ack_due;
 	mod_timer(&c->timer, when);
 }
 

@@ -217,6 +217,7 @@ static void l7_pconn_close(struct l7_pconn *pc)
 
 	if (WARN_ON_ONCE(pc->hashed))
 		l7_pconn_unhash(pc);	/* a grace period too late */
+	timer_delete_sync(&pc->ack_timer);
 	/* after this no state_change callback can still see @pc */
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
@@ -273,6 +274,28 @@ static void l7_pconn_close_list(struct list_head *head)
 	}
 }
 
+/*
+ * Timer: an idle connection's server still lacks our ACK of its last
+ * response (l7_pool_release()); without it, it would send the tail
+ * again.  Taken meanwhile, the new request's copy carried it.
+ */
+static void l7_pconn_ack_fn(struct timer_list *t)
+{
+	struct l7_pconn *pc = from_timer(pc, t, ack_timer);
+	struct l7_pool *pool = pc->pool;
+	struct l7_pconn_tcp tcp;
+	bool owed;
+
+	spin_lock_bh(&pool->lock);
+	owed = pc->ack_owed && pc->state == L7_PC_IDLE;
+	pc->ack_owed = false;
+	tcp = pc->tcp;
+	spin_unlock_bh(&pool->lock);
+	if (owed)
+		l7_send_pconn(pc, 0, tcp.snd_nxt, tcp.rcv_nxt, tcp.win, tcp.ts,
+			      tcp.ts_last, tcp.ts_recent, NULL, 0);
+}
+
 /* Connect one more socket to the pool's server and make it idle. */
 static int l7_pconn_open(struct l7_pool *pool)
 {
@@ -285,6 +308,7 @@ static int l7_pconn_open(struct l7_pool *pool)
 	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
 	if (!pc)
 		return -ENOMEM;
+	timer_setup(&pc->ack_timer, l7_pconn_ack_fn, 0);
 	err = sock_create_kern(pool->net, pool->af, SOCK_STREAM, IPPROTO_TCP,
 			       &sock);
 	if (err)
@@ -554,6 +578,7 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 		pool->n_idle--;
 		pool->n_busy++;
 		pc->state = L7_PC_BUSY;
+		pc->ack_owed = false;	/* the copy acknowledges */
 		first = !pc->spliced;
 		/* from now on its socket's state changes mean nothing */
 		WRITE_ONCE(pc->spliced, true);
@@ -584,6 +609,8 @@ void l7_pool_release(struct l7_pconn *pc, bool keep)
 		if (keep && pool->weight > 0 && !pool->dying) {
 			pc->state = L7_PC_IDLE;
 			pc->born = jiffies;
+			pc->ack_owed = true;
+			mod_timer(&pc->ack_timer, jiffies + L7_DELACK);
 			list_add_tail(&pc->list, &pool->idle);
 			pool->n_idle++;
 			/* requests waiting for one are bound from the work */

@@ -27,12 +27,15 @@
 /*
  * c->lock held, at bind: whether the framed request's response head is
  * the director's to take - an HTTP/1.0 request that asked for
- * keep-alive (not for an upgrade: no tunnel starts from a taken head).
+ * keep-alive, or an HTTP/1.1 one that asked to close (core/rsp_head.h);
+ * not for an upgrade: no tunnel starts from a taken head.
  */
 bool l7_rsp_copy_wanted(const struct l7_conn *c)
 {
-	return c->req.version_major == 1 && c->req.version_minor == 0 &&
-	       c->req.keep_alive && !c->req.upgrade;
+	if (c->req.version_major != 1 || c->req.upgrade)
+		return false;
+	return c->req.version_minor == 0 ? c->req.keep_alive :
+					   !c->req.keep_alive;
 }
 
 /* The guard took head bytes of @b: the server has them off its hands. */
@@ -67,8 +70,7 @@ static void l7_rsp_copy_arm(struct l7_conn *c)
 {
 	c->copy_due = jiffies + (L7_RTO << c->copy_retries);
 	c->copy_timer = true;
-	mod_timer(&c->timer, time_before(c->due, c->copy_due) ? c->due :
-							      c->copy_due);
+	l7_conn_timer_arm(c);
 }
 
 /*
@@ -86,7 +88,8 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 	b->rsp_copy = b->rsp_head + L7_RSP_HEAD_MAX;
 	if (g->taken_whole) {
 		b->rsp_copy_len = l7_rsp_head_copy(b->rsp_copy, g->head,
-						   g->taken, &g->resp);
+						   g->taken, &g->resp,
+						   g->take_close);
 	} else {
 		memcpy(b->rsp_copy, g->head, g->taken);
 		b->rsp_copy_len = g->taken;
@@ -136,6 +139,6 @@ bool l7_rsp_copy_timer(struct l7_conn *c)
 	if (!time_before(jiffies, c->due))
 		return false;
 	if (!pending)
-		mod_timer(&c->timer, c->due);
+		l7_conn_timer_arm(c);
 	return true;
 }

@@ -644,9 +644,15 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 		return NF_DROP;	/* an earlier client's bytes, or beyond */
 	if (payload)
 		b->rsp_seen = true;
-	/* the director acknowledged some client bytes itself: never less */
+	/*
+	 * The director acknowledged some client bytes itself: never less.
+	 * More is the server's, of bytes it has: what the director's own
+	 * ACK, if one is owed (l7_ack_later()), would have said.
+	 */
 	if (before(s->ack, c->c_acked))
 		s->ack = c->c_acked;
+	else if (tcp_hdr(skb)->ack)
+		c->c_acked = s->ack;
 	/* and the client's PAWS check sees one clock across bindings */
 	if (s->ts && c->c_ts && before(s->tsval, c->d_ts_last))
 		s->tsval = c->d_ts_last;

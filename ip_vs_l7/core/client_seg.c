@@ -57,9 +57,10 @@ struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 	struct l7_cseg_plan p = { L7_CSEG_PASS };
 
 	/* a body larger than the head buffer: the rest goes through */
-	if (x->state == L7C_BODY && l7_seq_after(end, x->rcv_nxt))
-		return (struct l7_cseg_plan){ L7_CSEG_BODY,
-					      .ack = x->may_ack };
+	if (x->state == L7C_BODY && l7_seq_after(end, x->rcv_nxt)) {
+		p = (struct l7_cseg_plan){ L7_CSEG_BODY, .ack = x->may_ack };
+		goto later;
+	}
 	if (s->fin && end == x->rcv_nxt) {
 		p.take_fin = true;
 		p.ack = x->may_ack;
@@ -74,6 +75,13 @@ struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 	 */
 	if (p.close || x->state == L7C_QUEUED || x->state == L7C_CLOSING)
 		p.act = L7_CSEG_DROP;
+later:
+	/* a FIN is acknowledged now: the server never sees it */
+	if (p.ack && !p.take_fin && x->sent &&
+	    (x->state == L7C_HEAD || x->state == L7C_BODY)) {
+		p.ack = false;
+		p.ack_later = true;
+	}
 	return p;
 }
 

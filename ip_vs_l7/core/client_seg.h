@@ -51,6 +51,9 @@ struct l7_cseg_ctx {
 				 * at its server: all of it may be acked
 				 */
 	bool idle;		/* no request or response under way */
+	bool sent;		/* all taken went on to a server just now:
+				 * nothing waits in the head buffer
+				 */
 };
 
 /* A client segment: payload [seq, seq + len), then maybe a FIN. */
@@ -74,6 +77,7 @@ struct l7_cseg_plan {
 	uint32_t skip;	/* TAKE: payload bytes taken before */
 	bool pure;	/* PASS: no payload, no FIN: it goes as it is */
 	bool ack;	/* the director acknowledges where it stands now */
+	bool ack_later;	/* ... unless the server's answer does it first */
 	bool take_fin;	/* the client's FIN is in order: it counts */
 	bool close;	/* ... and ends the connection: close our side */
 };
@@ -86,7 +90,11 @@ struct l7_cseg_plan l7_cseg_plan(const struct l7_cseg_ctx *x,
  * After the caller took what it could of a TAKE (@x as it is now: the
  * head may have been dispatched, the state changed, rcv_nxt moved):
  * BODY if the rest of the segment is the new request's body, else the
- * FIN or an ACK of what was taken, and then PASS or DROP.
+ * FIN or an ACK of what was taken, and then PASS or DROP.  An ACK of a
+ * request that went on to its server whole is ack_later rather than
+ * ack: the server's ACK, on its response, reaches the client through the
+ * splice and says the same, so the director's own is one segment per
+ * request for nothing unless the server takes its time.
  */
 struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 				       const struct l7_cseg *s);

@@ -21,10 +21,11 @@ void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
 	l7_http_resp_init(&g->resp, NULL, method);
 }
 
-void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf)
+void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf, bool close)
 {
 	g->head = buf;
 	g->take = true;
+	g->take_close = close;
 }
 
 /*
@@ -232,7 +233,7 @@ static struct l7_rsp_verdict rsp_took(struct l7_rsp_guard *g,
 	if (taking && !g->take) {
 		v.took = true;
 		if (!before && g->taken_whole &&
-		    l7_rsp_head_keeps_client(&g->resp)) {
+		    l7_rsp_head_keeps_client(&g->resp, g->take_close)) {
 			g->taken = 0;	/* nothing to change: it passes */
 			g->taken_whole = false;
 			v.took = false;

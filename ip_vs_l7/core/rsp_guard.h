@@ -70,6 +70,7 @@ struct l7_rsp_guard {
 	bool take;		/* taking head bytes now */
 	bool taken_whole;	/* ->head holds every head of the response */
 	bool take_over;		/* the head was longer than ->head holds */
+	bool take_close;	/* the client must hear close, not keep-alive */
 };
 
 /*
@@ -115,10 +116,12 @@ void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
 
 /*
  * Take the response head into @buf (L7_RSP_HEAD_MAX bytes) instead of
- * forwarding it; right after l7_rsp_guard_init().  A 101 is then BAD:
- * no tunnel starts from a head the director took.
+ * forwarding it, for a client that must hear close (@close: an HTTP/1.1
+ * client that asked to close) or keep-alive (an HTTP/1.0 client that
+ * asked for it); right after l7_rsp_guard_init().  A 101 is then BAD: no
+ * tunnel starts from a head the director took.
  */
-void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf);
+void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf, bool close);
 
 /* Decide about one backend segment (not a RST) carrying payload or FIN. */
 struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,

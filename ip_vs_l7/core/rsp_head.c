@@ -11,10 +11,13 @@
 #include "http_field.h"
 
 static const char keep_alive_field[] = "Connection: keep-alive\r\n";
+static const char close_field[] = "Connection: close\r\n";
 
-bool l7_rsp_head_keeps_client(const struct l7_http_resp *r)
+bool l7_rsp_head_keeps_client(const struct l7_http_resp *r, bool close)
 {
-	return r->body == L7_RESP_BODY_CLOSE || r->conn_keep_alive;
+	if (r->body == L7_RESP_BODY_CLOSE)
+		return true;
+	return close ? !r->keep_alive : r->conn_keep_alive;
 }
 
 /* A field line about the pooled connection: left out of the copy. */
@@ -38,12 +41,12 @@ static uint32_t put(uint8_t *out, uint32_t at, const uint8_t *p, uint32_t n)
 }
 
 uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
-			  const struct l7_http_resp *r)
+			  const struct l7_http_resp *r, bool close)
 {
 	uint32_t i = (uint32_t)r->start, end, at;
 	bool first = true;
 
-	if (l7_rsp_head_keeps_client(r) || r->start + r->head_len != len ||
+	if (l7_rsp_head_keeps_client(r, close) || r->start + r->head_len != len ||
 	    r->head_len < 4)
 		return put(out, 0, head, len);
 	/* interim heads as they came */
@@ -61,7 +64,11 @@ uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
 			at = put(out, at, head + from, i - from);
 		first = false;
 	}
-	at = put(out, at, (const uint8_t *)keep_alive_field,
-		 sizeof(keep_alive_field) - 1);
+	if (close)
+		at = put(out, at, (const uint8_t *)close_field,
+			 sizeof(close_field) - 1);
+	else
+		at = put(out, at, (const uint8_t *)keep_alive_field,
+			 sizeof(keep_alive_field) - 1);
 	return put(out, at, (const uint8_t *)"\r\n", 2);
 }

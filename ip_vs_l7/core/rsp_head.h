@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ip_vs_l7 core: the director's copy of a response head, for an HTTP/1.0
- * client that asked for keep-alive.
+ * client that asked for keep-alive, or an HTTP/1.1 client that asked to
+ * close.
  *
  * The pooled connection is the server's business, the client's
  * connection the director's (head_copy.h).  An HTTP/1.1 client goes on
@@ -12,7 +13,12 @@
  * MaxKeepAliveRequests does, or nothing), the client would close and
  * reconnect although the director would go on.  So the director takes
  * such a response's head, as it takes a request head, and sends the
- * client a copy of its own, which says keep-alive.
+ * client a copy of its own, which says keep-alive.  The other way round,
+ * an HTTP/1.1 client that asked to close is closed after the response,
+ * but the server, which was not asked (the pooled connection goes on),
+ * does not say close: a client that goes by the response alone, as wrk
+ * does, would send its next request into the closing connection.  Its
+ * copy says close.
  *
  * Why a copy of the director's (the head taken, acknowledged to the
  * server, the copy resent to the client until acknowledged, the rest of
@@ -26,7 +32,7 @@
  * The copy: interim (1xx) heads before the final one as they came; the
  * status line; every field but Connection and Keep-Alive (about the
  * pooled connection: its close, its timeout and request count); then
- * "Connection: keep-alive".  Nothing that frames the response changes:
+ * "Connection: keep-alive" (or "close").  Nothing that frames the response changes:
  * the copy frames to the same body (same Content-Length or chunking).
  */
 #ifndef _IP_VS_L7_CORE_RSP_HEAD_H
@@ -40,12 +46,14 @@
 #define L7_RSP_HEAD_GROWTH	24
 
 /*
- * Whether the final response head framed by @r leaves an HTTP/1.0
- * keep-alive client's connection open as it is: it says keep-alive, or
- * its body runs to the close (the client's connection ends with it, as
- * today).  If not, the client gets the director's copy.
+ * Whether the final response head framed by @r tells the client what the
+ * director does with its connection: for an HTTP/1.0 keep-alive client
+ * (@close false) that it says keep-alive, for an HTTP/1.1 client that
+ * asked to close (@close true) that it says close; or its body runs to
+ * the close (the client's connection ends with it).  If not, the client
+ * gets the director's copy.
  */
-bool l7_rsp_head_keeps_client(const struct l7_http_resp *r);
+bool l7_rsp_head_keeps_client(const struct l7_http_resp *r, bool close);
 
 /*
  * Write the copy of @head (@len bytes: every response head @r framed,
@@ -54,6 +62,6 @@ bool l7_rsp_head_keeps_client(const struct l7_http_resp *r);
  * client as it is comes out unchanged.  Returns the copy's length.
  */
 uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
-			  const struct l7_http_resp *r);
+			  const struct l7_http_resp *r, bool close);
 
 #endif /* _IP_VS_L7_CORE_RSP_HEAD_H */

@@ -386,6 +386,29 @@ PYEOF
 	note "HTTP/1.0 without keep-alive: $out"
 }
 
+# An HTTP/1.1 client that sent Connection: close is closed after the
+# response; the server was not asked (its pooled connection goes on) and
+# does not say close, so the director's copy of the head does.  curl
+# closes by itself; wrk goes by the response alone, and would send its
+# next request into the closing connection (a read error each).
+http11_close_heard() {
+	local n=20 i f="$L7TB_RUN/www/static/10k.bin" out closes wrk
+	rm -f /tmp/l7tb-c11.*
+	out=$(in_cli curl -sS --fail --max-time 120 -H 'Connection: close' \
+		-o '/tmp/l7tb-c11.#1' -w '%{num_connects} %header{connection}\n' \
+		"http://$L7TB_VIP/static/10k.bin?c11=[1-$n]") || return 1
+	for i in $(seq 1 $n); do
+		cmp -s "$f" "/tmp/l7tb-c11.$i" || { echo "body $i differs"; return 1; }
+	done
+	closes=$(echo "$out" | grep -ci ' close$')
+	wrk=$(in_cli wrk -t1 -c4 -d5s --timeout 10s -H 'Connection: close' \
+		"http://$L7TB_VIP/static/1k.bin?c11w" 2>&1)
+	note "HTTP/1.1 Connection: close, $n x 10 KB: responses saying close $closes; wrk: $(echo "$wrk" | grep -E 'requests in|errors' | tr -s ' \n' ' ')"
+	[ "$closes" = $n ] || { echo "$out" | sort | uniq -c; return 1; }
+	echo "$wrk" | grep -Eq '^ +[1-9][0-9]* requests in' &&
+		! echo "$wrk" | grep -q 'Socket errors' || { echo "$wrk"; return 1; }
+}
+
 t_check "forwarded: X-Forwarded-For names the client on every request of a keep-alive connection" xff_every_request
 t_check "forwarded: after an X-Forwarded-For the client sent" xff_after_the_clients
 t_check "forwarded: x-forwarded-for-replace drops the client's" xff_replaces_the_clients
@@ -404,6 +427,7 @@ t_check "keep-alive: no client reconnect in 1,000 requests (MaxKeepAliveRequests
 t_check "keep-alive: ab -k (HTTP/1.0 keep-alive) with MaxKeepAliveRequests 5: none failed, all $AB_N kept alive, $AB_C client connections" ab_keepalive k5
 t_check "keep-alive: HTTP/1.0 keep-alive, 30 x 10 KB with MaxKeepAliveRequests 5: one connection, every response says keep-alive, bodies exact" http10_keepalive_exact
 t_check "keep-alive: HTTP/1.0 without keep-alive: the director closes after the response, body exact" http10_closes
+t_check "keep-alive: an HTTP/1.1 client that asked to close hears close (curl: every response says close, bodies exact; wrk -H 'Connection: close': no errors)" http11_close_heard
 
 testbed_down
 t_summary

@@ -206,7 +206,8 @@ static void check_taken(struct run *r, enum l7_http_method m)
 		return;
 	FUZZ_ASSERT(r->took == 1 && (r->g.taken_whole || r->g.take_over));
 	if (r->g.taken_whole) {
-		n = l7_rsp_head_copy(r->copy, r->head, r->g.taken, &r->g.resp);
+		n = l7_rsp_head_copy(r->copy, r->head, r->g.taken, &r->g.resp,
+				     r->g.take_close);
 		FUZZ_ASSERT(n <= r->g.taken + L7_RSP_HEAD_GROWTH);
 	} else {
 		memcpy(r->copy, r->head, r->g.taken);
@@ -228,7 +229,8 @@ static void check_taken(struct run *r, enum l7_http_method m)
 			at += used;
 		} while (st == L7_RESP_INTERIM);
 		FUZZ_ASSERT((st == L7_RESP_HEAD || st == L7_RESP_DONE) &&
-			    at == n && l7_rsp_head_keeps_client(&c) &&
+			    at == n &&
+			    l7_rsp_head_keeps_client(&c, r->g.take_close) &&
 			    c.body == r->g.resp.body &&
 			    c.content_length == r->g.resp.content_length);
 	}
@@ -254,7 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.ref = reference(r.d, r.n, m, r.fin);
 	l7_rsp_guard_init(&r.g, S0, m, (data[0] & 4) && !(data[0] & 8));
 	if (data[0] & 8)
-		l7_rsp_guard_take(&r.g, r.head);
+		l7_rsp_guard_take(&r.g, r.head, data[0] & 16);
 
 	/* segments anywhere, any length, any order, repeats allowed */
 	for (i = 0; i < nsegs && r.n; i++) {

@@ -134,6 +134,59 @@ static void after_take(void)
 }
 
 /*
+ * A request that went on to its server whole: the director's ACK may
+ * wait for the server's; a head still in the buffer, a queued request
+ * or a FIN is acknowledged now.
+ */
+static void ack_later_when_sent(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+	struct l7_cseg s = { .seq = R - 20, .len = 20 };
+	struct l7_cseg_plan p;
+
+	x.idle = false;
+	x.sent = true;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(!p.ack && p.ack_later && p.act == L7_CSEG_PASS,
+	      "sent: ack %d later %d act %d", p.ack, p.ack_later, p.act);
+	/* its body in the same segment */
+	x.state = L7C_BODY;
+	s.len = 50;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.act == L7_CSEG_BODY && !p.ack && p.ack_later,
+	      "body: ack %d later %d", p.ack, p.ack_later);
+	/* part of a head waits in the buffer */
+	x = ctx(L7C_HEAD);
+	x.idle = false;
+	s.len = 20;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.ack && !p.ack_later, "buffered: ack %d later %d", p.ack,
+	      p.ack_later);
+	/* held behind a response, or queued: no server has it yet */
+	x.sent = true;
+	x.state = L7C_HELD;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.ack && !p.ack_later, "held: ack %d later %d", p.ack,
+	      p.ack_later);
+	x.state = L7C_QUEUED;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.ack && !p.ack_later, "queued: ack %d later %d", p.ack,
+	      p.ack_later);
+	/* a FIN: the server never sees it */
+	x.state = L7C_HEAD;
+	s.fin = true;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(p.take_fin && p.ack && !p.ack_later, "fin: ack %d later %d",
+	      p.ack, p.ack_later);
+	/* nothing the director may acknowledge: nothing later either */
+	s.fin = false;
+	x.may_ack = false;
+	p = l7_cseg_after_take(&x, &s);
+	CHECK(!p.ack && !p.ack_later, "may not: ack %d later %d", p.ack,
+	      p.ack_later);
+}
+
+/*
  * A head after a body its server has not acknowledged yet: taken (the
  * client must not have to resend it), acknowledged only later.
  */
@@ -223,6 +276,7 @@ int main(void)
 	RUN(states_that_hand_over);
 	RUN(closing_takes_only_a_fin);
 	RUN(after_take);
+	RUN(ack_later_when_sent);
 	RUN(taken_unacknowledged_after_a_body);
 	RUN(after_body);
 	RUN(ack_point);

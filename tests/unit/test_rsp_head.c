@@ -34,17 +34,39 @@ static bool frame(const char *head, enum l7_http_method m,
 	return (st == L7_RESP_HEAD || st == L7_RESP_DONE) && at == n;
 }
 
-/* The copy of @head as a string, or NULL if @head does not frame. */
-static const char *copy(const char *head, enum l7_http_method m)
+/*
+ * The copy of @head as a string, for a client that must hear close
+ * (@close) or keep-alive, or NULL if @head does not frame.
+ */
+static const char *copy_for(const char *head, enum l7_http_method m,
+			    bool close)
 {
 	struct l7_http_resp r;
 	uint32_t n;
 
 	if (!frame(head, m, &r))
 		return NULL;
-	n = l7_rsp_head_copy(out, (const uint8_t *)head, strlen(head), &r);
+	n = l7_rsp_head_copy(out, (const uint8_t *)head, strlen(head), &r,
+			     close);
 	out[n] = 0;
 	return (const char *)out;
+}
+
+static const char *copy(const char *head, enum l7_http_method m)
+{
+	return copy_for(head, m, false);
+}
+
+static bool copy_for_is(const char *head, bool close, const char *want)
+{
+	const char *got = copy_for(head, L7_HTTP_M_GET, close);
+
+	if (!got || strcmp(got, want)) {
+		fprintf(stderr, "  copy of %s\n  is %s\n", head,
+			got ? got : "(no frame)");
+		return false;
+	}
+	return true;
 }
 
 static bool copy_is(const char *head, const char *want)
@@ -86,6 +108,36 @@ static void server_close_becomes_keep_alive(void)
 		      "Connection: keep-alive\r\n\r\n"), "chunked");
 }
 
+/*
+ * An HTTP/1.1 client that asked to close is closed after the response:
+ * a server that goes on (it was not asked) is made to say so.
+ */
+static void close_client_hears_close(void)
+{
+	static const char said[] = "HTTP/1.1 200 OK\r\nConnection: close\r\n"
+				   "Content-Length: 2\r\n\r\n";
+	struct l7_http_resp r;
+
+	CHECK(copy_for_is("HTTP/1.1 200 OK\r\nDate: x\r\nKeep-Alive: "
+			  "timeout=5, max=99\r\nConnection: Keep-Alive\r\n"
+			  "Content-Length: 2\r\n\r\n", true,
+			  "HTTP/1.1 200 OK\r\nDate: x\r\nContent-Length: 2\r\n"
+			  "Connection: close\r\n\r\n"), "keep-alive");
+	/* HTTP/1.1 goes on unless told: nothing said becomes close */
+	CHECK(copy_for_is("HTTP/1.1 304 Not Modified\r\n\r\n", true,
+			  "HTTP/1.1 304 Not Modified\r\n"
+			  "Connection: close\r\n\r\n"), "nothing said");
+	/* says close already: passes unchanged */
+	CHECK(frame(said, L7_HTTP_M_GET, &r) &&
+	      l7_rsp_head_keeps_client(&r, true) &&
+	      !l7_rsp_head_keeps_client(&r, false), "close keeps");
+	CHECK(copy_for_is(said, true, said), "unchanged");
+	/* an HTTP/1.0 response without keep-alive says close */
+	CHECK(copy_for_is("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n",
+			  true, "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"),
+	      "1.0 response");
+}
+
 /* The server's Keep-Alive parameters are about the pooled connection. */
 static void server_keep_alive_fields(void)
 {
@@ -95,7 +147,7 @@ static void server_keep_alive_fields(void)
 	struct l7_http_resp r;
 
 	/* says keep-alive: it passes unchanged */
-	CHECK(frame(ka, L7_HTTP_M_GET, &r) && l7_rsp_head_keeps_client(&r),
+	CHECK(frame(ka, L7_HTTP_M_GET, &r) && l7_rsp_head_keeps_client(&r, false),
 	      "keeps");
 	CHECK(copy_is(ka, ka), "unchanged");
 	/* Keep-Alive without Connection: keep-alive does not keep a 1.0 one */
@@ -118,7 +170,7 @@ static void close_delimited_unchanged(void)
 	static const char h[] = "HTTP/1.0 200 OK\r\nConnection: close\r\n\r\n";
 	struct l7_http_resp r;
 
-	CHECK(frame(h, L7_HTTP_M_GET, &r) && l7_rsp_head_keeps_client(&r),
+	CHECK(frame(h, L7_HTTP_M_GET, &r) && l7_rsp_head_keeps_client(&r, false),
 	      "close-delimited keeps as it is");
 	CHECK(copy_is(h, h), "unchanged");
 }
@@ -196,7 +248,7 @@ static void head_across_segments(void)
 		bool ended = false;
 
 		l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
-		l7_rsp_guard_take(&g, buf);
+		l7_rsp_guard_take(&g, buf, false);
 		while (at < strlen(last5)) {
 			uint32_t n = strlen(last5) - at < step ?
 				     (uint32_t)strlen(last5) - at : step;
@@ -234,7 +286,7 @@ static void keep_alive_head_passes(void)
 	struct l7_rsp_verdict v;
 
 	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
-	l7_rsp_guard_take(&g, buf);
+	l7_rsp_guard_take(&g, buf, false);
 	v = seg(&g, 0, ka, strlen(ka), false);
 	CHECK(v.act == L7_RSP_FORWARD && v.ended && !v.took && !v.skip,
 	      "passes: took %d skip %u", v.took, v.skip);
@@ -242,7 +294,7 @@ static void keep_alive_head_passes(void)
 
 	/* in two segments it is taken (the copy is the same bytes) */
 	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
-	l7_rsp_guard_take(&g, buf);
+	l7_rsp_guard_take(&g, buf, false);
 	v = seg(&g, 0, ka, 10, false);
 	CHECK(v.act == L7_RSP_FORWARD && !v.took && v.skip == 10, "first");
 	v = seg(&g, 10, ka, strlen(ka) - 10, false);
@@ -264,7 +316,7 @@ static void head_over_limit(void)
 	strcpy(big + n + L7_RSP_HEAD_MAX,
 	       "\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
 	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
-	l7_rsp_guard_take(&g, buf);
+	l7_rsp_guard_take(&g, buf, false);
 	v = seg(&g, 0, big, 1000, false);
 	CHECK(v.act == L7_RSP_FORWARD && !v.took && v.skip == 1000, "first");
 	v = seg(&g, 1000, big, strlen(big) - 1000, false);
@@ -281,7 +333,7 @@ static void fin_inside_taken_head(void)
 	struct l7_rsp_verdict v;
 
 	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
-	l7_rsp_guard_take(&g, buf);
+	l7_rsp_guard_take(&g, buf, false);
 	v = seg(&g, 0, last5, 20, true);
 	CHECK(v.act == L7_RSP_BAD && v.closed, "act %d", v.act);
 }
@@ -295,7 +347,7 @@ static void upgrade_refused(void)
 	struct l7_rsp_verdict v;
 
 	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
-	l7_rsp_guard_take(&g, buf);
+	l7_rsp_guard_take(&g, buf, false);
 	v = seg(&g, 0, up, strlen(up), false);
 	CHECK(v.act == L7_RSP_BAD, "act %d", v.act);
 }
@@ -344,6 +396,7 @@ int main(void)
 {
 	RUN(server_close_becomes_keep_alive);
 	RUN(server_keep_alive_fields);
+	RUN(close_client_hears_close);
 	RUN(close_delimited_unchanged);
 	RUN(folding_refused);
 	RUN(interim_first);
