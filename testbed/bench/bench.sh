@@ -7,7 +7,10 @@
 # same load generators.  B4r10, B4r100 and B4r1000 are B4 with that many
 # content rules (W1 only; B4 is the 0-rule run); B4xff is B4 whose service
 # puts the client's address in X-Forwarded-For (W1 only; B4 follows the
-# module's forwarded parameter, off unless changed).  Writes
+# module's forwarded parameter, off unless changed).  B5 is B4 whose
+# service has the option prefork off (issue 13's baseline: a backend
+# connection opened for each request and closed after it, what
+# post-splicing without pre-forked pools costs).  Writes
 # meta.txt and cells.csv (one row per cell and repetition) to $L7_RESULTS
 # for scripts/bench-report.
 set -eu
@@ -15,7 +18,7 @@ set -eu
 
 REPS=3
 SECS=8
-CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000"
+CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5"
 WORKLOADS="W1 W2 W3 W4 W5 W6"
 CPU_MAX="25000 100000"
 while [ $# -gt 0 ]; do
@@ -42,6 +45,7 @@ base_of() {
 	B4) echo "http://$L7TB_VIP:82" ;;
 	B4xff) echo "http://$L7TB_VIP:86" ;;
 	B4r*) echo "http://$L7TB_VIP:$(rules_port "$1")" ;;
+	B5) echo "http://$L7TB_VIP:87" ;;
 	B2) echo "http://$L7TB_VIP:8080" ;;
 	B3) echo "http://$L7TB_VIP:8081" ;;
 	esac
@@ -104,6 +108,8 @@ config_up() {
 	B4) ipvs_up l7 82 ;;
 	B4xff) xff_up 86 ;;
 	B4r*) rules_up "${1#B4r}" "$(rules_port "$1")" ;;
+	B5) ipvs_up l7 87
+	    in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" set-prefork "$L7TB_VIP:87" off ;;
 	B2) "$BENCH/proxy" start haproxy 8080 ;;
 	B3) "$BENCH/proxy" start nginx 8081 ;;
 	esac
@@ -117,6 +123,8 @@ workloads_of() {
 	case $1 in
 	B1wlc) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W4 || true ;;
 	B4r* | B4xff) echo "$WORKLOADS" | tr ' ' '\n' | grep -x W1 || true ;;
+	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
+	B5) echo "$WORKLOADS" | tr ' ' '\n' | grep -xE 'W1|W6|W7' || true ;;
 	*) echo "$WORKLOADS" ;;
 	esac
 }
@@ -180,18 +188,21 @@ meta() {
 
 # module_meta: what the l7 configurations ran with, for the report's
 # labels: every parameter of ip_vs_l7 (l7_param_NAME=VALUE) and each l7
-# service's own forwarded option (l7_forwarded_CONFIG=default|off|xff|...)
+# service's own forwarded and prefork options
+# (l7_forwarded_CONFIG=default|off|xff|..., l7_prefork_CONFIG=on|off)
 module_meta() {
-	local p cfg o
+	local p cfg o vs
 	[ -d /sys/module/ip_vs_l7/parameters ] || return 0
 	for p in /sys/module/ip_vs_l7/parameters/*; do
 		echo "l7_param_$(basename "$p")=$(cat "$p")"
 	done
 	for cfg in $CONFIGS; do
-		case $cfg in B4*) ;; *) continue ;; esac
-		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" options \
-			"$(base_of "$cfg" | sed 's|^http://||')") || continue
+		case $cfg in B4* | B5) ;; *) continue ;; esac
+		vs=$(base_of "$cfg" | sed 's|^http://||')
+		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" options "$vs") || continue
 		echo "l7_forwarded_$cfg=${o#forwarded }"
+		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" prefork "$vs") || continue
+		echo "l7_prefork_$cfg=$o"
 	done
 }
 
