@@ -538,8 +538,12 @@ void l7_pool_set_weight(struct l7_pool *pool, int weight)
 	else
 		WRITE_ONCE(pool->wanted, 0);
 	spin_unlock_bh(&pool->lock);
-	if (weight <= 0)
-		l7_pool_reap(pool, true);
+	if (weight > 0)
+		return;
+	l7_pool_reap(pool, true);
+	/* without pools, a request that asked this server asks another */
+	if (!l7_pool_prefork(pool) && READ_ONCE(pool->ls->waitq_len))
+		l7_queue_kick(pool->ls);
 }
 
 /* The service's prefork option changed: the work fills or empties it. */
