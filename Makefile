@@ -174,7 +174,9 @@ clean:
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
 # (the B4rN configurations load their rules with the patched ipvsadm);
-# B4xff: W1 with X-Forwarded-For on, reported over B4 (off)
+# B4xff: W1 with X-Forwarded-For on, reported over B4 (off); B5: the
+# service with prefork off (a backend connection per request), W1 and W6,
+# reported as B4 over B5
 
 .PHONY: bench
 bench: setup
