@@ -175,9 +175,11 @@ clean:
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
 # (the B4rN configurations load their rules with the patched ipvsadm);
-# B4xff: W1 with X-Forwarded-For on, reported over B4 (off).  W7 is the
-# saturating CGI mix, MEM the director's memory per idle client connection
-# (issue 13's goals), e.g. BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
+# B4xff: W1 with X-Forwarded-For on, reported over B4 (off); B5: the
+# service with prefork off (a backend connection per request), W1, W6 and
+# W7, reported as B4 over B5.  W7 is the saturating CGI mix, MEM the
+# director's memory per idle client connection (issue 13's goals), e.g.
+# BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
 # BENCH_MEM_CONNS: MEM's idle connections (default 10,000; quick 2,000)
 
 .PHONY: bench

@@ -115,6 +115,7 @@ struct l7_pool {
 	struct list_head	dead;		/* waiting for the refill work */
 	unsigned int		n_idle;
 	unsigned int		n_busy;
+	unsigned int		wanted;		/* to open for waiting requests */
 	atomic_t		outstanding;	/* requests without full response */
 	struct l7_pool_bytes __percpu *bytes;
 	bool			dying;		/* no more refills */
@@ -177,6 +178,7 @@ struct l7_service {
 	union nf_inet_addr	vaddr;
 	__be16			vport;
 	bool			hashed;
+	bool			no_prefork;	/* option prefork off: no idle pool */
 	struct list_head	dests;		/* l7_dest */
 	atomic_t		nr_conns;	/* l7_conn objects alive */
 	atomic_t		tunnels;	/* connections upgraded (101) */
@@ -371,6 +373,7 @@ struct l7_conn {
 	struct l7_http_req	req;
 	unsigned int		requests;	/* bound so far */
 	bool			retry_next;	/* the next bind is a retry */
+	struct l7_pool		*want;		/* prefork off: to ask, RCU */
 
 	/* our own reply (an error response), resent until acked */
 	const char		*reply;
@@ -427,6 +430,7 @@ struct l7_service *l7_service_lookup(const struct net *net, u16 af,
 				     __be16 vport);
 bool l7_service_tunnel_begin(struct l7_service *ls);
 void l7_service_tunnel_end(struct l7_service *ls);
+void l7_service_opts_changed(struct net *net);
 bool l7_service_ipvs_conn(struct net *net, u16 af,
 			  const union nf_inet_addr *caddr, __be16 cport,
 			  const union nf_inet_addr *vaddr, __be16 vport);
@@ -467,7 +471,7 @@ static inline void l7_conn_progress(struct l7_conn *c)
 
 /* ip_vs_l7_bind.c */
 struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
-			       unsigned int n);
+			       unsigned int n, struct l7_pool **want);
 int l7_bind(struct l7_conn *c);
 void l7_dispatch(struct l7_conn *c);
 int l7_queue_add(struct l7_conn *c);
@@ -562,6 +566,8 @@ void l7_pool_module_exit(void);
 int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 		 const struct ip_vs_dest *dest);
 void l7_pool_set_weight(struct l7_pool *pool, int weight);
+void l7_pool_mode_changed(struct l7_pool *pool);
+void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
 void l7_pool_release(struct l7_pconn *pc, bool keep);

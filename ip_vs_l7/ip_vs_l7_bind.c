@@ -48,6 +48,7 @@ struct l7_wlo {
 	u64		clock;
 	u64		out, w, pass;	/* of the best so far */
 	struct l7_dest	*best;
+	bool		any;		/* idle connection or not */
 };
 
 static void l7_wlo_offer(struct l7_wlo *s, struct l7_dest *ld)
@@ -57,7 +58,7 @@ static void l7_wlo_offer(struct l7_wlo *s, struct l7_dest *ld)
 	u64 out = atomic_read(&p->outstanding);
 	u64 pass = max(READ_ONCE(p->pass), s->clock);
 
-	if (w <= 0 || READ_ONCE(p->down) || !READ_ONCE(p->n_idle))
+	if (w <= 0 || READ_ONCE(p->down) || (!s->any && !READ_ONCE(p->n_idle)))
 		return;
 	if (!s->best || l7_fewer_weighted(out, w, s->out, s->w) ||
 	    (!l7_fewer_weighted(s->out, s->w, out, w) && pass < s->pass)) {
@@ -68,14 +69,15 @@ static void l7_wlo_offer(struct l7_wlo *s, struct l7_dest *ld)
 	}
 }
 
-/*
- * Under RCU: among the @n servers @cand (a content rule's pool), or
- * among all of the service's if @cand is NULL.
- */
-struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
-			       unsigned int n)
+static struct l7_dest *l7_wlo_pick(struct l7_service *ls,
+				   struct l7_dest **cand, unsigned int n,
+				   bool any)
 {
-	struct l7_wlo s = { .clock = READ_ONCE(ls->pass_clock), .w = 1 };
+	struct l7_wlo s = {
+		.clock = READ_ONCE(ls->pass_clock),
+		.w = 1,
+		.any = any,
+	};
 	struct l7_dest *ld;
 	unsigned int i;
 
@@ -86,11 +88,32 @@ struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
 		list_for_each_entry_rcu(ld, &ls->dests, list)
 			l7_wlo_offer(&s, ld);
 	}
-	if (!s.best)
-		return NULL;
-	WRITE_ONCE(ls->pass_clock, s.pass);
-	WRITE_ONCE(s.best->pool.pass, s.pass + div64_u64(L7_STRIDE, s.w));
-	return l7_pool_take(&s.best->pool);
+	if (s.best) {
+		WRITE_ONCE(ls->pass_clock, s.pass);
+		WRITE_ONCE(s.best->pool.pass,
+			   s.pass + div64_u64(L7_STRIDE, s.w));
+	}
+	return s.best;
+}
+
+/*
+ * Under RCU: among the @n servers @cand (a content rule's pool), or
+ * among all of the service's if @cand is NULL.  None idle: with @want
+ * (a service without pre-forked pools) *@want is the server's pool to
+ * open a connection to, once the request waits.
+ */
+struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
+			       unsigned int n, struct l7_pool **want)
+{
+	struct l7_dest *ld = l7_wlo_pick(ls, cand, n, false);
+
+	if (ld)
+		return l7_pool_take(&ld->pool);
+	if (want) {
+		ld = l7_wlo_pick(ls, cand, n, true);
+		*want = ld ? &ld->pool : NULL;
+	}
+	return NULL;
 }
 
 static u16 l7_win_to_backend(const struct l7_conn *c,
@@ -222,6 +245,7 @@ int l7_bind(struct l7_conn *c)
 	u32 body_len, room;
 	int err, status;
 
+	c->want = NULL;
 	err = l7_body_buffered(c, &body, &body_len);
 	if (err)
 		return err;
@@ -326,6 +350,8 @@ void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 	b->b_req_end = l7_seq_fwd(&b->map.req, end);
 }
 
+static void l7_queue_want(struct l7_conn *c);
+
 /*
  * c->lock held, a head framed (or refused) and nothing under way: send
  * it on, let it wait for a pooled connection, or answer it ourselves.
@@ -348,6 +374,8 @@ void l7_dispatch(struct l7_conn *c)
 		err = l7_queue_add(c);
 	if (err)
 		l7_reply_503(c);	/* no server, or queue full */
+	else
+		l7_queue_want(c);
 }
 
 /*
@@ -373,6 +401,18 @@ int l7_queue_add(struct l7_conn *c)
 		l7_conn_expire_in(c, msecs_to_jiffies(l7_queue_timeout));
 	}
 	return err;
+}
+
+/*
+ * c->lock held, under RCU, @c waits: without pre-forked pools, ask the
+ * server dispatch chose for a connection - only now, so that the work
+ * that opens it finds the request in the queue.
+ */
+static void l7_queue_want(struct l7_conn *c)
+{
+	if (c->want)
+		l7_pool_want(c->want);
+	c->want = NULL;
 }
 
 /* Any context; a no-op unless @c waits. */
@@ -419,6 +459,7 @@ void l7_queue_kick(struct l7_service *ls)
 			list_add(&c->wait_node, &ls->waitq);
 			ls->waitq_len++;
 			spin_unlock_bh(&ls->waitq_lock);
+			l7_queue_want(c);
 			more = false;
 		}
 		spin_unlock_bh(&c->lock);

@@ -328,7 +328,8 @@ static int l7_nl_put_opts(struct sk_buff *skb, const struct l7_ropts *o)
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_ATTR_OPTIONS);
 
 	if (!nest ||
-	    nla_put_u32(skb, IPVS_L7_OPT_ATTR_FORWARDED, o->forwarded))
+	    nla_put_u32(skb, IPVS_L7_OPT_ATTR_FORWARDED, o->forwarded) ||
+	    nla_put_u32(skb, IPVS_L7_OPT_ATTR_PREFORK, o->prefork))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

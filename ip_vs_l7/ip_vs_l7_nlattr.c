@@ -85,6 +85,8 @@ const struct nla_policy l7_rule_policy[IPVS_L7_RULE_ATTR_MAX + 1] = {
 const struct nla_policy l7_opt_policy[IPVS_L7_OPT_ATTR_MAX + 1] = {
 	[IPVS_L7_OPT_ATTR_FORWARDED]	= NLA_POLICY_MAX(NLA_U32,
 							 IPVS_L7_FORWARDED_MAX),
+	[IPVS_L7_OPT_ATTR_PREFORK]	= NLA_POLICY_MAX(NLA_U32,
+							 IPVS_L7_PREFORK_MAX),
 };
 
 /*
@@ -821,6 +823,10 @@ int l7_nl_opts(struct nlattr *nla, struct l7_ropts *opts, u32 *mask,
 	if (tb[IPVS_L7_OPT_ATTR_FORWARDED]) {
 		opts->forwarded = nla_get_u32(tb[IPVS_L7_OPT_ATTR_FORWARDED]);
 		*mask |= BIT(IPVS_L7_OPT_ATTR_FORWARDED);
+	}
+	if (tb[IPVS_L7_OPT_ATTR_PREFORK]) {
+		opts->prefork = nla_get_u32(tb[IPVS_L7_OPT_ATTR_PREFORK]);
+		*mask |= BIT(IPVS_L7_OPT_ATTR_PREFORK);
 	}
 	if (!*mask) {
 		NL_SET_ERR_MSG_ATTR(extack, nla, "no option given");

@@ -27,6 +27,13 @@
  * connection is never mistaken for an idle one.  The l7_pconn is freed an
  * RCU grace period after its socket let go of it, for the LOCAL_OUT guard
  * (l7_pool_sock_spliced()), which reads it without the lock.
+ *
+ * A service with the option prefork off (a baseline for measurements:
+ * what a switch without pre-forked pools pays) keeps no connection idle.
+ * Dispatch asks the chosen server's pool for one connection per request
+ * that has to wait (l7_pool_want()), the work opens it and binds the
+ * waiting requests as usual, closes what none of them took, and every
+ * binding retires its connection instead of giving it back.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -69,6 +76,12 @@ static struct sockaddr *l7_pool_sa(const struct l7_pool *pool,
 		sa->sin.sin_port = pool->bport;
 	}
 	return &sa->sa;
+}
+
+/* whether the pool keeps pool_min_idle ready (the service's option) */
+static bool l7_pool_prefork(const struct l7_pool *pool)
+{
+	return !READ_ONCE(pool->ls->no_prefork);
 }
 
 static void l7_pool_kick(struct l7_pool *pool, unsigned long delay)
@@ -125,6 +138,7 @@ static void l7_pool_failed(struct l7_pool *pool)
 {
 	pool->down = true;
 	pool->probing = false;
+	WRITE_ONCE(pool->wanted, 0);	/* the requests ask another server */
 	pool->backoff_ms = clamp(pool->backoff_ms * 2, L7_BACKOFF_MIN_MS,
 				 L7_BACKOFF_MAX_MS);
 	pool->retry_at = jiffies + msecs_to_jiffies(pool->backoff_ms);
@@ -355,8 +369,11 @@ static bool l7_pool_needs_more(struct l7_pool *pool)
 	bool more;
 
 	spin_lock_bh(&pool->lock);
+	if (l7_pool_prefork(pool))
+		WRITE_ONCE(pool->wanted, 0);
 	more = !pool->dying && pool->weight > 0 &&
-	       pool->n_idle < l7_pool_min_idle &&
+	       (pool->wanted ||
+		(l7_pool_prefork(pool) && pool->n_idle < l7_pool_min_idle)) &&
 	       pool->n_idle + pool->n_busy < l7_pool_max;
 	spin_unlock_bh(&pool->lock);
 	return more;
@@ -426,22 +443,43 @@ static unsigned long l7_pool_open_wait(struct l7_pool *pool)
 	return 0;
 }
 
-static void l7_pool_refill_work(struct work_struct *work)
+/*
+ * Close the connections the server closed, and the idle ones that are
+ * too old - or, with @idle, every idle one (weight 0, prefork off).
+ */
+static void l7_pool_reap(struct l7_pool *pool, bool idle)
 {
-	struct l7_pool *pool = container_of(to_delayed_work(work),
-					    struct l7_pool, refill);
-	union l7_sockaddr sa;
-	unsigned long trial;
+	struct l7_pconn *pc, *next;
 	LIST_HEAD(dead);
-	int err;
 
 	spin_lock_bh(&pool->lock);
 	list_splice_init(&pool->dead, &dead);
-	l7_pool_age(pool, &dead);
+	if (idle) {
+		list_for_each_entry_safe(pc, next, &pool->idle, list) {
+			l7_pconn_unlink(pc);
+			l7_pconn_discard(pc, &dead);
+		}
+	} else {
+		l7_pool_age(pool, &dead);
+	}
 	spin_unlock_bh(&pool->lock);
 	if (!list_empty(&dead))
 		synchronize_rcu();	/* the packet hook may still see them */
 	l7_pconn_close_list(&dead);
+}
+
+static void l7_pool_refill_work(struct work_struct *work)
+{
+	struct l7_pool *pool = container_of(to_delayed_work(work),
+					    struct l7_pool, refill);
+	bool prefork = l7_pool_prefork(pool);
+	union l7_sockaddr sa;
+	unsigned long trial;
+	int err;
+
+	/* without pools, waiting requests first: the reaping waits for RCU */
+	if (prefork)
+		l7_pool_reap(pool, false);
 
 	while (l7_pool_needs_more(pool)) {
 		unsigned long wait;
@@ -464,9 +502,12 @@ static void l7_pool_refill_work(struct work_struct *work)
 				pr_info("l7: real server %pISpc refuses connections (%d)\n",
 					l7_pool_sa(pool, &sa), err);
 			l7_pool_failed(pool);
-		} else if (pool->probing) {
+		} else {
+			if (pool->wanted)
+				WRITE_ONCE(pool->wanted, pool->wanted - 1);
 			/* the trial's life starts now (a close undoes it) */
-			pool->probe_at = jiffies;
+			if (pool->probing)
+				pool->probe_at = jiffies;
 		}
 		spin_unlock_bh(&pool->lock);
 		if (err)
@@ -481,6 +522,9 @@ static void l7_pool_refill_work(struct work_struct *work)
 	/* connections came back, or were added: bind waiting requests */
 	if (READ_ONCE(pool->ls->waitq_len))
 		l7_queue_kick(pool->ls);
+	/* without pools, what they did not take is not kept */
+	if (!prefork)
+		l7_pool_reap(pool, true);
 	/* come back to age the idle ones; a pending kick stays as it is */
 	if (l7_pool_idle_ttl)
 		l7_pool_again(pool, l7_pool_idle_ttl * HZ / 4);
@@ -511,23 +555,53 @@ int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
  */
 void l7_pool_set_weight(struct l7_pool *pool, int weight)
 {
-	struct l7_pconn *pc, *next;
-	LIST_HEAD(idle);
-
 	spin_lock_bh(&pool->lock);
 	pool->weight = weight;
-	if (weight <= 0) {
-		list_for_each_entry_safe(pc, next, &pool->idle, list) {
-			l7_pconn_unlink(pc);
-			l7_pconn_discard(pc, &idle);
-		}
-	} else {
+	if (weight > 0)
+		l7_pool_kick(pool, 0);
+	else
+		WRITE_ONCE(pool->wanted, 0);
+	spin_unlock_bh(&pool->lock);
+	if (weight > 0)
+		return;
+	l7_pool_reap(pool, true);
+	/* without pools, a request that asked this server asks another */
+	if (!l7_pool_prefork(pool) && READ_ONCE(pool->ls->waitq_len))
+		l7_queue_kick(pool->ls);
+}
+
+/* The service's prefork option changed: the work fills or empties it. */
+void l7_pool_mode_changed(struct l7_pool *pool)
+{
+	spin_lock_bh(&pool->lock);
+	l7_pool_kick(pool, 0);
+	spin_unlock_bh(&pool->lock);
+}
+
+/*
+ * Under RCU, a request of a service without pre-forked pools waits (it
+ * is in the service's queue) for a connection to @pool's server, which
+ * dispatch chose for it: one more is opened, unless the connections
+ * being opened for the service's waiting requests are enough already -
+ * a request that waits again after another took the connection opened
+ * for it asks only when every waiting request's connection is taken.
+ */
+void l7_pool_want(struct l7_pool *pool)
+{
+	struct l7_service *ls = pool->ls;
+	unsigned int opening = 0;
+	struct l7_dest *ld;
+
+	list_for_each_entry_rcu(ld, &ls->dests, list)
+		opening += READ_ONCE(ld->pool.wanted);
+	if (opening >= READ_ONCE(ls->waitq_len))
+		return;
+	spin_lock_bh(&pool->lock);
+	if (pool->weight > 0 && !pool->down) {
+		WRITE_ONCE(pool->wanted, pool->wanted + 1);
 		l7_pool_kick(pool, 0);
 	}
 	spin_unlock_bh(&pool->lock);
-	if (!list_empty(&idle))
-		synchronize_rcu();	/* the packet hook may still see them */
-	l7_pconn_close_list(&idle);
 }
 
 void l7_pool_destroy(struct l7_pool *pool)
@@ -587,7 +661,7 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 			pool->stats.reused++;
 		if (first)
 			l7_pconn_hash(pc);
-		if (pool->n_idle < l7_pool_min_idle)
+		if (pool->n_idle < l7_pool_min_idle && l7_pool_prefork(pool))
 			l7_pool_kick(pool, 0);	/* keep min_idle ready */
 	}
 	spin_unlock_bh(&pool->lock);
@@ -598,6 +672,8 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
  * Any context: a binding is done with @pc.  With @keep it goes back to
  * the idle list (the newest end) for the next request of any client;
  * otherwise it is retired - its server was told already - and replaced.
+ * Without pre-forked pools it is retired either way: a kept one is reset
+ * at the numbers the binding left it with.
  */
 void l7_pool_release(struct l7_pconn *pc, bool keep)
 {
@@ -606,7 +682,8 @@ void l7_pool_release(struct l7_pconn *pc, bool keep)
 	spin_lock_bh(&pool->lock);
 	if (pc->state == L7_PC_BUSY) {
 		l7_pconn_unlink(pc);
-		if (keep && pool->weight > 0 && !pool->dying) {
+		if (keep && pool->weight > 0 && !pool->dying &&
+		    l7_pool_prefork(pool)) {
 			pc->state = L7_PC_IDLE;
 			pc->born = jiffies;
 			pc->ack_owed = true;

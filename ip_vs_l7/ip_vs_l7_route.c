@@ -44,6 +44,8 @@ struct l7_route {
 	struct l7_service	*ls;
 	const struct l7_rset	*set;
 	struct l7_route_scratch	*x;
+	/* without pre-forked pools: where to ask for a connection */
+	struct l7_pool		**want;
 };
 
 /* under RCU: the server of @ls that @m names, if it is one */
@@ -96,11 +98,45 @@ static bool l7_route_ready(void *ctx, unsigned int pi)
 	return false;
 }
 
+/* member @m of the pool last looked at: its connection, or one to ask */
+static struct l7_pconn *l7_route_take(struct l7_route *r, int m)
+{
+	struct l7_pconn *pc;
+
+	if (m < 0)
+		return NULL;
+	pc = l7_pool_take(&r->x->dest[m]->pool);
+	if (!pc && r->want)
+		*r->want = &r->x->dest[m]->pool;
+	return pc;
+}
+
+/* smooth WRR among the members of pool @pi, with an idle one or @any */
+static int l7_route_wrr(struct l7_route *r, unsigned int pi, bool any)
+{
+	struct l7_rpool *pool = r->set->pools[pi];
+	struct l7_route_scratch *x = r->x;
+	unsigned int i;
+	int m;
+
+	l7_route_members(r, pi);
+	for (i = 0; i < pool->n_members && !any; i++)
+		if (x->load[i].weight &&
+		    !READ_ONCE(x->dest[i]->pool.n_idle))
+			x->load[i].weight = 0;
+	spin_lock(&pool->lock);
+	m = l7_pick_wrr(&pool->wrr, x->load, pool->n_members);
+	spin_unlock(&pool->lock);
+	x->pool = -1;	/* ->load changed */
+	return m;
+}
+
 /*
  * A pooled connection to a member of pool @pi, by the pool's policy, or
  * NULL: none idle now (the request waits).  WLO and WRR choose among the
  * members with an idle connection; a hash keeps a key on its member and
- * waits for it rather than break affinity.
+ * waits for it rather than break affinity.  Without pre-forked pools,
+ * the member to ask for a connection is chosen by the same policy.
  */
 static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
 {
@@ -109,7 +145,7 @@ static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
 	unsigned int n = 0, i;
 	const u8 *key;
 	u32 key_len;
-	int m = -1;
+	int m;
 
 	l7_route_members(r, pi);
 	switch (pool->policy) {
@@ -118,22 +154,17 @@ static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
 			break;	/* no such cookie or header: by load */
 		m = l7_pick_chash(pool->ring, pool->n_points, x->load,
 				  pool->n_members, l7_hash_bytes(key, key_len));
-		return m < 0 ? NULL : l7_pool_take(&x->dest[m]->pool);
+		return l7_route_take(r, m);
 	case IPVS_L7_POLICY_WRR:
-		for (i = 0; i < pool->n_members; i++)
-			if (x->load[i].weight &&
-			    !READ_ONCE(x->dest[i]->pool.n_idle))
-				x->load[i].weight = 0;
-		spin_lock(&pool->lock);
-		m = l7_pick_wrr(&pool->wrr, x->load, pool->n_members);
-		spin_unlock(&pool->lock);
-		x->pool = -1;	/* ->load changed */
-		return m < 0 ? NULL : l7_pool_take(&x->dest[m]->pool);
+		m = l7_route_wrr(r, pi, false);
+		if (m < 0 && r->want)
+			m = l7_route_wrr(r, pi, true);
+		return l7_route_take(r, m);
 	}
 	for (i = 0; i < pool->n_members; i++)
 		if (x->load[i].weight)
 			x->cand[n++] = x->dest[i];
-	return l7_pick_among(r->ls, x->cand, n);
+	return l7_pick_among(r->ls, x->cand, n, r->want);
 }
 
 /*
@@ -149,7 +180,10 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 {
 	struct l7_service *ls = c->ls;
 	struct l7_rkey key;
-	struct l7_route r = { .ls = ls };
+	struct l7_route r = {
+		.ls = ls,
+		.want = READ_ONCE(ls->no_prefork) ? &c->want : NULL,
+	};
 	struct l7_pconn *pc = NULL;
 	struct l7_verdict v;
 	struct l7_rrule *rule;
@@ -160,7 +194,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	r.set = l7_rules_lookup(ls->net, &key);
 	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
-		pc = l7_pick_among(ls, NULL, 0);
+		pc = l7_pick_among(ls, NULL, 0, r.want);
 		goto out;
 	}
 	r.x = this_cpu_ptr(l7_scratch);
@@ -172,7 +206,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	l7_rules_decide(r.set->match, r.set->n_rules, &r.x->view,
 			l7_route_ready, &r, &v);
 	if (v.kind == L7_V_SERVICE) {
-		pc = l7_pick_among(ls, NULL, 0);
+		pc = l7_pick_among(ls, NULL, 0, r.want);
 		goto out;
 	}
 	rule = v.rule >= 0 ? r.set->rules[v.rule] : NULL;

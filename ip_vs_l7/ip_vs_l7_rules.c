@@ -359,7 +359,8 @@ static int l7_rset_adopt_counts(struct l7_rset *s, const struct l7_rset *old)
 /* whether any option of @o is not the default */
 static bool l7_ropts_set(const struct l7_ropts *o)
 {
-	return o->forwarded != IPVS_L7_FORWARDED_DEFAULT;
+	return o->forwarded != IPVS_L7_FORWARDED_DEFAULT ||
+	       o->prefork != IPVS_L7_PREFORK_ON;
 }
 
 /* the options of @old (NULL: none), those @mask names taken from @new */
@@ -370,6 +371,8 @@ static void l7_ropts_merge(struct l7_ropts *out, const struct l7_rset *old,
 		*out = old->opts;
 	if (mask & BIT(IPVS_L7_OPT_ATTR_FORWARDED))
 		out->forwarded = new->forwarded;
+	if (mask & BIT(IPVS_L7_OPT_ATTR_PREFORK))
+		out->prefork = new->prefork;
 }
 
 /*
@@ -571,8 +574,11 @@ int l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
 		      struct netlink_ext_ack *extack)
 {
 	struct l7_rchange chg = { .opts = opts, .opts_mask = mask };
+	int err = l7_rules_change(net, key, &chg, extack);
 
-	return l7_rules_change(net, key, &chg, extack);
+	if (!err && mask & BIT(IPVS_L7_OPT_ATTR_PREFORK))
+		l7_service_opts_changed(net);
+	return err;
 }
 EXPORT_SYMBOL_GPL(l7_rules_set_opts);
 
@@ -585,7 +591,7 @@ static void l7_rentry_remove(struct l7_rentry *e)
 }
 
 /* @key's set, or with @key NULL every set of @net */
-void l7_rules_flush(struct net *net, const struct l7_rkey *key)
+static void __l7_rules_flush(struct net *net, const struct l7_rkey *key)
 {
 	struct hlist_node *next;
 	struct l7_rentry *e;
@@ -603,6 +609,13 @@ void l7_rules_flush(struct net *net, const struct l7_rkey *key)
 					l7_rentry_remove(e);
 	}
 	mutex_unlock(&l7_rules_mutex);
+}
+
+/* ... and the services of @net take their pools' mode from what is left */
+void l7_rules_flush(struct net *net, const struct l7_rkey *key)
+{
+	__l7_rules_flush(net, key);
+	l7_service_opts_changed(net);
 }
 EXPORT_SYMBOL_GPL(l7_rules_flush);
 
@@ -636,9 +649,10 @@ unsigned int l7_rules_generation(void)
 }
 EXPORT_SYMBOL_GPL(l7_rules_generation);
 
+/* IPVS flushes the namespace's services after: no pool is to refill */
 static void __net_exit l7_rules_net_exit(struct net *net)
 {
-	l7_rules_flush(net, NULL);
+	__l7_rules_flush(net, NULL);
 }
 
 static struct pernet_operations l7_rules_net_ops = {

@@ -119,6 +119,7 @@ struct l7_rrule {
 /* a key's options; zero is "default" for each */
 struct l7_ropts {
 	u32	forwarded;	/* enum ipvs_l7_forwarded */
+	u32	prefork;	/* enum ipvs_l7_prefork */
 };
 
 /* One key's rules, pools and options, as the data path sees them. */

@@ -21,6 +21,7 @@
 #include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_rules.h"
 
 /* every l7 service, for /proc and for setup; under l7_services_mutex */
 LIST_HEAD(l7_services);
@@ -121,6 +122,48 @@ bool l7_service_ipvs_conn(struct net *net, u16 af,
 		return false;
 	__ip_vs_conn_put(cp);
 	return true;
+}
+
+/* whether the key of @ls has the option prefork off in the rule store */
+static bool l7_service_no_prefork(const struct l7_service *ls)
+{
+	const struct l7_rset *set;
+	struct l7_rkey key;
+	bool off;
+
+	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
+	rcu_read_lock();
+	set = l7_rules_lookup(ls->net, &key);
+	off = set && set->opts.prefork == IPVS_L7_PREFORK_OFF;
+	rcu_read_unlock();
+	return off;
+}
+
+/*
+ * The prefork option of a key of @net changed in the rule store (or may
+ * have: a flush).  Every pooled service of @net takes it from there; the
+ * pools of one that changed are kicked, to fill up or to empty.  Under
+ * l7_services_mutex, which keeps the services and their servers alive
+ * and orders this against l7_service_init() reading the option.
+ */
+void l7_service_opts_changed(struct net *net)
+{
+	struct l7_service *ls;
+	struct l7_dest *ld;
+	bool off;
+
+	mutex_lock(&l7_services_mutex);
+	list_for_each_entry(ls, &l7_services, list) {
+		if (!ls->hashed || !net_eq(ls->net, net))
+			continue;
+		off = l7_service_no_prefork(ls);
+		if (off == ls->no_prefork)
+			continue;
+		WRITE_ONCE(ls->no_prefork, off);
+		list_for_each_entry(ld, &ls->dests, list)
+			l7_pool_mode_changed(&ld->pool);
+	}
+	mutex_unlock(&l7_services_mutex);
 }
 
 static struct l7_dest *l7_dest_find(struct l7_service *ls,
@@ -237,6 +280,7 @@ int l7_service_init(struct ip_vs_service *svc)
 		ls->vaddr = svc->addr;
 		ls->vport = svc->port;
 		ls->hashed = true;
+		ls->no_prefork = l7_service_no_prefork(ls);
 		hlist_add_head_rcu(&ls->hnode,
 				   &l7_svc_hash[l7_svc_hashfn(ls->net, ls->af,
 							      &ls->vaddr,

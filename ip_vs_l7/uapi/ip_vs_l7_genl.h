@@ -333,12 +333,28 @@ enum ipvs_l7_forwarded {
 #define IPVS_L7_FORWARDED_MAX (__IPVS_L7_FORWARDED_MAX - 1)
 
 /*
+ * Whether the service's real servers have pools of pre-established
+ * connections (IPVS_L7_OPT_ATTR_PREFORK).  OFF is a baseline for
+ * measurements, what post-splicing switches (TCPSP) cost: no connection
+ * is kept idle, one is opened to the chosen server for each request that
+ * waits for it and closed after its response.
+ */
+enum ipvs_l7_prefork {
+	IPVS_L7_PREFORK_ON,		/* pool_min_idle kept ready (default) */
+	IPVS_L7_PREFORK_OFF,		/* a connection per request */
+
+	__IPVS_L7_PREFORK_MAX,
+};
+#define IPVS_L7_PREFORK_MAX (__IPVS_L7_PREFORK_MAX - 1)
+
+/*
  * Per-service options: each one optional in SET_OPTIONS, all present in
  * GET_OPTIONS' answer.  Every option's zero value is "default".
  */
 enum {
 	IPVS_L7_OPT_ATTR_UNSPEC,
 	IPVS_L7_OPT_ATTR_FORWARDED,	/* u32 enum ipvs_l7_forwarded */
+	IPVS_L7_OPT_ATTR_PREFORK,	/* u32 enum ipvs_l7_prefork */
 
 	__IPVS_L7_OPT_ATTR_MAX,
 };

@@ -8,8 +8,11 @@
 # same load generators.  B4r10, B4r100 and B4r1000 are B4 with that many
 # content rules (W1 only; B4 is the 0-rule run); B4xff is B4 whose service
 # puts the client's address in X-Forwarded-For (W1 only; B4 follows the
-# module's forwarded parameter, off unless changed).  MEM is not a load
-# but the director's memory for N idle client connections (mem_cell).
+# module's forwarded parameter, off unless changed).  B5 is B4 whose
+# service has the option prefork off (issue 13's baseline: a backend
+# connection opened for each request and closed after it, what
+# post-splicing without pre-forked pools costs).  MEM is not a load but
+# the director's memory for N idle client connections (mem_cell).
 # Writes meta.txt, cells.csv (one row per cell and repetition) and
 # mem.csv (one row per MEM cell) to $L7_RESULTS for scripts/bench-report.
 set -eu
@@ -17,7 +20,7 @@ set -eu
 
 REPS=3
 SECS=8
-CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000"
+CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5"
 WORKLOADS="W1 W2 W3 W4 W5 W6 W7 MEM"
 CPU_MAX="25000 100000"
 MEM_CONNS=10000
@@ -46,6 +49,7 @@ base_of() {
 	B4) echo "http://$L7TB_VIP:82" ;;
 	B4xff) echo "http://$L7TB_VIP:86" ;;
 	B4r*) echo "http://$L7TB_VIP:$(rules_port "$1")" ;;
+	B5) echo "http://$L7TB_VIP:87" ;;
 	B2) echo "http://$L7TB_VIP:8080" ;;
 	B3) echo "http://$L7TB_VIP:8081" ;;
 	esac
@@ -108,6 +112,8 @@ config_up() {
 	B4) ipvs_up l7 82 ;;
 	B4xff) xff_up 86 ;;
 	B4r*) rules_up "${1#B4r}" "$(rules_port "$1")" ;;
+	B5) ipvs_up l7 87
+	    in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" set-prefork "$L7TB_VIP:87" off ;;
 	B2) "$BENCH/proxy" start haproxy 8080 ;;
 	B3) "$BENCH/proxy" start nginx 8081 ;;
 	esac
@@ -123,6 +129,8 @@ workloads_of() {
 	case $1 in
 	B1wlc) w=$(only W4 W7) ;;
 	B4r* | B4xff) w=$(only W1) ;;
+	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
+	B5) w=$(only W1 W6 W7) ;;
 	B0) w=$(echo "$w" | tr ' ' '\n' | grep -vx MEM) ;;
 	esac
 	# shellcheck disable=SC2086
@@ -367,7 +375,8 @@ meta() {
 # module_meta: what the l7 configurations ran with, for the report's
 # labels: every parameter of ip_vs_l7 (l7_param_NAME=VALUE) and each l7
 # service's own options as l7nl.py prints them (l7_options_CONFIG=...),
-# its forwarded one apart (l7_forwarded_CONFIG=default|off|xff|...)
+# its forwarded and prefork ones apart (l7_forwarded_CONFIG=default|off|
+# xff|..., l7_prefork_CONFIG=on|off)
 module_meta() {
 	local p cfg o c
 	# what one object of IPVS's and the module's connection caches takes
@@ -385,6 +394,9 @@ module_meta() {
 			"$(base_of "$cfg" | sed 's|^http://||')") || continue
 		echo "l7_options_$cfg=$o"
 		echo "l7_forwarded_$cfg=$(echo "$o" | sed -n 's/.*forwarded \([^ ]*\).*/\1/p')"
+		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" prefork \
+			"$(base_of "$cfg" | sed 's|^http://||')") || continue
+		echo "l7_prefork_$cfg=$o"
 	done
 }
 

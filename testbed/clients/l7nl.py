@@ -43,10 +43,12 @@ FAMILY, VERSION = "IPVS_L7", 1
  CMD_REPLACE_POOL, CMD_SET_RULESET, CMD_FLUSH, CMD_GET_RULE, CMD_GET_POOL,
  CMD_GET_INFO, CMD_SET_OPTIONS, CMD_GET_OPTIONS) = range(1, 14)
 A_SERVICE, A_RULE, A_POOL, A_RULES, A_POOLS, A_INFO, A_OPTIONS = range(1, 8)
-OPT_FORWARDED = 1
+OPT_FORWARDED, OPT_PREFORK = 1, 2
 # enum ipvs_l7_forwarded, by the names ipvsadm --forwarded takes
 FORWARDED = {"default": 0, "off": 1, "xff": 2, "xff-replace": 3,
              "forwarded": 4}
+# enum ipvs_l7_prefork
+PREFORK = {"on": 0, "off": 1}
 SVC_AF, SVC_PROTOCOL, SVC_ADDR, SVC_PORT = range(1, 5)
 POLICY_WLO, POLICY_WRR, POLICY_HASH = range(3)
 HASH_URI, HASH_HOST, HASH_COOKIE, HASH_HEADER = range(4)
@@ -341,8 +343,10 @@ class Genl:
             out.append(p)
         return out
 
-    def set_options(self, key, forwarded=None):
+    def set_options(self, key, forwarded=None, prefork=None):
         opts = [u32(OPT_FORWARDED, forwarded)] if forwarded is not None else []
+        if prefork is not None:
+            opts.append(u32(OPT_PREFORK, prefork))
         self.do(CMD_SET_OPTIONS, key, nest(A_OPTIONS, *opts))
 
     def options(self, key):
@@ -455,6 +459,13 @@ def main(argv):
             names = {v: k for k, v in FORWARDED.items()}
             o, _ = g.options(parse_vs(args[0]))
             print("forwarded", names.get(o[OPT_FORWARDED], o[OPT_FORWARDED]))
+        elif cmd == "set-prefork":
+            # set-prefork VIP:PORT on|off
+            g.set_options(parse_vs(args[0]), prefork=PREFORK[args[1]])
+        elif cmd == "prefork":
+            names = {v: k for k, v in PREFORK.items()}
+            o, _ = g.options(parse_vs(args[0]))
+            print(names.get(o[OPT_PREFORK], o[OPT_PREFORK]))
         elif cmd == "flush":
             g.do(CMD_FLUSH, *[parse_vs(a) for a in args])
         else:

@@ -389,7 +389,7 @@ def options_checks(g):
     def fwd(key=VS):
         o, k = g.options(key)
         eq(k, decode_key(key[4:]), "the answer's key")
-        eq(sorted(o), [OPT_FORWARDED], "options answered")
+        eq(sorted(o), [OPT_FORWARDED, OPT_PREFORK], "options answered")
         return o[OPT_FORWARDED]
 
     def opts(*attrs, key=VS):
@@ -437,6 +437,25 @@ def options_checks(g):
         expect_err(errno.ERANGE, g.set_options, VS, 5)
         eq(fwd(), FORWARDED["off"], "after a refused value")
 
+    @check("options: prefork off and on, apart from forwarded; off alone keeps a key")
+    def _():
+        def prefork(key=VS):
+            return g.options(key)[0][OPT_PREFORK]
+        eq(prefork(), PREFORK["on"], "the default")
+        g.set_options(VS, prefork=PREFORK["off"])
+        eq((prefork(), fwd()), (PREFORK["off"], FORWARDED["off"]), "off")
+        g.set_options(VS, forwarded=FORWARDED["xff"])
+        eq((prefork(), fwd()), (PREFORK["off"], FORWARDED["xff"]),
+           "forwarded changed alone")
+        g.set_options(VS, prefork=PREFORK["on"])
+        eq((prefork(), fwd()), (PREFORK["on"], FORWARDED["xff"]), "on")
+        lone = service("198.51.100.1", 82)
+        g.set_options(lone, prefork=PREFORK["off"])
+        eq(prefork(lone), PREFORK["off"], "a key with only prefork off")
+        g.set_options(lone, prefork=PREFORK["on"])
+        eq(prefork(lone), PREFORK["on"], "back on")
+        g.set_options(VS, forwarded=FORWARDED["off"])
+
     @check("options: FLUSH of the key clears them, of all keys every key's")
     def _():
         g.do(CMD_FLUSH, VS)
@@ -451,7 +470,9 @@ def options_checks(g):
         for v in (5, 0xffffffff):
             expect_err(errno.ERANGE, g.set_options, VS, v)
         expect_err(errno.EINVAL, opts, u16(OPT_FORWARDED, 1))
-        expect_err(errno.EINVAL, opts, u32(OPT_FORWARDED, 1), u32(2, 1))
+        expect_err(errno.EINVAL, opts, u32(OPT_FORWARDED, 1), u32(3, 1))
+        expect_err(errno.ERANGE, opts, u32(OPT_PREFORK, 2))
+        expect_err(errno.EINVAL, opts, u16(OPT_PREFORK, 1))
         expect_err(errno.EINVAL, opts)
         expect_err(errno.EINVAL, g.do, CMD_SET_OPTIONS, VS,
                    nla(A_OPTIONS, u32(OPT_FORWARDED, 1)))

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # ipvsadm_l7 VM suite: the patched ipvsadm (make ipvsadm, ipvsadm-patch/)
 # against ip_vs_l7's IPVS_L7 family - pools and rules added, listed, saved,
-# flushed and restored; the --forwarded option of l7 services set, listed,
-# saved, cleared and restored; every bad input refused with one line and a
+# flushed and restored; the --forwarded and --prefork options of l7
+# services set, listed, saved, cleared and restored; every bad input refused with one line and a
 # non-zero status; and, without rules or without the module, output
 # byte for byte that of Debian's ipvsadm.  Runs inside the guest.
 set -u
@@ -246,6 +246,30 @@ forwarded_option() {
 	new -C
 }
 
+# --prefork: off on the service's line in -Ln and -Sn (after --forwarded),
+# read back through the family, kept over -D/-A, on again shows nothing
+prefork_option() {
+	new -C && add_service "$VS" l7 1 2 3 || return 1
+	new -E -t "$VS" -s l7 --forwarded xff --prefork off || return 1
+	new -Ln -t "$VS" | grep -qx "TCP  $VS l7 forwarded xff prefork off" ||
+		{ new -Ln -t "$VS"; return 1; }
+	[ "$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" prefork "$VS")" = off ] || return 1
+	new -Sn | grep -qx -- "-A -t $VS -s l7 --forwarded xff --prefork off" ||
+		{ new -Sn; return 1; }
+	new -D -t "$VS" && new -A -t "$V2" -s l7 --prefork off || return 1
+	new -Sn > "$TMP/saved" || return 1
+	[ "$(cat "$TMP/saved")" = "-A -t $V2 -s l7 --prefork off" ] || { cat "$TMP/saved"; return 1; }
+	new -C && new -R < "$TMP/saved" || return 1
+	new -Sn | cmp -s - "$TMP/saved" || { new -Sn | diff "$TMP/saved" -; return 1; }
+	new -E -t "$V2" -s l7 --prefork on || return 1
+	[ "$(new -Sn)" = "-A -t $V2 -s l7" ] || { new -Sn; return 1; }
+	refused "illegal --prefork mode .maybe'" -E -t "$V2" -s l7 --prefork maybe &&
+		refused 'with -s l7' -A -t "$L7TB_VIP:8082" -s rr --prefork off &&
+		refused "Illegal 'prefork' option" -a -t "$V2" -r 192.0.2.12:80 --prefork off ||
+		return 1
+	new -C
+}
+
 t_check "stock output, ip_vs_l7 absent" stock_output_without_module
 t_check "-C without ip_vs_l7" flush_without_module
 t_check "stock output, l7 service without rules" stock_output_l7_no_rules
@@ -257,6 +281,7 @@ t_check "bad input: one line, status != 0" bad_input_refused
 t_check "edit and delete pools and rules" edit_and_delete
 t_check "rule limit" rule_limit_refused
 t_check "--forwarded: -Ln and -Sn show it, kept over -D/-A, -C resets, -R restores, bad modes refused" forwarded_option
+t_check "--prefork off: -Ln and -Sn show it, -R restores, on shows nothing, bad modes refused" prefork_option
 
 echo "refusals seen:"
 sed 's/^/     /' "$TMP/refusals" 2>/dev/null

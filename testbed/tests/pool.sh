@@ -119,6 +119,62 @@ edit_scheduler_creates_and_releases() {
 	in_dir ipvsadm -D -t "$VS"
 }
 
+# passive opens of every backend together (each Apache's /proc/PID/net is
+# its namespace's)
+passive_opens() {
+	local b n=0
+	for b in $L7TB_BACKENDS; do
+		n=$((n + $(awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $7 }' \
+			"/proc/$(cat "$L7TB_RUN/$b/httpd.pid")/net/snmp")))
+	done
+	echo $n
+}
+
+# pools_empty: no idle pooled connection, none established, anywhere
+pools_empty() {
+	local b
+	for b in $L7TB_BACKENDS; do
+		expect_pool "$b" 0 0 || return 1
+	done
+}
+
+# Option prefork off (issue 13's baseline B5): no connection kept idle,
+# one opened to the server of each request and closed after its
+# response - on one keep-alive client connection, requests bytes-exact;
+# prefork on again refills every pool.
+prefork_off_conn_per_request() {
+	local n=30 url=http://$L7TB_VIP/static/10k.bin digest dir b i
+	local args=() opens connects
+	add_service "$VS" l7 1 1 1 || return 1
+	for b in $L7TB_BACKENDS; do
+		wait_for expect_pool "$b" $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+	done
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" set-prefork "$VS" off || return 1
+	[ "$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" prefork "$VS")" = off ] || return 1
+	wait_for pools_empty || { echo "idle connections kept"; pool_report; return 1; }
+	digest=$(awk '$2 == "static/10k.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS")
+	dir=$(mktemp -d)
+	for i in $(seq 1 $n); do args+=(-o "$dir/$i" "$url"); done
+	opens=$(passive_opens)
+	connects=$(in_cli curl -sS --fail --max-time 60 -w '%{num_connects}\n' "${args[@]}" |
+		awk '{ s += $1 } END { print s }') || { rm -rf "$dir"; return 1; }
+	opens=$(($(passive_opens) - opens))
+	for i in $(seq 1 $n); do
+		[ "$(sha256sum < "$dir/$i" | cut -d' ' -f1)" = "$digest" ] ||
+			{ echo "response $i not exact"; rm -rf "$dir"; return 1; }
+	done
+	rm -rf "$dir"
+	echo "$n requests on $connects client connection(s): $opens backend connections opened"
+	[ "$connects" = 1 ] && [ "$opens" = $n ] || { pool_report; return 1; }
+	wait_for pools_empty || { echo "connections kept after their response"; pool_report; return 1; }
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" set-prefork "$VS" on || return 1
+	for b in $L7TB_BACKENDS; do
+		wait_for expect_pool "$b" $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
+	done
+	in_dir ipvsadm -D -t "$VS"
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" flush
+}
+
 t_check "pool: $MIN_IDLE idle connections to every real server" pools_fill
 t_check "pool: weight 0 closes idle connections, weight 1 refills" weight0_closes_idle
 t_check "pool: stopped server marked down, refilled once it is back" stopped_server_down_then_back
@@ -126,6 +182,7 @@ t_check "pool: connections the server closes while idle are replaced" server_clo
 t_check "pool: removed real server releases its connections" removed_server_releases_pool
 t_check "pool: removed service releases every connection" removed_service_releases_pools
 t_check "pool: ipvsadm -E to l7 and back creates and releases pools" edit_scheduler_creates_and_releases
+t_check "pool: prefork off opens a connection per request and keeps none idle, on refills" prefork_off_conn_per_request
 
 testbed_down
 t_summary
