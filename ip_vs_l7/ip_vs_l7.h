@@ -494,7 +494,7 @@ bool l7_binding_timer(struct l7_conn *c);
 bool l7_rsp_copy_wanted(const struct l7_conn *c);
 void l7_rsp_copy_taken(struct l7_conn *c, struct l7_binding *b);
 void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b);
-bool l7_rsp_copy_timer(struct l7_conn *c);
+void l7_rsp_copy_timer(struct l7_conn *c);
 
 /* ip_vs_l7_splice.c */
 int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep);

@@ -311,7 +311,7 @@ int l7_bind(struct l7_conn *c)
 	 */
 	if (b->rsp_head)
 		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
-				  c->req.version_minor != 0);
+				  !c->req.keep_alive);
 	atomic_inc(&pc->pool->outstanding);
 
 	if (list_empty(&c->bindings))

@@ -712,11 +712,11 @@ void l7_client_timer(struct l7_conn *c)
 		c->dead = true;
 		return;
 	}
+	/* what may be due before the state's own deadline */
 	l7_ack_timer(c);
-	if (l7_rsp_copy_timer(c))
-		return;
+	l7_rsp_copy_timer(c);
 	if (time_before(jiffies, c->due)) {
-		l7_conn_timer_arm(c);	/* it was the ACK's turn */
+		l7_conn_timer_arm(c);
 		return;
 	}
 	switch (c->state) {

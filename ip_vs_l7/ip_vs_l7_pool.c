@@ -288,6 +288,14 @@ static void l7_pconn_close_list(struct list_head *head)
 	}
 }
 
+/* A pure ACK to an idle connection's server, at @t (read under the lock). */
+static void l7_pconn_ack(const struct l7_pconn *pc,
+			 const struct l7_pconn_tcp *t)
+{
+	l7_send_pconn(pc, 0, t->snd_nxt, t->rcv_nxt, t->win, t->ts,
+		      t->ts_last, t->ts_recent, NULL, 0);
+}
+
 /*
  * Timer: an idle connection's server still lacks our ACK of its last
  * response (l7_pool_release()); without it, it would send the tail
@@ -306,8 +314,7 @@ static void l7_pconn_ack_fn(struct timer_list *t)
 	tcp = pc->tcp;
 	spin_unlock_bh(&pool->lock);
 	if (owed)
-		l7_send_pconn(pc, 0, tcp.snd_nxt, tcp.rcv_nxt, tcp.win, tcp.ts,
-			      tcp.ts_last, tcp.ts_recent, NULL, 0);
+		l7_pconn_ack(pc, &tcp);
 }
 
 /* Connect one more socket to the pool's server and make it idle. */
@@ -745,8 +752,7 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	}
 	spin_unlock_bh(&pool->lock);
 	if (ack)
-		l7_send_pconn(pc, 0, t.snd_nxt, t.rcv_nxt, t.win, t.ts,
-			      t.ts_last, t.ts_recent, NULL, 0);
+		l7_pconn_ack(pc, &t);
 	return NF_DROP;
 }
 

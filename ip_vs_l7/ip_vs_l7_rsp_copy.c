@@ -114,16 +114,16 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 
 /*
  * The connection timer, c->lock held: resend the copies the client
- * lacks.  True if that was all that was due (the state's own deadline,
- * ->due, is still ahead); false lets the state's timer logic run.
+ * lacks, if their time has come.  The timer's state logic runs after,
+ * if ->due has come too.
  */
-bool l7_rsp_copy_timer(struct l7_conn *c)
+void l7_rsp_copy_timer(struct l7_conn *c)
 {
 	struct l7_binding *b;
 	bool pending = false;
 
 	if (!c->copy_timer || time_before(jiffies, c->copy_due))
-		return false;
+		return;
 	list_for_each_entry(b, &c->bindings, node) {
 		if (l7_rsp_copy_unacked(c, b)) {
 			l7_rsp_copy_xmit(c, b);
@@ -136,9 +136,4 @@ bool l7_rsp_copy_timer(struct l7_conn *c)
 			c->copy_retries++;
 		l7_rsp_copy_arm(c);
 	}
-	if (!time_before(jiffies, c->due))
-		return false;
-	if (!pending)
-		l7_conn_timer_arm(c);
-	return true;
 }

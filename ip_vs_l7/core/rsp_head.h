@@ -32,8 +32,9 @@
  * The copy: interim (1xx) heads before the final one as they came; the
  * status line; every field but Connection and Keep-Alive (about the
  * pooled connection: its close, its timeout and request count); then
- * "Connection: keep-alive" (or "close").  Nothing that frames the response changes:
- * the copy frames to the same body (same Content-Length or chunking).
+ * "Connection: keep-alive" (or "close").  Nothing that frames the
+ * response changes: the copy frames to the same body (same
+ * Content-Length or chunking).
  */
 #ifndef _IP_VS_L7_CORE_RSP_HEAD_H
 #define _IP_VS_L7_CORE_RSP_HEAD_H
