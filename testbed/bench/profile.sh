@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# testbed/bench/profile.sh [--secs S] [--workload W] CONFIG...: where the
+# guest's CPU goes while one workload runs through each configuration
+# (B1rr = IPVS-NAT rr, B4 = ip_vs_l7), for finding the director's extra
+# cost per request.  perf samples every CPU (cpu-clock: the emulated CPU
+# has no hardware counters); per configuration it writes the requests
+# served, the samples taken and the symbols by share of samples to
+# $L7_RESULTS/profile-CONFIG.txt.  Run by scripts/profile.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+
+SECS=8
+W=W1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--secs) SECS=$2; shift 2 ;;
+	--workload) W=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+OUT=${L7_RESULTS:?}
+BENCH=$L7TB_DIR/bench
+
+port_of() {
+	case $1 in
+	B1rr) echo 80 ;;
+	B4) echo 82 ;;
+	*) echo "profile: unknown configuration $1" >&2; exit 2 ;;
+	esac
+}
+
+sched_of() {
+	case $1 in
+	B1rr) echo rr ;;
+	B4) echo l7 ;;
+	esac
+}
+
+"$L7TB_DIR/topology" up
+"$L7TB_DIR/apache" start --cpu-max "25000 100000"
+in_dir sysctl -qw net.ipv4.vs.conntrack=0
+for cfg in "$@"; do
+	port=$(port_of "$cfg")
+	in_dir ipvsadm -A -t "$L7TB_VIP:$port" -s "$(sched_of "$cfg")"
+	for b in $L7TB_BACKENDS; do
+		in_dir ipvsadm -a -t "$L7TB_VIP:$port" -r "$(backend_ip "$b"):80" -m -w 1
+	done
+done
+sleep 5	# the pools fill
+
+for cfg in "$@"; do
+	base=http://$L7TB_VIP:$(port_of "$cfg")
+	"$BENCH/load" "$W" "$base" 2 > /dev/null 2>&1 || true	# warm up
+	perf record -q -a -g -F 499 -o "$OUT/perf-$cfg.data" -- \
+		"$BENCH/load" "$W" "$base" "$SECS" > "$OUT/load-$cfg.txt" 2>/dev/null
+	{
+		cat "$OUT/load-$cfg.txt"
+		perf report -i "$OUT/perf-$cfg.data" --no-children --sort sym \
+			--stdio -g none 2>/dev/null | grep -v '^$' | head -n 80
+		echo "--- by module / kernel object"
+		perf report -i "$OUT/perf-$cfg.data" --no-children --sort dso \
+			--stdio -g none 2>/dev/null | grep -v '^$' | head -n 20
+	} > "$OUT/profile-$cfg.txt"
+	echo "profile: $cfg: $(cat "$OUT/load-$cfg.txt")"
+done
