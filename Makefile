@@ -170,7 +170,7 @@ clean:
 
 # ---- benchmark (not part of make check) ----
 # make bench: the whole matrix in one boot, about 70 minutes (W1-W6 25,
-# W7 10, MEM 25; the guest is given 100); results and
+# W1c1 2, W7 10, MEM 25; the guest is given 100); results and
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
@@ -180,6 +180,9 @@ clean:
 # W7, reported as B4 over B5.  W7 is the saturating CGI mix, MEM the
 # director's memory per idle client connection (issue 13's goals), e.g.
 # BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
+# W1c1: W1 with the guest's second vCPU offline (B1rr and B4 only), which
+# beside W1 gives issue 13's scaling from 1 to 2 vCPUs, e.g.
+# BENCH_CONFIGS="B1rr B4" BENCH_WORKLOADS="W1 W1c1"
 # BENCH_MEM_CONNS: MEM's idle connections (default 10,000; quick 2,000)
 
 .PHONY: bench

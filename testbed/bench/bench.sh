@@ -13,6 +13,9 @@
 # connection opened for each request and closed after it, what
 # post-splicing without pre-forked pools costs).  MEM is not a load but
 # the director's memory for N idle client connections (mem_cell).
+# W1c1 is W1 with the guest's second vCPU taken offline for the cell
+# (cpus_limit), B1rr and B4 only: beside their W1 cells, how each scales
+# from 1 to 2 vCPUs in the same boot.
 # Writes meta.txt, cells.csv (one row per cell and repetition) and
 # mem.csv (one row per MEM cell) to $L7_RESULTS for scripts/bench-report.
 set -eu
@@ -21,7 +24,7 @@ set -eu
 REPS=3
 SECS=8
 CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5"
-WORKLOADS="W1 W2 W3 W4 W5 W6 W7 MEM"
+WORKLOADS="W1 W1c1 W2 W3 W4 W5 W6 W7 MEM"
 CPU_MAX="25000 100000"
 MEM_CONNS=10000
 while [ $# -gt 0 ]; do
@@ -124,6 +127,7 @@ config_up() {
 # goal is stated against wlc); the rule sets cost per request, which W1
 # (the most requests a second) shows best.  Their other cells would cost
 # bench time and tell nothing new.  B0 has no director to weigh (MEM).
+# W1c1 is issue 13's scaling goal, B4 against IPVS (B1rr) alone.
 workloads_of() {
 	local w=$WORKLOADS
 	case $1 in
@@ -131,7 +135,9 @@ workloads_of() {
 	B4r* | B4xff) w=$(only W1) ;;
 	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
 	B5) w=$(only W1 W6 W7) ;;
-	B0) w=$(echo "$w" | tr ' ' '\n' | grep -vx MEM) ;;
+	B0) w=$(except MEM W1c1) ;;
+	B1rr | B4) ;;
+	*) w=$(except W1c1) ;;
 	esac
 	# shellcheck disable=SC2086
 	echo $w
@@ -142,6 +148,14 @@ only() {
 	local w
 	for w in "$@"; do
 		echo "$WORKLOADS" | tr ' ' '\n' | grep -x "$w" || true
+	done
+}
+
+# except W...: the chosen workloads but those
+except() {
+	local w
+	for w in $WORKLOADS; do
+		echo " $* " | grep -q " $w " || echo "$w"
 	done
 }
 
@@ -164,13 +178,58 @@ backend_counters() {
 	done
 }
 
+# ---- W1c1: the same load on fewer vCPUs ----
+# All namespaces share the guest's one kernel, so the director's vCPUs
+# are the guest's: a workload WcN runs W with only CPUs 0..N-1 online
+# (CPU hot-unplug; the kernel migrates tasks, timers and softirq work
+# off the others).  Pinning the load instead would not do: the
+# director's work is softirq on whichever CPU the veth's packets are
+# handled, which follows the sender, not a mask of ours.  The CPUs come
+# back after the cell and, through the EXIT trap, if the bench dies in
+# one.  /proc/stat's "cpu" line sums all CPUs, so CPU per request stays
+# comparable.
+
+# cpus_limit N: take every CPU but the first N offline
+cpus_limit() {
+	local f k
+	for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		k=${f#/sys/devices/system/cpu/cpu}
+		k=${k%/online}
+		[ "$k" -lt "$1" ] || [ "$(cat "$f")" = 0 ] || echo 0 > "$f" || return 1
+	done
+	[ "$(grep -c ^processor /proc/cpuinfo)" = "$1" ]
+}
+
+# cpus_all: every CPU online again
+cpus_all() {
+	local f
+	for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$f")" = 1 ] || echo 1 > "$f" ||
+			echo "bench: !!!! ${f%/online} stays offline !!!!" >&2
+	done
+}
+trap cpus_all EXIT
+
 # cell REP CONFIG WORKLOAD: one measurement, one CSV row
 cell() {
-	local rep=$1 cfg=$2 w=$3 before after res shares conns
+	local rep=$1 cfg=$2 w=$3 gen=$3 cpus='' before after res shares conns
+	case $w in
+	W*c[0-9]*) gen=${w%c*} cpus=${w##*c} ;;
+	esac
+	if [ -n "$cpus" ] && ! cpus_limit "$cpus"; then
+		cpus_all
+		echo "bench: !!!! $cfg $w rep $rep: CPUs not taken offline" \
+			"($(cat /sys/devices/system/cpu/online) online), no cell !!!!" |
+			tee -a "$OUT/load.log"
+		return 0
+	fi
+	[ -z "$cpus" ] || echo "bench: $cfg $w rep $rep: CPUs online" \
+		"$(cat /sys/devices/system/cpu/online)" >> "$OUT/load.log"
 	before=$(backend_counters)
-	res=$("$BENCH/load" "$w" "$(base_of "$cfg")" "$SECS" 2>> "$OUT/load.log") ||
+	res=$("$BENCH/load" "$gen" "$(base_of "$cfg")" "$SECS" 2>> "$OUT/load.log") ||
 		res="requests=0 secs=0 errors=-1 p50=- p90=- p99=- mean=- cpu=0"
 	after=$(backend_counters)
+	[ -z "$cpus" ] || cpus_all
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
