@@ -156,18 +156,29 @@ enum l7_end {
 	L7_END_COUNT
 };
 
+/*
+ * A service's counters, one set per CPU: a request or a connection bumps
+ * its own CPU's (no cache line shared by every CPU at request rate);
+ * readers add them up (l7_service_stats_read).  All u64: the sum treats
+ * them as an array.
+ */
 struct l7_service_stats {
-	atomic64_t	conns;		/* client handshakes completed */
-	atomic64_t	bad_requests;	/* heads answered 4xx/5xx by us */
-	atomic64_t	queued;		/* requests that waited for a conn */
-	atomic64_t	retried;	/* sent again: server closed first */
-	atomic64_t	rebinds;	/* requests after a connection's first */
-	atomic64_t	held;		/* pipelined heads held for their turn */
-	atomic64_t	refused_max;	/* handshakes refused: max_conns */
-	atomic64_t	refused_source;	/* ... max_conns_per_source */
-	atomic64_t	tunnels_refused; /* 101s past l7_max_tunnels */
-	atomic64_t	ended[L7_END_COUNT];
+	u64		conns;		/* client handshakes completed */
+	u64		bad_requests;	/* heads answered 4xx/5xx by us */
+	u64		queued;		/* requests that waited for a conn */
+	u64		retried;	/* sent again: server closed first */
+	u64		rebinds;	/* requests after a connection's first */
+	u64		held;		/* pipelined heads held for their turn */
+	u64		refused_max;	/* handshakes refused: max_conns */
+	u64		refused_source;	/* ... max_conns_per_source */
+	u64		tunnels_refused; /* 101s past l7_max_tunnels */
+	u64		ended[L7_END_COUNT];
 };
+
+/* any context: count one @field (an lvalue of struct l7_service_stats) */
+#define l7_service_count(ls, field)	this_cpu_inc((ls)->stats->field)
+void l7_service_stats_read(const struct l7_service *ls,
+			   struct l7_service_stats *sum);
 
 struct l7_service {
 	struct list_head	list;		/* in l7_services */
@@ -186,7 +197,7 @@ struct l7_service {
 	spinlock_t		waitq_lock;	/* after a conn's lock */
 	struct list_head	waitq;		/* L7C_QUEUED, oldest first */
 	unsigned int		waitq_len;
-	struct l7_service_stats	stats;
+	struct l7_service_stats	__percpu *stats;
 };
 
 /* the window scale the director announces (Linux's for a 6 MB rcvbuf) */

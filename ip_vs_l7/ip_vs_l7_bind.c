@@ -321,7 +321,7 @@ int l7_bind(struct l7_conn *c)
 	c->cur = b;
 	WRITE_ONCE(pc->conn, c);
 	if (c->requests++)
-		atomic64_inc(&c->ls->stats.rebinds);
+		l7_service_count(c->ls, rebinds);
 	c->retries = 0;
 	l7_head_consume(c, b->client_len);
 	/* what follows the copy in the client's stream is the guard's */
@@ -396,7 +396,7 @@ int l7_queue_add(struct l7_conn *c)
 	}
 	spin_unlock_bh(&ls->waitq_lock);
 	if (!err) {
-		atomic64_inc(&ls->stats.queued);
+		l7_service_count(ls, queued);
 		c->state = L7C_QUEUED;
 		l7_conn_expire_in(c, msecs_to_jiffies(l7_queue_timeout));
 	}
@@ -415,11 +415,20 @@ static void l7_queue_want(struct l7_conn *c)
 	c->want = NULL;
 }
 
-/* Any context; a no-op unless @c waits. */
+/*
+ * Any context; a no-op unless @c waits.  Every connection's teardown
+ * comes here, so the service's queue lock is taken only when @c is in
+ * the queue: an entry is added only under c->lock, which the callers
+ * hold or own a dead @c; one that l7_queue_kick() takes off without it
+ * is either seen still linked (and checked again under the lock) or
+ * already off, and the kick puts back only a live one.
+ */
 void l7_queue_del(struct l7_conn *c)
 {
 	struct l7_service *ls = c->ls;
 
+	if (list_empty(&c->wait_node))
+		return;
 	spin_lock_bh(&ls->waitq_lock);
 	if (!list_empty(&c->wait_node)) {
 		list_del_init(&c->wait_node);
@@ -639,7 +648,7 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 		l7_reply(c, 502);
 		return;
 	}
-	atomic64_inc(&c->ls->stats.retried);
+	l7_service_count(c->ls, retried);
 	c->requests--;
 	c->retry_next = true;
 	c->state = L7C_HEAD;

@@ -177,7 +177,7 @@ void l7_reply(struct l7_conn *c, int status)
 	l7_send_client(c, TCPHDR_PSH | TCPHDR_FIN, c->d_snd_nxt, c->reply,
 		       c->reply_len);
 	c->d_snd_nxt += c->reply_len + 1;
-	atomic64_inc(&c->ls->stats.bad_requests);
+	l7_service_count(c->ls, bad_requests);
 	l7_conn_expire_in(c, L7_RTO);
 }
 
@@ -230,7 +230,7 @@ void l7_head_frame(struct l7_conn *c)
 
 	if (!l7_may_dispatch(c)) {
 		c->state = L7C_HELD;
-		atomic64_inc(&c->ls->stats.held);
+		l7_service_count(c->ls, held);
 	} else {
 		l7_dispatch(c);
 	}
@@ -684,7 +684,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 
 	spin_lock_bh(&c->lock);
 	if (!c->dead) {
-		atomic64_inc(&ls->stats.conns);
+		l7_service_count(ls, conns);
 		l7_conn_expire_in(c, l7_head_timeout * HZ);
 		l7_client_segment(c, skb);
 	}

@@ -319,7 +319,7 @@ static void l7_conn_destroy(struct l7_conn *c)
 	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur && c->cur->rsp_guard.fin))
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	if (c->requests)
-		atomic64_inc(&ls->stats.ended[c->end]);
+		l7_service_count(ls, ended[c->end]);
 	l7_binding_abort_all(c);
 	spin_unlock_bh(&c->lock);
 	l7_queue_del(c);
@@ -369,13 +369,13 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls,
 	c->caddr = *caddr;
 	err = l7_conns_reserve();
 	if (err) {
-		atomic64_inc(&ls->stats.refused_max);
+		l7_service_count(ls, refused_max);
 		goto free;
 	}
 	err = l7_source_get(c);
 	if (err) {
 		if (err == -EMFILE)
-			atomic64_inc(&ls->stats.refused_source);
+			l7_service_count(ls, refused_source);
 		atomic_dec(&l7_conns_alive);
 		goto free;
 	}

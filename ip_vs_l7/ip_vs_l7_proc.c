@@ -17,6 +17,7 @@ static void l7_proc_show_service(struct seq_file *seq,
 	const struct ip_vs_service *svc = ls->svc;
 	const char *proto = svc->protocol == IPPROTO_TCP ? "TCP" :
 			    svc->protocol == IPPROTO_UDP ? "UDP" : "SCTP";
+	struct l7_service_stats st;
 
 	if (svc->fwmark)
 		seq_printf(seq, "FWM  %u", svc->fwmark);
@@ -26,29 +27,20 @@ static void l7_proc_show_service(struct seq_file *seq,
 	else
 		seq_printf(seq, "%-4s [%pI6c]:%u", proto, &svc->addr.in6,
 			   ntohs(svc->port));
-	seq_printf(seq, "  conns %lld active %d answered %lld queued %lld retried %lld rebinds %lld held %lld",
-		   atomic64_read(&ls->stats.conns), atomic_read(&ls->nr_conns),
-		   atomic64_read(&ls->stats.bad_requests),
-		   atomic64_read(&ls->stats.queued),
-		   atomic64_read(&ls->stats.retried),
-		   atomic64_read(&ls->stats.rebinds),
-		   atomic64_read(&ls->stats.held));
-	seq_printf(seq, " refused_max %lld refused_source %lld",
-		   atomic64_read(&ls->stats.refused_max),
-		   atomic64_read(&ls->stats.refused_source));
-	seq_printf(seq, " tunnels %d tunnels_refused %lld",
-		   atomic_read(&ls->tunnels),
-		   atomic64_read(&ls->stats.tunnels_refused));
-	seq_printf(seq, " closed %lld client_rst %lld server_rst %lld head_lost %lld bad_response %lld bad_request %lld idle %lld slow_reader %lld flushed %lld\n",
-		   atomic64_read(&ls->stats.ended[L7_END_CLOSED]),
-		   atomic64_read(&ls->stats.ended[L7_END_CLIENT_RST]),
-		   atomic64_read(&ls->stats.ended[L7_END_SERVER_RST]),
-		   atomic64_read(&ls->stats.ended[L7_END_HEAD_LOST]),
-		   atomic64_read(&ls->stats.ended[L7_END_BAD_RESPONSE]),
-		   atomic64_read(&ls->stats.ended[L7_END_BAD_REQUEST]),
-		   atomic64_read(&ls->stats.ended[L7_END_IDLE]),
-		   atomic64_read(&ls->stats.ended[L7_END_SLOW_READER]),
-		   atomic64_read(&ls->stats.ended[L7_END_FLUSHED]));
+	l7_service_stats_read(ls, &st);
+	seq_printf(seq, "  conns %llu active %d answered %llu queued %llu retried %llu rebinds %llu held %llu",
+		   st.conns, atomic_read(&ls->nr_conns), st.bad_requests,
+		   st.queued, st.retried, st.rebinds, st.held);
+	seq_printf(seq, " refused_max %llu refused_source %llu",
+		   st.refused_max, st.refused_source);
+	seq_printf(seq, " tunnels %d tunnels_refused %llu",
+		   atomic_read(&ls->tunnels), st.tunnels_refused);
+	seq_printf(seq, " closed %llu client_rst %llu server_rst %llu head_lost %llu bad_response %llu bad_request %llu idle %llu slow_reader %llu flushed %llu\n",
+		   st.ended[L7_END_CLOSED], st.ended[L7_END_CLIENT_RST],
+		   st.ended[L7_END_SERVER_RST], st.ended[L7_END_HEAD_LOST],
+		   st.ended[L7_END_BAD_RESPONSE], st.ended[L7_END_BAD_REQUEST],
+		   st.ended[L7_END_IDLE], st.ended[L7_END_SLOW_READER],
+		   st.ended[L7_END_FLUSHED]);
 }
 
 static void l7_pool_bytes_sum(struct l7_pool *pool, struct l7_pool_bytes *sum)

@@ -89,7 +89,7 @@ bool l7_service_tunnel_begin(struct l7_service *ls)
 
 	do {
 		if (n >= max) {
-			atomic64_inc(&ls->stats.tunnels_refused);
+			l7_service_count(ls, tunnels_refused);
 			return false;
 		}
 	} while (!atomic_try_cmpxchg(&ls->tunnels, &n, n + 1));
@@ -249,6 +249,11 @@ int l7_service_init(struct ip_vs_service *svc)
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return -ENOMEM;
+	ls->stats = alloc_percpu(struct l7_service_stats);
+	if (!ls->stats) {
+		err = -ENOMEM;
+		goto free;
+	}
 	ls->svc = svc;
 	ls->net = svc->ipvs->net;
 	INIT_LIST_HEAD(&ls->dests);
@@ -300,6 +305,7 @@ int l7_service_init(struct ip_vs_service *svc)
 	return 0;
 
 free:
+	free_percpu(ls->stats);
 	kfree(ls);
 	return err;
 }
@@ -329,7 +335,25 @@ void l7_service_done(struct ip_vs_service *svc)
 	mutex_unlock(&l7_services_mutex);
 	l7_ports_rebuild(ls->net);
 	svc->sched_data = NULL;
+	free_percpu(ls->stats);
 	kfree(ls);
+}
+
+/* @ls's counters, every CPU's added up (a moment's, not a snapshot) */
+void l7_service_stats_read(const struct l7_service *ls,
+			   struct l7_service_stats *sum)
+{
+	u64 *to = (u64 *)sum;
+	unsigned int i;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const u64 *from = (const u64 *)per_cpu_ptr(ls->stats, cpu);
+
+		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
+			to[i] += READ_ONCE(from[i]);
+	}
 }
 
 int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
