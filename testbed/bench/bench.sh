@@ -11,7 +11,11 @@
 # module's forwarded parameter, off unless changed).  B5 is B4 whose
 # service has the option prefork off (issue 13's baseline: a backend
 # connection opened for each request and closed after it, what
-# post-splicing without pre-forked pools costs).  MEM is not a load but
+# post-splicing without pre-forked pools costs).  B4uN is B4 whose real
+# servers each have the upper threshold N (ipvsadm -x N): at most N
+# requests outstanding at each, the rest wait in the director's queue
+# (W7 only: what an L4 balancer cannot do, queue requests instead of
+# piling them on a busy server).  MEM is not a load but
 # the director's memory for N idle client connections (mem_cell).
 # W1c1 is W1 with the guest's second vCPU taken offline for the cell
 # (cpus_limit), B1rr and B4 only: beside their W1 cells, how each scales
@@ -53,18 +57,27 @@ base_of() {
 	B4xff) echo "http://$L7TB_VIP:86" ;;
 	B4r*) echo "http://$L7TB_VIP:$(rules_port "$1")" ;;
 	B5) echo "http://$L7TB_VIP:87" ;;
+	B4u*) echo "http://$L7TB_VIP:$(uthresh_port "$1")" ;;
 	B2) echo "http://$L7TB_VIP:8080" ;;
 	B3) echo "http://$L7TB_VIP:8081" ;;
 	esac
 }
 
+# ipvs_up SCHED PORT [ARGS...]: a NAT service, ARGS given to each real server
 ipvs_up() {
 	local sched=$1 port=$2 b
+	shift 2
 	in_dir sysctl -qw net.ipv4.vs.conntrack=0
 	in_dir ipvsadm -A -t "$L7TB_VIP:$port" -s "$sched"
 	for b in $L7TB_BACKENDS; do
-		in_dir ipvsadm -a -t "$L7TB_VIP:$port" -r "$(backend_ip "$b"):80" -m -w 1
+		in_dir ipvsadm -a -t "$L7TB_VIP:$port" -r "$(backend_ip "$b"):80" \
+			-m -w 1 "$@"
 	done
+}
+
+# B4uN: its port (88 + N, N < 10)
+uthresh_port() {
+	echo $((88 + ${1#B4u}))
 }
 
 # B4rN: B4 with N content rules, the one that matches last (see rules_up)
@@ -115,6 +128,7 @@ config_up() {
 	B4) ipvs_up l7 82 ;;
 	B4xff) xff_up 86 ;;
 	B4r*) rules_up "${1#B4r}" "$(rules_port "$1")" ;;
+	B4u*) ipvs_up l7 "$(uthresh_port "$1")" -x "${1#B4u}" ;;
 	B5) ipvs_up l7 87
 	    in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" set-prefork "$L7TB_VIP:87" off ;;
 	B2) "$BENCH/proxy" start haproxy 8080 ;;
@@ -135,6 +149,7 @@ workloads_of() {
 	B4r* | B4xff) w=$(only W1) ;;
 	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
 	B5) w=$(only W1 W6 W7) ;;
+	B4u*) w=$(only W7) ;;
 	B0) w=$(except MEM W1c1) ;;
 	B1rr | B4) ;;
 	*) w=$(except W1c1) ;;
@@ -456,6 +471,13 @@ module_meta() {
 		o=$(in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" prefork \
 			"$(base_of "$cfg" | sed 's|^http://||')") || continue
 		echo "l7_prefork_$cfg=$o"
+	done
+	# each B4uN's real servers' upper thresholds as IPVS holds them
+	for cfg in $CONFIGS; do
+		case $cfg in B4u*) ;; *) continue ;; esac
+		echo "l7_uthreshold_$cfg=$(in_dir ipvsadm -Ln --thresholds \
+			-t "$L7TB_VIP:$(uthresh_port "$cfg")" |
+			awk '$1 == "->" && $2 ~ /:80$/ { printf "%s%s", n++ ? "," : "", $3 }')"
 	done
 }
 
