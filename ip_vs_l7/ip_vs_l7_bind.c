@@ -36,7 +36,7 @@ static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
 
 /*
  * Weighted least outstanding requests, among the servers with an idle
- * pooled connection.  One request at a time leaves every server with
+ * pooled connection and below their upper threshold.  One request at a time leaves every server with
  * nothing outstanding, so ties are the usual case: they go by stride
  * scheduling - the server whose pass is lowest, its pass then advanced
  * by STRIDE / weight - which takes equals in turn and in proportion to
@@ -58,7 +58,8 @@ static void l7_wlo_offer(struct l7_wlo *s, struct l7_dest *ld)
 	u64 out = atomic_read(&p->outstanding);
 	u64 pass = max(READ_ONCE(p->pass), s->clock);
 
-	if (w <= 0 || READ_ONCE(p->down) || (!s->any && !READ_ONCE(p->n_idle)))
+	if (w <= 0 || READ_ONCE(p->down) || l7_pool_full(p) ||
+	    (!s->any && !READ_ONCE(p->n_idle)))
 		return;
 	if (!s->best || l7_fewer_weighted(out, w, s->out, s->w) ||
 	    (!l7_fewer_weighted(s->out, s->w, out, w) && pass < s->pass)) {
@@ -312,8 +313,7 @@ int l7_bind(struct l7_conn *c)
 	if (b->rsp_head)
 		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
 				  !c->req.keep_alive);
-	atomic_inc(&pc->pool->outstanding);
-
+	/* l7_pool_take() counted the request in pool->outstanding */
 	if (list_empty(&c->bindings))
 		c->ack_seen = jiffies;	/* the client owes nothing before */
 	list_add_tail(&b->node, &c->bindings);
@@ -351,6 +351,13 @@ void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 }
 
 static void l7_queue_want(struct l7_conn *c);
+static int l7_queue_retry(struct l7_conn *c);
+
+/* l7_bind()'s result: the request waits (no room, or no memory yet) */
+static bool l7_bind_later(int err)
+{
+	return err == -EAGAIN || err == -ENOMEM;
+}
 
 /*
  * c->lock held, a head framed (or refused) and nothing under way: send
@@ -372,10 +379,15 @@ void l7_dispatch(struct l7_conn *c)
 	}
 	if (err == -EAGAIN)
 		err = l7_queue_add(c);
-	if (err)
+	if (err) {
 		l7_reply_503(c);	/* no server, or queue full */
-	else
+		return;
+	}
+	err = l7_queue_retry(c);
+	if (l7_bind_later(err))
 		l7_queue_want(c);
+	else if (err)
+		l7_reply(c, err > 0 ? err : 400);
 }
 
 /*
@@ -428,6 +440,29 @@ void l7_queue_del(struct l7_conn *c)
 	spin_unlock_bh(&ls->waitq_lock);
 }
 
+/*
+ * c->lock held, under RCU, @c just (re)queued after a bind that found no
+ * room.  A request that ended on a capped server between that bind's look
+ * at its count and the queueing saw nobody waiting and woke nobody
+ * (l7_pool_req_done()); now that @c is in the queue, one more try finds
+ * that slot - the barrier pairs with the one after the decrement.  Only
+ * services with an upper threshold pay for it.  Returns -EAGAIN or
+ * -ENOMEM if @c waits on, else what l7_bind() returned, @c out of the
+ * queue (a kick that dequeued it meanwhile finds it no longer queued).
+ */
+static int l7_queue_retry(struct l7_conn *c)
+{
+	int err;
+
+	if (!READ_ONCE(c->ls->capped))
+		return -EAGAIN;
+	smp_mb();	/* the queue, then the counts */
+	err = l7_bind(c);
+	if (!l7_bind_later(err))
+		l7_queue_del(c);
+	return err;
+}
+
 /* Process context, pooled connections became idle: bind waiters. */
 void l7_queue_kick(struct l7_service *ls)
 {
@@ -451,17 +486,20 @@ void l7_queue_kick(struct l7_service *ls)
 		}
 		spin_lock_bh(&c->lock);
 		err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
-		if (err > 0 || err == -EBADMSG) {
-			l7_reply(c, err > 0 ? err : 400);
-		} else if (err) {
-			/* none idle after all: back to the front */
+		if (err && !(err > 0 || err == -EBADMSG)) {
+			/* none idle or no room after all: back to the front */
 			spin_lock_bh(&ls->waitq_lock);
 			list_add(&c->wait_node, &ls->waitq);
 			ls->waitq_len++;
 			spin_unlock_bh(&ls->waitq_lock);
-			l7_queue_want(c);
-			more = false;
+			err = l7_queue_retry(c);
+			if (l7_bind_later(err)) {
+				l7_queue_want(c);
+				more = false;
+			}
 		}
+		if (err > 0 || err == -EBADMSG)
+			l7_reply(c, err > 0 ? err : 400);
 		spin_unlock_bh(&c->lock);
 		rcu_read_unlock();
 	}
@@ -481,7 +519,7 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 {
 	if (!b->rsp_guard.done)
-		atomic_dec(&b->pc->pool->outstanding);
+		l7_pool_req_done(b->pc->pool);
 	if (b->tunnel)
 		l7_service_tunnel_end(c->ls);
 	if (c->cur == b)
