@@ -36,8 +36,9 @@ static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
 
 /*
  * Weighted least outstanding requests, among the servers with an idle
- * pooled connection and below their upper threshold.  One request at a time leaves every server with
- * nothing outstanding, so ties are the usual case: they go by stride
+ * pooled connection and below their upper threshold (ipvsadm -x).  One
+ * request at a time leaves every server with nothing outstanding, so
+ * ties are the usual case: they go by stride
  * scheduling - the server whose pass is lowest, its pass then advanced
  * by STRIDE / weight - which takes equals in turn and in proportion to
  * their weights.  A pass left behind (a server that was down) counts
@@ -463,7 +464,10 @@ static int l7_queue_retry(struct l7_conn *c)
 	return err;
 }
 
-/* Process context, pooled connections became idle: bind waiters. */
+/*
+ * Process context, pooled connections became idle or a capped server
+ * has room again: bind waiters, in order, until one finds none.
+ */
 void l7_queue_kick(struct l7_service *ls)
 {
 	struct l7_conn *c;
