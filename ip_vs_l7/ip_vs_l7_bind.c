@@ -38,12 +38,12 @@ static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
  * Weighted least outstanding requests, among the servers with an idle
  * pooled connection and below their upper threshold (ipvsadm -x).  One
  * request at a time leaves every server with nothing outstanding, so
- * ties are the usual case: they go by stride
- * scheduling - the server whose pass is lowest, its pass then advanced
- * by STRIDE / weight - which takes equals in turn and in proportion to
- * their weights.  A pass left behind (a server that was down) counts
- * from the service's clock, so its return is not a flood.  The passes
- * are read and written racily across CPUs: a lost update costs one turn.
+ * ties are the usual case: they go by stride scheduling - the server
+ * whose pass is lowest, its pass then advanced by STRIDE / weight - which
+ * takes equals in turn and in proportion to their weights.  A pass left
+ * behind (a server that was down) counts from the service's clock, so
+ * its return is not a flood.  The passes are read and written racily
+ * across CPUs: a lost update costs one turn.
  */
 struct l7_wlo {
 	u64		clock;
