@@ -488,19 +488,28 @@ void l7_queue_kick(struct l7_service *ls)
 			rcu_read_unlock();
 			break;
 		}
+		/*
+		 * Between the dequeue and the lock a dispatch's own retry
+		 * may have bound @c, and a next request of it may be queued
+		 * again: it is then in the queue already.
+		 */
 		spin_lock_bh(&c->lock);
 		err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
-		if (err && !(err > 0 || err == -EBADMSG)) {
+		if (l7_bind_later(err)) {
 			/* none idle or no room after all: back to the front */
 			spin_lock_bh(&ls->waitq_lock);
-			list_add(&c->wait_node, &ls->waitq);
-			ls->waitq_len++;
+			if (list_empty(&c->wait_node)) {
+				list_add(&c->wait_node, &ls->waitq);
+				ls->waitq_len++;
+			}
 			spin_unlock_bh(&ls->waitq_lock);
 			err = l7_queue_retry(c);
 			if (l7_bind_later(err)) {
 				l7_queue_want(c);
 				more = false;
 			}
+		} else {
+			l7_queue_del(c);	/* bound, answered or gone */
 		}
 		if (err > 0 || err == -EBADMSG)
 			l7_reply(c, err > 0 ? err : 400);

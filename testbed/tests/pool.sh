@@ -10,6 +10,10 @@ set -u
 VS=$L7TB_VIP:80
 MIN_IDLE=8
 
+# what a test measured, shown whether it passes or not
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
 testbed_up
 
 # director_conns BACKEND: established connections the backend has from
@@ -186,7 +190,7 @@ slow_burst() {
 	for i in $(seq 1 "$n"); do
 		args+=(-o "$dir/$i" "http://$L7TB_VIP/cgi-bin/sleep?ms=$ms&id=$i")
 	done
-	in_cli curl -sS -Z --parallel-immediate --parallel-max "$par" --max-time 60 \
+	in_cli curl -sS --no-progress-meter -Z --parallel-immediate --parallel-max "$par" --max-time 60 \
 		-w '%{http_code} %header{x-backend} %header{x-begin} %header{x-end}\n' \
 		"${args[@]}" > "$dir/spans" || rc=1
 	[ "$(awk '$1 == 200 && $4 > $3 { k++ } END { print k + 0 }' "$dir/spans")" = "$n" ] ||
@@ -234,14 +238,14 @@ uthreshold_caps_outstanding() {
 	set_uthresholds 1 2 1 || return 1
 	q0=$(queued)
 	got=$(slow_burst 16 8 300) || rc=1
-	echo "capped 1 2 1: most at once $got; queued $q0 -> $(queued)"
+	note "capped 1 2 1: most at once $got; queued $q0 -> $(queued)"
 	echo "$got" | awk '{ for (i = 1; i < NF; i += 2) m[$i] = $(i + 1) }
 		END { exit !(m["s1"] == 1 && m["s2"] == 2 && m["s3"] == 1) }' ||
 		{ pool_report; rc=1; }
 	[ "$(queued)" -gt "$q0" ] || { echo "nothing waited"; rc=1; }
 	set_uthresholds 0 0 0 || return 1
 	got=$(slow_burst 16 8 300) || rc=1
-	echo "uncapped: most at once $got"
+	note "uncapped: most at once $got"
 	echo "$got" | awk '{ for (i = 1; i < NF; i += 2) if ($(i + 1) > 1) k++ }
 		END { exit !k }' || { pool_report; rc=1; }
 	in_dir ipvsadm -D -t "$VS"
