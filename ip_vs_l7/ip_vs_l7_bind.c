@@ -373,6 +373,8 @@ void l7_dispatch(struct l7_conn *c)
 		return;
 	}
 	err = l7_bind(c);
+	if (!err)
+		return;
 	if (err > 0 || err == -EBADMSG) {
 		/* a content rule's answer, or 400 for the body with it */
 		l7_reply(c, err > 0 ? err : 400);
