@@ -252,6 +252,32 @@ uthreshold_caps_outstanding() {
 	return $rc
 }
 
+# The same through a content rule's pool: /cgi-bin to a wrr pool of s1
+# and s2, each capped at 1 (s3, outside it, uncapped): 8 slow requests
+# from 4 connections at once run one at a time on each member, none on
+# s3, and the rest wait - a member at its cap is still eligible, not a
+# 503 "no eligible member".
+uthreshold_caps_rule_pool() {
+	local got q0 rc=0
+	add_service "$VS" l7 1 1 1 || return 1
+	wait_for pools_ready || { pool_report; return 1; }
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" add-pool "$VS" cgi \
+		"$(backend_ip s1):80,$(backend_ip s2):80" wrr &&
+		in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" add-rule "$VS" 10 \
+			prefix=/cgi-bin pool=cgi || return 1
+	set_uthresholds 1 1 0 || return 1
+	q0=$(queued)
+	got=$(slow_burst 8 4 300) || rc=1
+	note "rule pool s1+s2 (wrr) capped 1 1: most at once $got; queued $q0 -> $(queued)"
+	echo "$got" | awk '{ for (i = 1; i < NF; i += 2) m[$i] = $(i + 1) }
+		END { exit !(m["s1"] == 1 && m["s2"] == 1 && !("s3" in m)) }' ||
+		{ pool_report; rc=1; }
+	[ "$(queued)" -gt "$q0" ] || { echo "nothing waited"; rc=1; }
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" flush "$VS"
+	in_dir ipvsadm -D -t "$VS"
+	return $rc
+}
+
 t_check "pool: $MIN_IDLE idle connections to every real server" pools_fill
 t_check "pool: weight 0 closes idle connections, weight 1 refills" weight0_closes_idle
 t_check "pool: stopped server marked down, refilled once it is back" stopped_server_down_then_back
@@ -261,6 +287,7 @@ t_check "pool: removed service releases every connection" removed_service_releas
 t_check "pool: ipvsadm -E to l7 and back creates and releases pools" edit_scheduler_creates_and_releases
 t_check "pool: prefork off opens a connection per request and keeps none idle, on refills" prefork_off_conn_per_request
 t_check "pool: ipvsadm -x N caps a server's requests in flight, the rest wait; -x 0 lifts it" uthreshold_caps_outstanding
+t_check "pool: ipvsadm -x caps the members of a content rule's pool too, the rest wait" uthreshold_caps_rule_pool
 
 testbed_down
 t_summary
