@@ -117,6 +117,12 @@ struct l7_pool {
 	unsigned int		n_busy;
 	unsigned int		wanted;		/* to open for waiting requests */
 	atomic_t		outstanding;	/* requests without full response */
+	/*
+	 * The dest's u_threshold (ipvsadm -x): at most this many requests
+	 * outstanding, 0 for no cap.  Written under ->lock; a slot is taken
+	 * only under it (l7_pool_take()), and freed by l7_pool_req_done().
+	 */
+	unsigned int		max_out;
 	struct l7_pool_bytes __percpu *bytes;
 	bool			dying;		/* no more refills */
 	bool			down;		/* refused or closed at once */
@@ -194,6 +200,11 @@ struct l7_service {
 	atomic_t		nr_conns;	/* l7_conn objects alive */
 	atomic_t		tunnels;	/* connections upgraded (101) */
 	u64			pass_clock;	/* stride scheduling of ties */
+	/*
+	 * A server of the service has (had) an upper threshold: a request
+	 * that finds no room looks once more after it queued (bind.c).
+	 */
+	bool			capped;
 	spinlock_t		waitq_lock;	/* after a conn's lock */
 	struct list_head	waitq;		/* L7C_QUEUED, oldest first */
 	unsigned int		waitq_len;
@@ -577,6 +588,8 @@ void l7_pool_module_exit(void);
 int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 		 const struct ip_vs_dest *dest);
 void l7_pool_set_weight(struct l7_pool *pool, int weight);
+void l7_pool_set_max(struct l7_pool *pool, unsigned int max);
+void l7_pool_req_done(struct l7_pool *pool);
 void l7_pool_mode_changed(struct l7_pool *pool);
 void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
@@ -585,6 +598,17 @@ void l7_pool_release(struct l7_pconn *pc, bool keep);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
 bool l7_pool_sock_spliced(const struct sock *sk);
+
+/*
+ * Whether @pool's server has as many requests outstanding as its upper
+ * threshold allows (racy: l7_pool_take() decides).  One read when uncapped.
+ */
+static inline bool l7_pool_full(const struct l7_pool *pool)
+{
+	unsigned int max = READ_ONCE(pool->max_out);
+
+	return max && (unsigned int)atomic_read(&pool->outstanding) >= max;
+}
 
 /* ip_vs_l7_proc.c */
 int l7_proc_init(void);

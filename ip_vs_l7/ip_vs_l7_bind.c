@@ -36,13 +36,14 @@ static bool l7_fewer_weighted(u64 a, u64 wa, u64 b, u64 wb)
 
 /*
  * Weighted least outstanding requests, among the servers with an idle
- * pooled connection.  One request at a time leaves every server with
- * nothing outstanding, so ties are the usual case: they go by stride
- * scheduling - the server whose pass is lowest, its pass then advanced
- * by STRIDE / weight - which takes equals in turn and in proportion to
- * their weights.  A pass left behind (a server that was down) counts
- * from the service's clock, so its return is not a flood.  The passes
- * are read and written racily across CPUs: a lost update costs one turn.
+ * pooled connection and below their upper threshold (ipvsadm -x).  One
+ * request at a time leaves every server with nothing outstanding, so
+ * ties are the usual case: they go by stride scheduling - the server
+ * whose pass is lowest, its pass then advanced by STRIDE / weight - which
+ * takes equals in turn and in proportion to their weights.  A pass left
+ * behind (a server that was down) counts from the service's clock, so
+ * its return is not a flood.  The passes are read and written racily
+ * across CPUs: a lost update costs one turn.
  */
 struct l7_wlo {
 	u64		clock;
@@ -58,7 +59,8 @@ static void l7_wlo_offer(struct l7_wlo *s, struct l7_dest *ld)
 	u64 out = atomic_read(&p->outstanding);
 	u64 pass = max(READ_ONCE(p->pass), s->clock);
 
-	if (w <= 0 || READ_ONCE(p->down) || (!s->any && !READ_ONCE(p->n_idle)))
+	if (w <= 0 || READ_ONCE(p->down) || l7_pool_full(p) ||
+	    (!s->any && !READ_ONCE(p->n_idle)))
 		return;
 	if (!s->best || l7_fewer_weighted(out, w, s->out, s->w) ||
 	    (!l7_fewer_weighted(s->out, s->w, out, w) && pass < s->pass)) {
@@ -312,8 +314,7 @@ int l7_bind(struct l7_conn *c)
 	if (b->rsp_head)
 		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
 				  !c->req.keep_alive);
-	atomic_inc(&pc->pool->outstanding);
-
+	/* l7_pool_take() counted the request in pool->outstanding */
 	if (list_empty(&c->bindings))
 		c->ack_seen = jiffies;	/* the client owes nothing before */
 	list_add_tail(&b->node, &c->bindings);
@@ -351,6 +352,13 @@ void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 }
 
 static void l7_queue_want(struct l7_conn *c);
+static int l7_queue_retry(struct l7_conn *c);
+
+/* l7_bind()'s result: the request waits (no room, or no memory yet) */
+static bool l7_bind_later(int err)
+{
+	return err == -EAGAIN || err == -ENOMEM;
+}
 
 /*
  * c->lock held, a head framed (or refused) and nothing under way: send
@@ -365,6 +373,8 @@ void l7_dispatch(struct l7_conn *c)
 		return;
 	}
 	err = l7_bind(c);
+	if (!err)
+		return;
 	if (err > 0 || err == -EBADMSG) {
 		/* a content rule's answer, or 400 for the body with it */
 		l7_reply(c, err > 0 ? err : 400);
@@ -372,10 +382,15 @@ void l7_dispatch(struct l7_conn *c)
 	}
 	if (err == -EAGAIN)
 		err = l7_queue_add(c);
-	if (err)
+	if (err) {
 		l7_reply_503(c);	/* no server, or queue full */
-	else
+		return;
+	}
+	err = l7_queue_retry(c);
+	if (l7_bind_later(err))
 		l7_queue_want(c);
+	else if (err)
+		l7_reply(c, err > 0 ? err : 400);
 }
 
 /*
@@ -437,7 +452,33 @@ void l7_queue_del(struct l7_conn *c)
 	spin_unlock_bh(&ls->waitq_lock);
 }
 
-/* Process context, pooled connections became idle: bind waiters. */
+/*
+ * c->lock held, under RCU, @c just (re)queued after a bind that found no
+ * room.  A request that ended on a capped server between that bind's look
+ * at its count and the queueing saw nobody waiting and woke nobody
+ * (l7_pool_req_done()); now that @c is in the queue, one more try finds
+ * that slot - the barrier pairs with the one after the decrement.  Only
+ * services with an upper threshold pay for it.  Returns -EAGAIN or
+ * -ENOMEM if @c waits on, else what l7_bind() returned, @c out of the
+ * queue (a kick that dequeued it meanwhile finds it no longer queued).
+ */
+static int l7_queue_retry(struct l7_conn *c)
+{
+	int err;
+
+	if (!READ_ONCE(c->ls->capped))
+		return -EAGAIN;
+	smp_mb();	/* the queue, then the counts */
+	err = l7_bind(c);
+	if (!l7_bind_later(err))
+		l7_queue_del(c);
+	return err;
+}
+
+/*
+ * Process context, pooled connections became idle or a capped server
+ * has room again: bind waiters, in order, until one finds none.
+ */
 void l7_queue_kick(struct l7_service *ls)
 {
 	struct l7_conn *c;
@@ -458,19 +499,31 @@ void l7_queue_kick(struct l7_service *ls)
 			rcu_read_unlock();
 			break;
 		}
+		/*
+		 * Between the dequeue and the lock a dispatch's own retry
+		 * may have bound @c, and a next request of it may be queued
+		 * again: it is then in the queue already.
+		 */
 		spin_lock_bh(&c->lock);
 		err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
-		if (err > 0 || err == -EBADMSG) {
-			l7_reply(c, err > 0 ? err : 400);
-		} else if (err) {
-			/* none idle after all: back to the front */
+		if (l7_bind_later(err)) {
+			/* none idle or no room after all: back to the front */
 			spin_lock_bh(&ls->waitq_lock);
-			list_add(&c->wait_node, &ls->waitq);
-			ls->waitq_len++;
+			if (list_empty(&c->wait_node)) {
+				list_add(&c->wait_node, &ls->waitq);
+				ls->waitq_len++;
+			}
 			spin_unlock_bh(&ls->waitq_lock);
-			l7_queue_want(c);
-			more = false;
+			err = l7_queue_retry(c);
+			if (l7_bind_later(err)) {
+				l7_queue_want(c);
+				more = false;
+			}
+		} else {
+			l7_queue_del(c);	/* bound, answered or gone */
 		}
+		if (err > 0 || err == -EBADMSG)
+			l7_reply(c, err > 0 ? err : 400);
 		spin_unlock_bh(&c->lock);
 		rcu_read_unlock();
 	}
@@ -490,7 +543,7 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 {
 	if (!b->rsp_guard.done)
-		atomic_dec(&b->pc->pool->outstanding);
+		l7_pool_req_done(b->pc->pool);
 	if (b->tunnel)
 		l7_service_tunnel_end(c->ls);
 	if (c->cur == b)

@@ -577,6 +577,55 @@ void l7_pool_set_weight(struct l7_pool *pool, int weight)
 		l7_queue_kick(pool->ls);
 }
 
+/*
+ * The server's upper threshold (ipvsadm -a/-e -x): at most @max requests
+ * outstanding there, 0 for no cap.  A cap raised or lifted lets requests
+ * that waited for a slot go: the work binds them.
+ */
+void l7_pool_set_max(struct l7_pool *pool, unsigned int max)
+{
+	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->max_out, max);
+	if (READ_ONCE(pool->ls->waitq_len))
+		l7_pool_kick(pool, 0);
+	spin_unlock_bh(&pool->lock);
+}
+
+/*
+ * Called with pool->lock held, which every taker holds: one more request
+ * outstanding on the server, unless that is past its upper threshold.
+ * Only l7_pool_req_done() changes the count outside the lock, and only
+ * down, so the server never has more than max_out from this director.
+ */
+static bool l7_pool_reserve(struct l7_pool *pool)
+{
+	unsigned int max = READ_ONCE(pool->max_out);
+
+	if (max && (unsigned int)atomic_read(&pool->outstanding) >= max)
+		return false;
+	atomic_inc(&pool->outstanding);
+	return true;
+}
+
+/*
+ * Any context, under the client connection's lock: a request on @pool's
+ * server has its whole response, or ended without one.  Under a cap the
+ * slot it frees belongs to the requests waiting: the work binds them.  The
+ * barrier pairs with l7_queue_retry()'s, so a request that found the
+ * server full and is only now being queued is either seen waiting here
+ * or sees the free slot there.
+ */
+void l7_pool_req_done(struct l7_pool *pool)
+{
+	atomic_dec(&pool->outstanding);
+	smp_mb__after_atomic();	/* the count, then the queue */
+	if (READ_ONCE(pool->max_out) && READ_ONCE(pool->ls->waitq_len)) {
+		spin_lock_bh(&pool->lock);
+		l7_pool_kick(pool, 0);
+		spin_unlock_bh(&pool->lock);
+	}
+}
+
 /* The service's prefork option changed: the work fills or empties it. */
 void l7_pool_mode_changed(struct l7_pool *pool)
 {
@@ -640,17 +689,20 @@ void l7_pool_destroy(struct l7_pool *pool)
 }
 
 /*
- * Softirq: hand out an idle connection for binding, or NULL.  From its
- * first binding on the data path owns its packets; the socket is left
- * behind, its callbacks in place (see the top of this file) and its
- * output, should it ever have any, dropped at LOCAL_OUT.
+ * Softirq: hand out an idle connection for binding, with the request's
+ * slot on the server taken (outstanding), or NULL: none idle, or the
+ * server at its upper threshold.  From its first binding on the data
+ * path owns the connection's packets; the socket is left behind, its
+ * callbacks in place (see the top of this file) and its output, should it
+ * ever have any, dropped at LOCAL_OUT.
  */
 struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 {
 	struct l7_pconn *pc = NULL;
 
 	spin_lock_bh(&pool->lock);
-	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle)) {
+	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle) &&
+	    l7_pool_reserve(pool)) {
 		bool first;
 
 		/* the newest: least likely to be closed by the server now */

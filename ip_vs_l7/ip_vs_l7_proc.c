@@ -80,12 +80,12 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 	else
 		seq_printf(seq, "  -> [%pI6c]:%u", &pool->baddr.in6,
 			   ntohs(pool->bport));
-	seq_printf(seq, " %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu\n",
+	seq_printf(seq, " %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu %7u\n",
 		   weight,
 		   idle, busy, st.opened, st.failed, st.closed,
 		   down ? "down" : "up", st.bindings, st.aged,
 		   atomic_read(&pool->outstanding), st.reused, st.errors,
-		   bytes.to_server, bytes.from_server);
+		   bytes.to_server, bytes.from_server, READ_ONCE(pool->max_out));
 }
 
 static int l7_proc_show(struct seq_file *seq, void *v)
@@ -95,7 +95,7 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_dest *ld;
 
 	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels, then how client connections with requests ended\n");
-	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut\n");
+	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {
 		if (!net_eq(ls->net, net))

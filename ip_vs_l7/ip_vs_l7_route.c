@@ -98,20 +98,28 @@ static bool l7_route_ready(void *ctx, unsigned int pi)
 	return false;
 }
 
-/* member @m of the pool last looked at: its connection, or one to ask */
+/*
+ * member @m of the pool last looked at: its connection, or one to ask
+ * for (not while the member has no room for the request anyway)
+ */
 static struct l7_pconn *l7_route_take(struct l7_route *r, int m)
 {
+	struct l7_pool *p;
 	struct l7_pconn *pc;
 
 	if (m < 0)
 		return NULL;
-	pc = l7_pool_take(&r->x->dest[m]->pool);
-	if (!pc && r->want)
-		*r->want = &r->x->dest[m]->pool;
+	p = &r->x->dest[m]->pool;
+	pc = l7_pool_take(p);
+	if (!pc && r->want && !l7_pool_full(p))
+		*r->want = p;
 	return pc;
 }
 
-/* smooth WRR among the members of pool @pi, with an idle one or @any */
+/*
+ * smooth WRR among the members of pool @pi below their upper threshold,
+ * with an idle connection or @any
+ */
 static int l7_route_wrr(struct l7_route *r, unsigned int pi, bool any)
 {
 	struct l7_rpool *pool = r->set->pools[pi];
@@ -120,10 +128,15 @@ static int l7_route_wrr(struct l7_route *r, unsigned int pi, bool any)
 	int m;
 
 	l7_route_members(r, pi);
-	for (i = 0; i < pool->n_members && !any; i++)
-		if (x->load[i].weight &&
-		    !READ_ONCE(x->dest[i]->pool.n_idle))
+	for (i = 0; i < pool->n_members; i++) {
+		const struct l7_pool *p;
+
+		if (!x->load[i].weight)
+			continue;
+		p = &x->dest[i]->pool;
+		if (l7_pool_full(p) || (!any && !READ_ONCE(p->n_idle)))
 			x->load[i].weight = 0;
+	}
 	spin_lock(&pool->lock);
 	m = l7_pick_wrr(&pool->wrr, x->load, pool->n_members);
 	spin_unlock(&pool->lock);
@@ -134,8 +147,11 @@ static int l7_route_wrr(struct l7_route *r, unsigned int pi, bool any)
 /*
  * A pooled connection to a member of pool @pi, by the pool's policy, or
  * NULL: none idle now (the request waits).  WLO and WRR choose among the
- * members with an idle connection; a hash keeps a key on its member and
- * waits for it rather than break affinity.  Without pre-forked pools,
+ * members with an idle connection and below their upper threshold; a
+ * hash keeps a key on its member and waits for it - for a connection or
+ * for a slot under its threshold - rather than break affinity.  A member
+ * at its threshold stays eligible for l7_route_ready(): the request
+ * waits for it instead of being answered 503.  Without pre-forked pools,
  * the member to ask for a connection is chosen by the same policy.
  */
 static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)

@@ -522,7 +522,7 @@ static void l7_rsp_end(struct l7_binding *b, u32 end)
 	 */
 	b->close_after |= b->rsp_guard.eof_end ||
 			  (b->rsp_guard.cloak_missed && !b->keep);
-	atomic_dec(&b->pc->pool->outstanding);
+	l7_pool_req_done(b->pc->pool);
 	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
 }
 

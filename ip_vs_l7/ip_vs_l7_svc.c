@@ -177,6 +177,23 @@ static struct l7_dest *l7_dest_find(struct l7_service *ls,
 	return NULL;
 }
 
+/*
+ * The server's upper threshold (ipvsadm -a/-e -x N), which IPVS applies
+ * to the connections it schedules, caps the requests outstanding on it:
+ * a request that finds every eligible server at its cap waits in the
+ * service's queue.  The service looks for freed slots from the first cap
+ * on (never cleared: see l7_queue_retry()), before the pool has one.
+ */
+static void l7_dest_set_max(struct l7_service *ls, struct l7_dest *ld,
+			    const struct ip_vs_dest *dest)
+{
+	unsigned int max = READ_ONCE(dest->u_threshold);
+
+	if (max)
+		WRITE_ONCE(ls->capped, true);
+	l7_pool_set_max(&ld->pool, max);
+}
+
 static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 {
 	struct l7_dest *ld;
@@ -199,6 +216,7 @@ static int l7_dest_new(struct l7_service *ls, struct ip_vs_dest *dest)
 	list_add_tail_rcu(&ld->list, &ls->dests);	/* dispatch reads it */
 	mutex_unlock(&l7_services_mutex);
 
+	l7_dest_set_max(ls, ld, dest);
 	l7_pool_set_weight(&ld->pool, atomic_read(&dest->weight));
 	return 0;
 }
@@ -375,7 +393,9 @@ int l7_service_upd_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
 {
 	struct l7_dest *ld = l7_dest_find(svc->sched_data, dest);
 
-	if (ld)
+	if (ld) {
+		l7_dest_set_max(svc->sched_data, ld, dest);
 		l7_pool_set_weight(&ld->pool, atomic_read(&dest->weight));
+	}
 	return 0;
 }

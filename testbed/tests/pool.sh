@@ -10,6 +10,10 @@ set -u
 VS=$L7TB_VIP:80
 MIN_IDLE=8
 
+# what a test measured, shown whether it passes or not
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+
 testbed_up
 
 # director_conns BACKEND: established connections the backend has from
@@ -175,6 +179,105 @@ prefork_off_conn_per_request() {
 	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" flush
 }
 
+# slow_burst N PAR MS: N requests to /cgi-bin/sleep?ms=MS from PAR client
+# connections at once, every one 200 with its exact body; prints, for
+# each backend, the most requests its CGIs ran at once ("s1 1 s2 2 s3 1")
+# - from the spans the CGIs report, each inside the time its request was
+# outstanding on that backend.
+slow_burst() {
+	local n=$1 par=$2 ms=$3 dir i args=() rc=0
+	dir=$(mktemp -d)
+	for i in $(seq 1 "$n"); do
+		args+=(-o "$dir/$i" "http://$L7TB_VIP/cgi-bin/sleep?ms=$ms&id=$i")
+	done
+	in_cli curl -sS --no-progress-meter -Z --parallel-immediate --parallel-max "$par" --max-time 60 \
+		-w '%{http_code} %header{x-backend} %header{x-begin} %header{x-end}\n' \
+		"${args[@]}" > "$dir/spans" || rc=1
+	[ "$(awk '$1 == 200 && $4 > $3 { k++ } END { print k + 0 }' "$dir/spans")" = "$n" ] ||
+		{ echo "not $n answers 200:"; cat "$dir/spans"; rc=1; }
+	for i in $(seq 1 "$n"); do
+		cmp -s "$dir/$i" <(for k in $(seq 0 31); do echo "id=$i line=$k"; done) ||
+			{ echo "response $i not exact"; rc=1; break; }
+	done
+	# +1 at a begin, -1 at an end, ends first at equal times
+	awk '{ print $2, $3, 1; print $2, $4, 0 }' "$dir/spans" | sort -k1,1 -k2,2n -k3,3n |
+		awk '{ if ($1 != b) { if (b != "") printf "%s %d ", b, m; b = $1; c = 0; m = 0 }
+		       c += $3 ? 1 : -1; if (c > m) m = c }
+		     END { printf "%s %d\n", b, m }'
+	rm -rf "$dir"
+	return $rc
+}
+
+# set_uthresholds N1 N2 N3: ipvsadm -e -x for s1..s3, shown in /proc
+set_uthresholds() {
+	local b i=1
+	for b in $L7TB_BACKENDS; do
+		in_dir ipvsadm -e -t "$VS" -r "$(backend_ip "$b"):80" -m -w 1 -x "${!i}" ||
+			return 1
+		[ "$(pool_col "$b" 17)" = "${!i}" ] || { pool_report; return 1; }
+		i=$((i + 1))
+	done
+}
+
+# queued: requests of the service that waited in its queue (/proc)
+queued() {
+	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" '$2 == vs {
+		for (i = 3; i < NF; i++) if ($i == "queued") print $(i + 1) }'
+}
+
+# An upper threshold (ipvsadm -x N) caps the requests outstanding on its
+# server, as HAProxy's maxconn does: 16 slow requests from 8 connections
+# at once to three servers capped at 1, 2 and 1 run at most 1, 2 and 1
+# at a time; the rest wait in the service's queue (none answered 503)
+# and are bound as slots free.  -x 0 lifts the caps: a server then runs
+# more than one at once.
+uthreshold_caps_outstanding() {
+	local got q0 rc=0
+	add_service "$VS" l7 1 1 1 || return 1
+	wait_for pools_ready || { pool_report; return 1; }
+	set_uthresholds 1 2 1 || return 1
+	q0=$(queued)
+	got=$(slow_burst 16 8 300) || rc=1
+	note "capped 1 2 1: most at once $got; queued $q0 -> $(queued)"
+	echo "$got" | awk '{ for (i = 1; i < NF; i += 2) m[$i] = $(i + 1) }
+		END { exit !(m["s1"] == 1 && m["s2"] == 2 && m["s3"] == 1) }' ||
+		{ pool_report; rc=1; }
+	[ "$(queued)" -gt "$q0" ] || { echo "nothing waited"; rc=1; }
+	set_uthresholds 0 0 0 || return 1
+	got=$(slow_burst 16 8 300) || rc=1
+	note "uncapped: most at once $got"
+	echo "$got" | awk '{ for (i = 1; i < NF; i += 2) if ($(i + 1) > 1) k++ }
+		END { exit !k }' || { pool_report; rc=1; }
+	in_dir ipvsadm -D -t "$VS"
+	return $rc
+}
+
+# The same through a content rule's pool: /cgi-bin to a wrr pool of s1
+# and s2, each capped at 1 (s3, outside it, uncapped): 8 slow requests
+# from 4 connections at once run one at a time on each member, none on
+# s3, and the rest wait - a member at its cap is still eligible, not a
+# 503 "no eligible member".
+uthreshold_caps_rule_pool() {
+	local got q0 rc=0
+	add_service "$VS" l7 1 1 1 || return 1
+	wait_for pools_ready || { pool_report; return 1; }
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" add-pool "$VS" cgi \
+		"$(backend_ip s1):80,$(backend_ip s2):80" wrr &&
+		in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" add-rule "$VS" 10 \
+			prefix=/cgi-bin pool=cgi || return 1
+	set_uthresholds 1 1 0 || return 1
+	q0=$(queued)
+	got=$(slow_burst 8 4 300) || rc=1
+	note "rule pool s1+s2 (wrr) capped 1 1: most at once $got; queued $q0 -> $(queued)"
+	echo "$got" | awk '{ for (i = 1; i < NF; i += 2) m[$i] = $(i + 1) }
+		END { exit !(m["s1"] == 1 && m["s2"] == 1 && !("s3" in m)) }' ||
+		{ pool_report; rc=1; }
+	[ "$(queued)" -gt "$q0" ] || { echo "nothing waited"; rc=1; }
+	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" flush "$VS"
+	in_dir ipvsadm -D -t "$VS"
+	return $rc
+}
+
 t_check "pool: $MIN_IDLE idle connections to every real server" pools_fill
 t_check "pool: weight 0 closes idle connections, weight 1 refills" weight0_closes_idle
 t_check "pool: stopped server marked down, refilled once it is back" stopped_server_down_then_back
@@ -183,6 +286,8 @@ t_check "pool: removed real server releases its connections" removed_server_rele
 t_check "pool: removed service releases every connection" removed_service_releases_pools
 t_check "pool: ipvsadm -E to l7 and back creates and releases pools" edit_scheduler_creates_and_releases
 t_check "pool: prefork off opens a connection per request and keeps none idle, on refills" prefork_off_conn_per_request
+t_check "pool: ipvsadm -x N caps a server's requests in flight, the rest wait; -x 0 lifts it" uthreshold_caps_outstanding
+t_check "pool: ipvsadm -x caps the members of a content rule's pool too, the rest wait" uthreshold_caps_rule_pool
 
 testbed_down
 t_summary
