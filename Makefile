@@ -169,8 +169,8 @@ clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb
 
 # ---- benchmark (not part of make check) ----
-# make bench: the whole matrix in one boot, about 70 minutes (W1-W6 25,
-# W1c1 2, W7 10, MEM 25; the guest is given 100); results and
+# make bench: the whole matrix in one boot, about 80 minutes (W1-W6 25,
+# W1c1 2, W7 17, MEM 25; the guest is given 100); results and
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
