@@ -183,7 +183,7 @@ clean:
 # W1c1: W1 with the guest's second vCPU offline (B1rr and B4 only), which
 # beside W1 gives issue 13's scaling from 1 to 2 vCPUs, e.g.
 # BENCH_CONFIGS="B1rr B4" BENCH_WORKLOADS="W1 W1c1"
-# B4uN (not in the default set): B4 whose real servers have ipvsadm -x N,
+# B4uN (B4u1 in the default set): B4 whose real servers have ipvsadm -x N,
 # requests past N a server waiting in the director's queue; W7 only, e.g.
 # BENCH_CONFIGS="B1wlc B4 B4u1 B4u2" BENCH_WORKLOADS=W7
 # BENCH_MEM_CONNS: MEM's idle connections (default 10,000; quick 2,000)
