@@ -361,6 +361,18 @@ static bool l7_bind_later(int err)
 }
 
 /*
+ * l7_bind()'s result is the director's answer - a content rule's status,
+ * or 400 for the body that came with the head: send it, and true.
+ */
+static bool l7_bind_answered(struct l7_conn *c, int err)
+{
+	if (err <= 0 && err != -EBADMSG)
+		return false;
+	l7_reply(c, err > 0 ? err : 400);
+	return true;
+}
+
+/*
  * c->lock held, a head framed (or refused) and nothing under way: send
  * it on, let it wait for a pooled connection, or answer it ourselves.
  */
@@ -373,13 +385,8 @@ void l7_dispatch(struct l7_conn *c)
 		return;
 	}
 	err = l7_bind(c);
-	if (!err)
+	if (!err || l7_bind_answered(c, err))
 		return;
-	if (err > 0 || err == -EBADMSG) {
-		/* a content rule's answer, or 400 for the body with it */
-		l7_reply(c, err > 0 ? err : 400);
-		return;
-	}
 	if (err == -EAGAIN)
 		err = l7_queue_add(c);
 	if (err) {
@@ -389,8 +396,8 @@ void l7_dispatch(struct l7_conn *c)
 	err = l7_queue_retry(c);
 	if (l7_bind_later(err))
 		l7_queue_want(c);
-	else if (err)
-		l7_reply(c, err > 0 ? err : 400);
+	else
+		l7_bind_answered(c, err);
 }
 
 /*
@@ -522,8 +529,7 @@ void l7_queue_kick(struct l7_service *ls)
 		} else {
 			l7_queue_del(c);	/* bound, answered or gone */
 		}
-		if (err > 0 || err == -EBADMSG)
-			l7_reply(c, err > 0 ? err : 400);
+		l7_bind_answered(c, err);
 		spin_unlock_bh(&c->lock);
 		rcu_read_unlock();
 	}

@@ -599,9 +599,7 @@ void l7_pool_set_max(struct l7_pool *pool, unsigned int max)
  */
 static bool l7_pool_reserve(struct l7_pool *pool)
 {
-	unsigned int max = READ_ONCE(pool->max_out);
-
-	if (max && (unsigned int)atomic_read(&pool->outstanding) >= max)
+	if (l7_pool_full(pool))
 		return false;
 	atomic_inc(&pool->outstanding);
 	return true;
