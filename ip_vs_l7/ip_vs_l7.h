@@ -165,7 +165,7 @@ enum l7_end {
 /*
  * A service's counters, one set per CPU: a request or a connection bumps
  * its own CPU's (no cache line shared by every CPU at request rate);
- * readers add them up (l7_service_stats_read).  All u64: the sum treats
+ * readers add them up (l7_percpu_sum()).  All u64: the sum treats
  * them as an array.
  */
 struct l7_service_stats {
@@ -181,10 +181,32 @@ struct l7_service_stats {
 	u64		ended[L7_END_COUNT];
 };
 
+/*
+ * Add up a per-CPU struct made of u64 counters only (struct l7_pool_bytes,
+ * struct l7_service_stats) into @sum, of the same type: for /proc, which
+ * may read a counter mid-update on another CPU and be off by that one.
+ */
+#define l7_percpu_sum(sum, pcpu)					\
+	l7_percpu_sum_u64((u64 *)(sum), (const u64 __percpu *)(pcpu),	\
+			  sizeof(*(sum)) / sizeof(u64))
+
+static inline void l7_percpu_sum_u64(u64 *sum, const u64 __percpu *pcpu,
+				     size_t n)
+{
+	size_t i;
+	int cpu;
+
+	memset(sum, 0, n * sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const u64 *from = per_cpu_ptr(pcpu, cpu);
+
+		for (i = 0; i < n; i++)
+			sum[i] += READ_ONCE(from[i]);
+	}
+}
+
 /* any context: count one @field (an lvalue of struct l7_service_stats) */
 #define l7_service_count(ls, field)	this_cpu_inc((ls)->stats->field)
-void l7_service_stats_read(const struct l7_service *ls,
-			   struct l7_service_stats *sum);
 
 struct l7_service {
 	struct list_head	list;		/* in l7_services */
@@ -305,6 +327,7 @@ struct l7_binding {
 	bool			upgrade;	/* the request asked for one */
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	u32			c_ack_passed;	/* newest client ACK passed on */
+	u32			rsp_last_pkt;	/* backend seq: its newest packet */
 	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
 	/*
@@ -594,7 +617,8 @@ void l7_pool_mode_changed(struct l7_pool *pool);
 void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
-void l7_pool_release(struct l7_pconn *pc, bool keep);
+void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed);
+void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
 bool l7_pool_sock_spliced(const struct sock *sk);

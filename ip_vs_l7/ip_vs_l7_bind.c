@@ -304,6 +304,7 @@ int l7_bind(struct l7_conn *c)
 	b->b_acked = pc->tcp.snd_nxt;
 	b->b_snd_nxt = pc->tcp.snd_nxt + b->copy_len;
 	b->c_ack_passed = p.c_snd;
+	b->rsp_last_pkt = pc->tcp.rcv_nxt;
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
@@ -572,12 +573,28 @@ static void l7_binding_reset(struct l7_conn *c, struct l7_binding *b)
 }
 
 /*
+ * Does @b's server have more than its last packet of the response still
+ * unacknowledged?  The client's ACK that completed the response finished
+ * the binding and went no further; a Linux server with more than one
+ * packet out probes for a lost tail (TLP) two round trips later, well
+ * before the pool's delayed ACK, and takes our answer to the probe for a
+ * loss (it shrinks its window).  With only the last packet out its probe
+ * waits for a delayed ACK too (over 200 ms), so ours can wait as well.
+ */
+static bool l7_binding_server_probes(const struct l7_binding *b)
+{
+	return before(l7_seq_inv(&b->map.rsp, b->c_ack_passed),
+		      b->rsp_last_pkt);
+}
+
+/*
  * c->lock held: the client has all of @b's response.  Give the pooled
  * connection back - with the numbers it continues from - unless the
  * server is closing it or still owes us an ACK.  Its server learns that
  * the response arrived from us, not from the client's ACK (which may go
- * to another binding): from the next request's copy on this connection,
- * or from the pool's delayed ACK (l7_pool_release()).
+ * to another binding): at once if it would probe for the tail
+ * (l7_binding_server_probes()), else from the next request's copy on
+ * this connection or the pool's delayed ACK (l7_pool_release()).
  */
 void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 {
@@ -585,6 +602,7 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
 	bool keep = b->keep && !b->rsp_guard.fin && !b->b_rst &&
 		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
+	bool ack_now = false;
 
 	if (keep) {
 		pc->tcp.snd_nxt = b->b_req_end;
@@ -592,11 +610,14 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
 		pc->tcp.ts_recent = b->b_tsval;
 		pc->tcp.ts_last = b->ts_sent;
 		pc->tcp.win = l7_win_to_backend(c, b);
+		ack_now = l7_binding_server_probes(b);
+		if (ack_now)	/* still ours: the pool lock is not needed */
+			l7_pconn_ack(pc, &pc->tcp);
 	} else if (!b->b_rst) {
 		l7_binding_reset(c, b);
 	}
 	WRITE_ONCE(pc->conn, NULL);
-	l7_pool_release(pc, keep);
+	l7_pool_release(pc, keep, !ack_now);
 	l7_binding_free(c, b);
 }
 
@@ -612,7 +633,7 @@ void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 	if (!b->rsp_guard.done)
 		l7_pool_count_error(b->pc->pool);
 	WRITE_ONCE(b->pc->conn, NULL);
-	l7_pool_release(b->pc, false);
+	l7_pool_release(b->pc, false, false);
 	l7_binding_free(c, b);
 }
 

@@ -288,9 +288,11 @@ static void l7_pconn_close_list(struct list_head *head)
 	}
 }
 
-/* A pure ACK to an idle connection's server, at @t (read under the lock). */
-static void l7_pconn_ack(const struct l7_pconn *pc,
-			 const struct l7_pconn_tcp *t)
+/*
+ * A pure ACK to @pc's server at @t: read under the pool lock for an idle
+ * connection, or the binding's own numbers while it still holds @pc.
+ */
+void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t)
 {
 	l7_send_pconn(pc, 0, t->snd_nxt, t->rcv_nxt, t->win, t->ts,
 		      t->ts_last, t->ts_recent, NULL, 0);
@@ -730,9 +732,11 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
  * the idle list (the newest end) for the next request of any client;
  * otherwise it is retired - its server was told already - and replaced.
  * Without pre-forked pools it is retired either way: a kept one is reset
- * at the numbers the binding left it with.
+ * at the numbers the binding left it with.  @ack_owed: its server still
+ * waits for our ACK of its response, sent after L7_DELACK unless a next
+ * request's copy carries it first.
  */
-void l7_pool_release(struct l7_pconn *pc, bool keep)
+void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed)
 {
 	struct l7_pool *pool = pc->pool;
 
@@ -743,8 +747,9 @@ void l7_pool_release(struct l7_pconn *pc, bool keep)
 		    l7_pool_prefork(pool)) {
 			pc->state = L7_PC_IDLE;
 			pc->born = jiffies;
-			pc->ack_owed = true;
-			mod_timer(&pc->ack_timer, jiffies + L7_DELACK);
+			pc->ack_owed = ack_owed;
+			if (ack_owed)
+				mod_timer(&pc->ack_timer, jiffies + L7_DELACK);
 			list_add_tail(&pc->list, &pool->idle);
 			pool->n_idle++;
 			/* requests waiting for one are bound from the work */

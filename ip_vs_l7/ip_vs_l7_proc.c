@@ -27,7 +27,7 @@ static void l7_proc_show_service(struct seq_file *seq,
 	else
 		seq_printf(seq, "%-4s [%pI6c]:%u", proto, &svc->addr.in6,
 			   ntohs(svc->port));
-	l7_service_stats_read(ls, &st);
+	l7_percpu_sum(&st, ls->stats);
 	seq_printf(seq, "  conns %llu active %d answered %llu queued %llu retried %llu rebinds %llu held %llu",
 		   st.conns, atomic_read(&ls->nr_conns), st.bad_requests,
 		   st.queued, st.retried, st.rebinds, st.held);
@@ -41,19 +41,6 @@ static void l7_proc_show_service(struct seq_file *seq,
 		   st.ended[L7_END_BAD_RESPONSE], st.ended[L7_END_BAD_REQUEST],
 		   st.ended[L7_END_IDLE], st.ended[L7_END_SLOW_READER],
 		   st.ended[L7_END_FLUSHED]);
-}
-
-static void l7_pool_bytes_sum(struct l7_pool *pool, struct l7_pool_bytes *sum)
-{
-	int cpu;
-
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		const struct l7_pool_bytes *b = per_cpu_ptr(pool->bytes, cpu);
-
-		sum->to_server += READ_ONCE(b->to_server);
-		sum->from_server += READ_ONCE(b->from_server);
-	}
 }
 
 static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
@@ -72,7 +59,7 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 	weight = pool->weight;
 	down = pool->down;
 	spin_unlock_bh(&pool->lock);
-	l7_pool_bytes_sum(pool, &bytes);
+	l7_percpu_sum(&bytes, pool->bytes);
 
 	if (pool->af == AF_INET)
 		seq_printf(seq, "  -> %pI4:%-5u", &pool->baddr.ip,

@@ -632,18 +632,36 @@ static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
 	return true;
 }
 
+/*
+ * Backend seq where the last of the server's packets in @skb starts: a
+ * GSO aggregate stands for packets of gso_size, which its TCP counts
+ * one by one (l7_binding_server_probes()).
+ */
+static u32 l7_last_packet(const struct sk_buff *skb, u32 seq, u32 payload)
+{
+	unsigned int size = skb_shinfo(skb)->gso_size;
+
+	if (!size || payload <= size)
+		return seq;
+	return seq + rounddown(payload - 1, size);
+}
+
 /* A backend segment the response guard let through, to the client. */
 static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 				struct sk_buff *skb, struct l7_tcp_opts *o,
 				struct l7_tcp_seg *s, u32 payload)
 {
+	u32 last = l7_last_packet(skb, s->seq, payload);
 	unsigned int flags;
 
 	flags = l7_map_b2c(&b->map, s);
 	if (flags & L7_SEG_SEQ_OUTSIDE)
 		return NF_DROP;	/* an earlier client's bytes, or beyond */
-	if (payload)
+	if (payload) {
 		b->rsp_seen = true;
+		if (after(last, b->rsp_last_pkt))
+			b->rsp_last_pkt = last;
+	}
 	/*
 	 * The director acknowledged some client bytes itself: never less.
 	 * More is the server's, of bytes it has: what the director's own

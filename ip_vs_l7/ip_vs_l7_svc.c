@@ -358,22 +358,6 @@ void l7_service_done(struct ip_vs_service *svc)
 }
 
 /* @ls's counters, every CPU's added up (a moment's, not a snapshot) */
-void l7_service_stats_read(const struct l7_service *ls,
-			   struct l7_service_stats *sum)
-{
-	u64 *to = (u64 *)sum;
-	unsigned int i;
-	int cpu;
-
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		const u64 *from = (const u64 *)per_cpu_ptr(ls->stats, cpu);
-
-		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
-			to[i] += READ_ONCE(from[i]);
-	}
-}
-
 int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
 {
 	return l7_dest_new(svc->sched_data, dest);
