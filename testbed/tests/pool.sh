@@ -162,9 +162,12 @@ pools_settled() {
 }
 
 # own_service SCHED W1 W2 W3: the test's own service, on a director
-# cleared of whatever a failed test before it left behind
+# cleared of whatever a failed test before it left behind (rules only if
+# their family is loaded: asking for it would load it, and it holds
+# ip_vs_l7, which a test may mean to unload)
 own_service() {
-	in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" flush >/dev/null 2>&1
+	[ ! -d /sys/module/ip_vs_l7_genl ] ||
+		in_dir "$PY" "$L7TB_DIR/clients/l7nl.py" flush >/dev/null 2>&1
 	in_dir ipvsadm -C
 	add_service "$VS" "$@"
 }
