@@ -359,6 +359,9 @@ static int l7_pconn_open(struct l7_pool *pool)
 	list_add_tail(&pc->list, &pool->idle);
 	pool->n_idle++;
 	pool->stats.opened++;
+	/* from wanted to idle at once: l7_pool_want() counts both */
+	if (pool->wanted)
+		WRITE_ONCE(pool->wanted, pool->wanted - 1);
 	spin_unlock_bh(&pool->lock);
 
 	/* closed before the callback was in place? */
@@ -511,12 +514,9 @@ static void l7_pool_refill_work(struct work_struct *work)
 				pr_info("l7: real server %pISpc refuses connections (%d)\n",
 					l7_pool_sa(pool, &sa), err);
 			l7_pool_failed(pool);
-		} else {
-			if (pool->wanted)
-				WRITE_ONCE(pool->wanted, pool->wanted - 1);
+		} else if (pool->probing) {
 			/* the trial's life starts now (a close undoes it) */
-			if (pool->probing)
-				pool->probe_at = jiffies;
+			pool->probe_at = jiffies;
 		}
 		spin_unlock_bh(&pool->lock);
 		if (err)
@@ -638,9 +638,12 @@ void l7_pool_mode_changed(struct l7_pool *pool)
  * Under RCU, a request of a service without pre-forked pools waits (it
  * is in the service's queue) for a connection to @pool's server, which
  * dispatch chose for it: one more is opened, unless the connections
- * being opened for the service's waiting requests are enough already -
- * a request that waits again after another took the connection opened
- * for it asks only when every waiting request's connection is taken.
+ * being opened for the service's waiting requests, or opened and not yet
+ * bound, are enough already - a request that waits again after another
+ * took the connection opened for it asks only when every waiting
+ * request's connection is taken.  (Counting only those being opened, a
+ * request whose bind failed just before its connection came up asked
+ * for a second one: an open too many.)
  */
 void l7_pool_want(struct l7_pool *pool)
 {
@@ -649,7 +652,8 @@ void l7_pool_want(struct l7_pool *pool)
 	struct l7_dest *ld;
 
 	list_for_each_entry_rcu(ld, &ls->dests, list)
-		opening += READ_ONCE(ld->pool.wanted);
+		opening += READ_ONCE(ld->pool.wanted) +
+			   READ_ONCE(ld->pool.n_idle);
 	if (opening >= READ_ONCE(ls->waitq_len))
 		return;
 	spin_lock_bh(&pool->lock);
