@@ -187,8 +187,12 @@ struct l7_service_stats {
  * may read a counter mid-update on another CPU and be off by that one.
  */
 #define l7_percpu_sum(sum, pcpu)					\
+do {									\
+	BUILD_BUG_ON(sizeof(*(sum)) != sizeof(*(pcpu)) ||		\
+		     sizeof(*(sum)) % sizeof(u64));			\
 	l7_percpu_sum_u64((u64 *)(sum), (const u64 __percpu *)(pcpu),	\
-			  sizeof(*(sum)) / sizeof(u64))
+			  sizeof(*(sum)) / sizeof(u64));		\
+} while (0)
 
 static inline void l7_percpu_sum_u64(u64 *sum, const u64 __percpu *pcpu,
 				     size_t n)

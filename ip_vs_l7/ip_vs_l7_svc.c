@@ -357,7 +357,6 @@ void l7_service_done(struct ip_vs_service *svc)
 	kfree(ls);
 }
 
-/* @ls's counters, every CPU's added up (a moment's, not a snapshot) */
 int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)
 {
 	return l7_dest_new(svc->sched_data, dest);
