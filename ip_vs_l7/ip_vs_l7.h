@@ -587,6 +587,7 @@ void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 			  u32 hlen);
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
 u32 l7_client_ack_point(const struct l7_conn *c);
+void l7_client_acked(struct l7_conn *c, u32 ack);
 
 /* ip_vs_l7_icmp.c */
 struct l7_ports;

@@ -157,6 +157,22 @@ static void l7_ack_later(struct l7_conn *c)
 	l7_conn_timer_arm(c);
 }
 
+/*
+ * The client was told it has been acknowledged up to @ack, by a segment
+ * of ours or a server's.  Once that is everything the director took, the
+ * ACK l7_ack_later() owed is paid: its deadline goes, so that it cannot
+ * fall due while a later request - whose response will carry its own -
+ * is on its way, as a pure ACK nobody needed (one per ten requests of
+ * keep-alive clients, before).
+ */
+void l7_client_acked(struct l7_conn *c, u32 ack)
+{
+	if (after(ack, c->c_acked))
+		c->c_acked = ack;
+	if (c->c_acked == c->c_rcv_nxt)
+		c->ack_timer = false;
+}
+
 /* The connection timer: the ACK owed, unless a response carried it. */
 static void l7_ack_timer(struct l7_conn *c)
 {

@@ -670,7 +670,7 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 	if (before(s->ack, c->c_acked))
 		s->ack = c->c_acked;
 	else if (tcp_hdr(skb)->ack)
-		c->c_acked = s->ack;
+		l7_client_acked(c, s->ack);
 	/* and the client's PAWS check sees one clock across bindings */
 	if (s->ts && c->c_ts && before(s->tsval, c->d_ts_last))
 		s->tsval = c->d_ts_last;

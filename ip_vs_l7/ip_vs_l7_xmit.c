@@ -210,8 +210,7 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 		want.tsecr = c->c_tsval;
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
-	if (after(s.ack, c->c_acked))
-		c->c_acked = s.ack;
+	l7_client_acked(c, s.ack);
 	l7_xmit(c->net, &s);
 }
 
