@@ -106,6 +106,30 @@ static inline enum l7_fl_ev l7_fl_byte(struct l7_field_line *f,
 	return c == '\n' ? L7_FL_END : L7_FL_E_LINE_END;
 }
 
+/*
+ * How many of the @n bytes at @p l7_fl_byte() would take one by one
+ * without an event its framer acts on: the rest of a name that is none
+ * of the framer's, or of a value the framer does not read
+ * (@value_unread).  Most of a head is such bytes; the framers take them
+ * by count.  The lexer's state stays what those calls would leave: a
+ * name's length no longer matters once no known name is left.
+ */
+static inline size_t l7_fl_quiet_run(const struct l7_field_line *f,
+				     bool value_unread, const uint8_t *p,
+				     size_t n)
+{
+	size_t i = 0;
+
+	if (f->state == L7_FL_VALUE && value_unread) {
+		while (i < n && !l7_is_value_ctl(p[i]))
+			i++;
+	} else if (f->state == L7_FL_NAME && !f->tok.mask) {
+		while (i < n && l7_is_tchar(p[i]))
+			i++;
+	}
+	return i;
+}
+
 /* ---- HTTP-version: "HTTP/" DIGIT "." DIGIT, then @end ---- */
 
 enum l7_ver_ev {

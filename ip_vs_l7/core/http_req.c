@@ -342,11 +342,30 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 	return L7_HTTP_ERROR;
 }
 
+/*
+ * How many bytes from @p on step() would take without an event: the rest
+ * of an origin-form or absolute-form target after its first byte (or
+ * scheme), of a field name none of ours, or of a value nobody reads.
+ */
+static size_t quiet_run(const struct l7_http_req *r, const uint8_t *p,
+			size_t n)
+{
+	size_t i = 0;
+
+	if (r->state == S_FIELDS)
+		return l7_fl_quiet_run(&r->f.fl, r->f.field == L7_F_OTHER, p,
+				       n);
+	if (r->state == S_TARGET && r->sub == 2)
+		while (i < n && p[i] > 0x20 && p[i] < 0x7f && p[i] != '#')
+			i++;
+	return i;
+}
+
 enum l7_http_status l7_http_req_feed(struct l7_http_req *r,
 				     const uint8_t *buf, size_t len,
 				     size_t *used)
 {
-	size_t i;
+	size_t i = 0;
 
 	*used = 0;
 	if (r->state == S_ERROR)
@@ -354,16 +373,24 @@ enum l7_http_status l7_http_req_feed(struct l7_http_req *r,
 	if (r->state == S_DONE)
 		return L7_HTTP_DONE;
 
-	for (i = 0; i < len; i++) {
+	while (i < len) {
+		uint32_t room = r->pos < r->lim.max_head ?
+				r->lim.max_head - r->pos : 0;
 		enum l7_http_status st;
+		size_t run;
 
+		run = quiet_run(r, buf + i, len - i < room ? len - i : room);
+		i += run;
+		r->pos += (uint32_t)run;
+		if (i == len)
+			break;
 		if (r->pos >= r->lim.max_head) {
 			*used = i;
 			return fail(r, L7_HTTP_E_HEAD_TOO_LARGE);
 		}
-		st = step(r, buf[i]);
+		st = step(r, buf[i++]);
 		if (st != L7_HTTP_MORE) {
-			*used = i + 1;
+			*used = i;
 			if (st == L7_HTTP_DONE)
 				r->pos++;
 			return st;

@@ -375,6 +375,25 @@ void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n)
 	}
 }
 
+/*
+ * How many bytes from @p on step() would take without an event: the rest
+ * of the reason phrase, of a field name none of ours, or of a value that
+ * decides nothing.
+ */
+static size_t quiet_run(const struct l7_http_resp *r, const uint8_t *p,
+			size_t n)
+{
+	size_t i = 0;
+
+	if (r->state == S_FIELDS)
+		return l7_fl_quiet_run(&r->f.fl, r->f.field == L7_F_OTHER, p,
+				       n);
+	if (r->state == S_REASON)
+		while (i < n && !l7_is_value_ctl(p[i]))
+			i++;
+	return i;
+}
+
 enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 				      const uint8_t *buf, size_t len,
 				      size_t *used)
@@ -398,11 +417,19 @@ enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 
 	while (i < len) {
 		enum l7_resp_status st;
+		size_t run;
 
 		if (r->state == S_BODY_CLOSE) {
 			r->pos += len - i;
 			break;
 		}
+		run = quiet_run(r, buf + i, len - i < r->budget ? len - i :
+							       r->budget);
+		i += run;
+		r->pos += run;
+		r->budget -= (uint32_t)run;
+		if (i == len)
+			break;
 		if (r->budget == 0) {
 			*used = i;
 			return fail(r, L7_RESP_E_HEAD_TOO_LARGE);
