@@ -244,19 +244,24 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 
 	/*
 	 * GSO state from GRO may be stale after a trim: one segment goes
-	 * as it is, more are cut again to @mss and counted afresh.
+	 * as it is, more are cut again to @mss and counted afresh here.
+	 * (Left to the stack with SKB_GSO_DODGY, every aggregate went
+	 * through the GSO callbacks on its way out of a device without
+	 * NETIF_F_GSO_ROBUST - veth, bridges, most NICs - to be counted.)
 	 */
 	if (payload <= mss) {
 		if (skb_is_gso(skb))
 			skb_gso_reset(skb);
 	} else {
+		struct skb_shared_info *shinfo = skb_shinfo(skb);
+
 		if (!skb_is_gso(skb))
-			skb_shinfo(skb)->gso_type = v4 ? SKB_GSO_TCPV4 :
-							 SKB_GSO_TCPV6;
-		if (!skb_is_gso(skb) || skb_shinfo(skb)->gso_size > mss)
-			skb_shinfo(skb)->gso_size = mss;
-		skb_shinfo(skb)->gso_segs = 0;
-		skb_shinfo(skb)->gso_type |= SKB_GSO_DODGY;
+			shinfo->gso_type = v4 ? SKB_GSO_TCPV4 : SKB_GSO_TCPV6;
+		if (!skb_is_gso(skb) || shinfo->gso_size > mss)
+			shinfo->gso_size = mss;
+		shinfo->gso_segs = DIV_ROUND_UP(payload, shinfo->gso_size);
+		/* the headers are ours now, and the count is right */
+		shinfo->gso_type &= ~SKB_GSO_DODGY;
 	}
 
 	skb_dst_drop(skb);
