@@ -59,6 +59,16 @@ static inline bool l7_is_value_ctl(uint8_t c)
 	return (c < 0x20 && c != '\t') || c == 0x7f;
 }
 
+/* How many of the @n bytes at @p a field value (or reason) may carry. */
+static inline size_t l7_value_run(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !l7_is_value_ctl(p[i]))
+		i++;
+	return i;
+}
+
 static inline uint8_t l7_to_lower(uint8_t c)
 {
 	return (c >= 'A' && c <= 'Z') ? c | 0x20 : c;

@@ -120,13 +120,11 @@ static inline size_t l7_fl_quiet_run(const struct l7_field_line *f,
 {
 	size_t i = 0;
 
-	if (f->state == L7_FL_VALUE && value_unread) {
-		while (i < n && !l7_is_value_ctl(p[i]))
-			i++;
-	} else if (f->state == L7_FL_NAME && !f->tok.mask) {
+	if (f->state == L7_FL_VALUE && value_unread)
+		return l7_value_run(p, n);
+	if (f->state == L7_FL_NAME && !f->tok.mask)
 		while (i < n && l7_is_tchar(p[i]))
 			i++;
-	}
 	return i;
 }
 

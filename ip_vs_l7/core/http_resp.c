@@ -383,15 +383,10 @@ void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n)
 static size_t quiet_run(const struct l7_http_resp *r, const uint8_t *p,
 			size_t n)
 {
-	size_t i = 0;
-
 	if (r->state == S_FIELDS)
 		return l7_fl_quiet_run(&r->f.fl, r->f.field == L7_F_OTHER, p,
 				       n);
-	if (r->state == S_REASON)
-		while (i < n && !l7_is_value_ctl(p[i]))
-			i++;
-	return i;
+	return r->state == S_REASON ? l7_value_run(p, n) : 0;
 }
 
 enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
