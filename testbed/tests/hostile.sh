@@ -292,12 +292,34 @@ set_backend_mtu() {
 	in_dir ip link set br0 mtu "$1"
 }
 
+# pools_at WEIGHT IDLE: every real server of $VS at WEIGHT, with IDLE
+# pooled connections idle and none busy
+pools_at() {
+	[ "$(in_dir grep -Ec ":80 +$1 +$2 +0 .* up " /proc/net/ip_vs_l7)" = 3 ]
+}
+
+# pools_renew: every real server's pooled connections closed and opened
+# anew.  One that lived through a 1280-byte link keeps the smaller MSS
+# its server learned there, and a later test through the VIP that needs
+# full-size segments would not get them from it.
+pools_renew() {
+	local b w
+	for w in 0 1; do
+		for b in $L7TB_BACKENDS; do
+			in_dir ipvsadm -e -t "$VS" -r "$(backend_ip "$b"):80" -m -w $w ||
+				return 1
+		done
+		wait_for pools_at $w $((w * 8)) || return 1
+	done
+}
+
 pmtu_backend_links() {
 	local rc
 	set_backend_mtu 1280
 	download_and_post
 	rc=$?
 	set_backend_mtu 1500
+	pools_renew || { echo "pools not renewed"; in_dir cat /proc/net/ip_vs_l7; rc=1; }
 	return $rc
 }
 
