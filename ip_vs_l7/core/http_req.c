@@ -85,6 +85,12 @@ static enum l7_http_status method_end(struct l7_http_req *r)
 	return L7_HTTP_MORE;
 }
 
+/* A byte a request-target may carry: visible ASCII, but no fragment. */
+static bool target_char(uint8_t c)
+{
+	return c > 0x20 && c < 0x7f && c != '#';
+}
+
 /*
  * request-target: origin-form "/...", absolute-form "scheme:...", or "*"
  * for OPTIONS.  Only visible ASCII; no fragment.  ->sub is 0 before the
@@ -102,7 +108,7 @@ static enum l7_http_status target_byte(struct l7_http_req *r, uint8_t c)
 	}
 	if (c == '\r' || c == '\n')	/* HTTP/0.9 simple request */
 		return fail(r, L7_HTTP_E_VERSION);
-	if (c <= 0x20 || c >= 0x7f || c == '#')
+	if (!target_char(c))
 		return fail(r, L7_HTTP_E_TARGET);
 
 	switch (r->sub) {
@@ -356,7 +362,7 @@ static size_t quiet_run(const struct l7_http_req *r, const uint8_t *p,
 		return l7_fl_quiet_run(&r->f.fl, r->f.field == L7_F_OTHER, p,
 				       n);
 	if (r->state == S_TARGET && r->sub == 2)
-		while (i < n && p[i] > 0x20 && p[i] < 0x7f && p[i] != '#')
+		while (i < n && target_char(p[i]))
 			i++;
 	return i;
 }
