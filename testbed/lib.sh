@@ -19,6 +19,22 @@ PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 
+# The benchmark (bench/bench.sh, bench/profile.sh): the backends' CPU
+# quota (cgroup cpu.max) in the workloads that run under one - the CGI
+# ones, where a backend's CPU is what balancing shares out.  Elsewhere the
+# backends are uncapped: capped, every backend was throttled in every
+# 100 ms period under every configuration, so W1's req/s measured the
+# backends' CPU per request and a 60 ms throttling tail, not the director.
+L7TB_CPU_MAX="25000 100000"
+L7TB_CAPPED_WORKLOADS="W4 W5 W7"
+# workload_capped W: whether W's backends run under a quota
+workload_capped() {
+	case " $L7TB_CAPPED_WORKLOADS " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 # Backend sN lives in namespace l7sN at 192.0.2.1N.
 backend_ip() { echo "192.0.2.1${1#s}"; }
 # ... and at 2001:db8:2::1N.

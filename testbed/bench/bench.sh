@@ -29,13 +29,7 @@ REPS=3
 SECS=8
 CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5 B4u1"
 WORKLOADS="W1 W1c1 W2 W3 W4 W5 W6 W7 MEM"
-CPU_MAX="25000 100000"
-# the workloads whose backends run under CPU_MAX: the CGI ones, where a
-# backend's CPU is what balancing shares out.  Elsewhere the backends are
-# uncapped - capped, every backend was throttled in every 100 ms period
-# under every configuration, so W1's req/s measured the backends' CPU
-# per request and a 60 ms throttling tail, not the director
-CAPPED_WORKLOADS="W4 W5 W7"
+CPU_MAX=$L7TB_CPU_MAX	# in the workload_capped ones (lib.sh)
 MEM_CONNS=10000
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -451,7 +445,7 @@ meta() {
 	echo "cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "user_hz=$(getconf CLK_TCK)"
 	echo "cpu_max=$CPU_MAX"
-	echo "capped_workloads=$CAPPED_WORKLOADS"
+	echo "capped_workloads=$L7TB_CAPPED_WORKLOADS"
 	echo "reps=$REPS"
 	echo "secs=$SECS"
 	echo "configs=$CONFIGS"
@@ -523,7 +517,7 @@ module_meta >> "$OUT/meta.txt"
 # workload, else at no limit
 backends_capped() {
 	local b q="max 100000"
-	! echo " $CAPPED_WORKLOADS " | grep -q " $1 " || q=$CPU_MAX
+	! workload_capped "$1" || q=$CPU_MAX
 	for b in $L7TB_BACKENDS; do
 		echo "$q" > "/sys/fs/cgroup/l7tb-$b/cpu.max"
 	done

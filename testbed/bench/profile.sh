@@ -38,13 +38,14 @@ sched_of() {
 }
 
 "$L7TB_DIR/topology" up
-# the CGI workloads run on capped backends, as in the bench (bench.sh's
-# CAPPED_WORKLOADS); elsewhere a cap would make the backends, not the
-# director, what the guest waits for
-case $W in
-W4 | W5 | W7) "$L7TB_DIR/apache" start --cpu-max "25000 100000" ;;
-*) "$L7TB_DIR/apache" start ;;
-esac
+# the backends capped as in the bench (workload_capped in lib.sh):
+# elsewhere a cap would make the backends, not the director, what the
+# guest waits for
+if workload_capped "$W"; then
+	"$L7TB_DIR/apache" start --cpu-max "$L7TB_CPU_MAX"
+else
+	"$L7TB_DIR/apache" start
+fi
 in_dir sysctl -qw net.ipv4.vs.conntrack=0
 for cfg in "$@"; do
 	port=$(port_of "$cfg")
