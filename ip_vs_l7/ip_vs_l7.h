@@ -249,6 +249,12 @@ struct l7_service {
  * retransmission timeout (200 ms at least).
  */
 #define L7_DELACK	(HZ / 25)
+/*
+ * How long a finished binding whose server resent its tail waits for
+ * the client to report that resend as a duplicate (l7_binding_acked()):
+ * the report follows the client's ACK within its round trip.
+ */
+#define L7_DUP_WAIT	(HZ / 5)
 #define L7_TS_OPT_LEN	12		/* NOP NOP TS */
 
 /* at most one RFC 5961 challenge ACK per this, per connection */
@@ -330,6 +336,7 @@ struct l7_binding {
 	bool			retried;	/* second try of the request */
 	bool			upgrade;	/* the request asked for one */
 	bool			tunnel;		/* 101: counts in ls->tunnels */
+	bool			rsp_resent;	/* a server resend went out */
 	u32			c_ack_passed;	/* newest client ACK passed on */
 	u32			rsp_last_pkt;	/* backend seq: its newest packet */
 	struct l7_tcp_ratelimit	b_challenge;
@@ -446,6 +453,13 @@ struct l7_conn {
 	struct list_head	bindings;	/* l7_binding, oldest first */
 	unsigned int		nr_bindings;	/* at most l7_client_max_pooled */
 	struct l7_binding	*cur;		/* request/response under way */
+	/*
+	 * Out of ->bindings: one whose response the client has whole and
+	 * whose server resent some of it, until ->probed_until, for the
+	 * client's report of the duplicate (l7_binding_acked()).
+	 */
+	struct l7_binding	*probed;
+	unsigned long		probed_until;
 };
 
 /* ip_vs_l7_main.c: module parameters */
@@ -531,9 +545,14 @@ void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
 void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 		     u32 seq, const void *data, u32 len);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
-void l7_binding_acked(struct l7_conn *c, u32 ack);
+void l7_binding_acked(struct l7_conn *c, u32 ack,
+		      const struct l7_tcp_sack_block *dup);
 bool l7_may_dispatch(const struct l7_conn *c);
-void l7_binding_finish(struct l7_conn *c, struct l7_binding *b);
+void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
+		       const struct l7_tcp_sack_block *dup);
+void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
+		      const struct l7_tcp_sack_block *dup);
+void l7_binding_probed_timer(struct l7_conn *c);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b);
@@ -565,7 +584,7 @@ void l7_send_rst(struct net *net, const struct sk_buff *in);
 u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
 void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
-		   u16 win, bool ts, u32 tsval, u32 tsecr, const void *data,
+		   u16 win, const struct l7_tcp_opts *opts, const void *data,
 		   u32 len);
 
 /* ip_vs_l7_client.c */
@@ -623,7 +642,8 @@ void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
 void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed);
-void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t);
+void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+		  const struct l7_tcp_sack_block *dup);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
 bool l7_pool_sock_spliced(const struct sock *sk);

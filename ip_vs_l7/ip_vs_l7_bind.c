@@ -134,12 +134,16 @@ static u32 l7_binding_tsval(const struct l7_conn *c, struct l7_binding *b)
 }
 
 static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
-			    u32 seq, u32 ack, const void *data, u32 len)
+			    u32 seq, u32 ack,
+			    const struct l7_tcp_sack_block *dup,
+			    const void *data, u32 len)
 {
 	bool ts = b->pc->tcp.ts && c->c_ts;
+	struct l7_tcp_opts o;
 
-	l7_send_pconn(b->pc, flags, seq, ack, l7_win_to_backend(c, b),
-		      ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
+	l7_tcp_opts_own(&o, ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
+			b->pc->tcp.sack ? dup : NULL);
+	l7_send_pconn(b->pc, flags, seq, ack, l7_win_to_backend(c, b), &o,
 		      data, len);
 }
 
@@ -147,13 +151,25 @@ static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
 void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 		     u32 seq, const void *data, u32 len)
 {
-	l7_binding_xmit(c, b, flags, seq, b->rsp_guard.fed, data, len);
+	l7_binding_xmit(c, b, flags, seq, b->rsp_guard.fed, NULL, data, len);
 }
 
 /* A pure ACK of backend seq @ack to @b's server. */
 void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
 {
-	l7_binding_xmit(c, b, 0, b->b_snd_nxt, ack, NULL, 0);
+	l7_binding_xmit(c, b, 0, b->b_snd_nxt, ack, NULL, NULL, 0);
+}
+
+/*
+ * A server resent @dup (its seq), bytes of an earlier binding on @b's
+ * connection, which that binding's client acknowledged whole: tell it
+ * they had arrived (l7_pconn_ack()), at the ACK it has from @b.
+ */
+void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
+		      const struct l7_tcp_sack_block *dup)
+{
+	l7_binding_xmit(c, b, 0, b->b_snd_nxt,
+			l7_seq_inv(&b->map.rsp, b->c_ack_passed), dup, NULL, 0);
 }
 
 /* (Re)send the director's copy of the request's first bytes. */
@@ -544,6 +560,8 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 	list_for_each_entry(b, &c->bindings, node)
 		if (b->pc == pc)
 			return b;
+	if (c->probed && c->probed->pc == pc)
+		return c->probed;
 	return NULL;
 }
 
@@ -555,8 +573,12 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 		l7_service_tunnel_end(c->ls);
 	if (c->cur == b)
 		c->cur = NULL;
-	list_del(&b->node);
-	c->nr_bindings--;
+	if (c->probed == b) {
+		c->probed = NULL;	/* off the list already */
+	} else {
+		list_del(&b->node);
+		c->nr_bindings--;
+	}
 	kfree(b);
 }
 
@@ -588,36 +610,61 @@ static bool l7_binding_server_probes(const struct l7_binding *b)
 }
 
 /*
+ * The part of the client's duplicate @dup (director's seq on C) that is
+ * @b's server's, in its seq, in *@out.
+ */
+static bool l7_binding_dup(const struct l7_binding *b,
+			   const struct l7_tcp_sack_block *dup,
+			   struct l7_tcp_sack_block *out)
+{
+	if (!dup)
+		return false;
+	*out = *dup;
+	return l7_sack_c2b(&b->map, out, 1) == 1;
+}
+
+/* Has @b's server not heard that the client has all of its response? */
+static bool l7_binding_ack_owed(const struct l7_binding *b)
+{
+	return before(b->c_ack_passed, b->map.rsp_range.end);
+}
+
+/*
  * c->lock held: the client has all of @b's response.  Give the pooled
  * connection back - with the numbers it continues from - unless the
  * server is closing it or still owes us an ACK.  Its server learns that
  * the response arrived from us, not from the client's ACK (which may go
  * to another binding): at once if it would probe for the tail
- * (l7_binding_server_probes()), else from the next request's copy on
- * this connection or the pool's delayed ACK (l7_pool_release()).
+ * (l7_binding_server_probes()) or the client reported a resend of it as
+ * a duplicate (@dup, on C: passed on), else from the next request's copy
+ * on this connection or the pool's delayed ACK (l7_pool_release()).
  */
-void l7_binding_finish(struct l7_conn *c, struct l7_binding *b)
+void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
+		       const struct l7_tcp_sack_block *dup)
 {
 	struct l7_pconn *pc = b->pc;
 	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
 	bool keep = b->keep && !b->rsp_guard.fin && !b->b_rst &&
 		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
+	struct l7_tcp_sack_block b_dup;
 	bool ack_now = false;
 
 	if (keep) {
+		bool has_dup = l7_binding_dup(b, dup, &b_dup);
+
 		pc->tcp.snd_nxt = b->b_req_end;
 		pc->tcp.rcv_nxt = rsp_end;
 		pc->tcp.ts_recent = b->b_tsval;
 		pc->tcp.ts_last = b->ts_sent;
 		pc->tcp.win = l7_win_to_backend(c, b);
-		ack_now = l7_binding_server_probes(b);
+		ack_now = has_dup || l7_binding_server_probes(b);
 		if (ack_now)	/* still ours: the pool lock is not needed */
-			l7_pconn_ack(pc, &pc->tcp);
+			l7_pconn_ack(pc, &pc->tcp, has_dup ? &b_dup : NULL);
 	} else if (!b->b_rst) {
 		l7_binding_reset(c, b);
 	}
 	WRITE_ONCE(pc->conn, NULL);
-	l7_pool_release(pc, keep, !ack_now);
+	l7_pool_release(pc, keep, !ack_now && l7_binding_ack_owed(b));
 	l7_binding_free(c, b);
 }
 
@@ -637,29 +684,83 @@ void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 	l7_binding_free(c, b);
 }
 
-/* c->lock held: end every binding, as the connection is going away. */
+/*
+ * c->lock held: end every binding, as the connection is going away.  A
+ * probed one is done with already.
+ */
 void l7_binding_abort_all(struct l7_conn *c)
 {
 	struct l7_binding *b, *next;
 
+	if (c->probed)
+		l7_binding_finish(c, c->probed, NULL);
 	list_for_each_entry_safe(b, next, &c->bindings, node)
 		l7_binding_abort(c, b);
 }
 
 /*
- * c->lock held: the client acknowledged up to @ack (director's seq on
- * C).  Bindings whose whole response it has are finished.
+ * c->lock held: the client has all of @b's response, but its server
+ * resent some of it, most likely a tail loss probe the client's ACK
+ * crossed.  The server counts the probe as a repair, and shrinks its
+ * window, unless it hears the client report it as a duplicate before it
+ * hears of more data.  That report (a D-SACK) follows the ACK, so @b
+ * keeps its pooled connection and mapping, out of ->bindings, for
+ * L7_DUP_WAIT; the server has the ACK meanwhile.  One at a time: an
+ * earlier one is finished.
  */
-void l7_binding_acked(struct l7_conn *c, u32 ack)
+static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
 {
+	if (c->probed)
+		l7_binding_finish(c, c->probed, NULL);
+	list_del(&b->node);
+	c->nr_bindings--;
+	c->probed = b;
+	c->probed_until = jiffies + L7_DUP_WAIT;
+	b->c_ack_passed = b->map.rsp_range.end;
+	l7_binding_ack(c, b, l7_seq_inv(&b->map.rsp, b->c_ack_passed));
+	l7_conn_timer_arm(c);
+}
+
+/*
+ * Is a report of @b's server's resend as a duplicate worth waiting for:
+ * it resent some of the response, both ends speak SACK, and the pooled
+ * connection goes back to the pool after it.
+ */
+static bool l7_binding_awaits_dup(const struct l7_binding *b)
+{
+	return b->rsp_resent && b->map.c_sack && b->map.b_sack && b->keep &&
+	       !b->rsp_guard.fin && !b->b_rst;
+}
+
+/* The connection timer: a probed binding waited long enough. */
+void l7_binding_probed_timer(struct l7_conn *c)
+{
+	if (c->probed && !time_before(jiffies, c->probed_until))
+		l7_binding_finish(c, c->probed, NULL);
+}
+
+/*
+ * c->lock held: the client acknowledged up to @ack (director's seq on
+ * C), reporting @dup as a duplicate (or NULL).  Bindings whose whole
+ * response it has are finished, passing @dup on to the one it is of.
+ */
+void l7_binding_acked(struct l7_conn *c, u32 ack,
+		      const struct l7_tcp_sack_block *dup)
+{
+	struct l7_tcp_sack_block b_dup;
 	struct l7_binding *b, *next;
 	bool freed = false;
 
+	if (c->probed && l7_binding_dup(c->probed, dup, &b_dup))
+		l7_binding_finish(c, c->probed, dup);
 	list_for_each_entry_safe(b, next, &c->bindings, node) {
 		if (!b->rsp_guard.done || !b->req_done ||
 		    before(ack, b->map.rsp_range.end))
 			break;	/* in order: later ones are not acked either */
-		l7_binding_finish(c, b);
+		if (l7_binding_awaits_dup(b) && !l7_binding_dup(b, dup, &b_dup))
+			l7_binding_probed(c, b);
+		else
+			l7_binding_finish(c, b, dup);
 		freed = true;
 	}
 	/* a pipelined head that waited for room */

@@ -318,9 +318,16 @@ static void l7_take_head(struct l7_conn *c, const struct sk_buff *skb,
 	l7_head_frame(c);
 }
 
-static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th)
+/*
+ * The client's ACK, and the duplicate its SACK blocks report (a server's
+ * resend it had already): bindings it completes are done with.
+ */
+static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th,
+			  const struct l7_tcp_opts *o)
 {
 	u32 ack = ntohl(th->ack_seq);
+	struct l7_tcp_sack_block dup;
+	bool has_dup;
 
 	if (!th->ack || before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
 		return;
@@ -330,7 +337,9 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th)
 		l7_conn_progress(c);
 	}
 	c->d_snd_una = ack;
-	l7_binding_acked(c, ack);
+	has_dup = (o->present & L7_TCPO_SACK) &&
+		  l7_sack_dup(o->sack, o->sack_count, ack, &dup);
+	l7_binding_acked(c, ack, has_dup ? &dup : NULL);
 }
 
 /*
@@ -573,7 +582,7 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	if (c->c_ts && !after(cs.seq, c->c_rcv_nxt))
 		l7_ts_note(&c->c_tsval, o.tsval);
 	c->c_win = ntohs(th->window);
-	l7_client_ack(c, th);
+	l7_client_ack(c, th, &o);
 
 	x = l7_cseg_ctx_of(c);	/* the ACK may have finished a binding */
 	p = l7_cseg_plan(&x, &cs);
@@ -731,6 +740,7 @@ void l7_client_timer(struct l7_conn *c)
 	/* what may be due before the state's own deadline */
 	l7_ack_timer(c);
 	l7_rsp_copy_timer(c);
+	l7_binding_probed_timer(c);
 	if (time_before(jiffies, c->due)) {
 		l7_conn_timer_arm(c);
 		return;

@@ -437,7 +437,7 @@ void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 /*
  * Called with c->lock held: the timer at the earliest of ->due and what
  * is pending before it (a resend of a response head of ours the client
- * lacks, an ACK owed).
+ * lacks, an ACK owed, the end of a probed binding's wait).
  */
 void l7_conn_timer_arm(struct l7_conn *c)
 {
@@ -447,6 +447,8 @@ void l7_conn_timer_arm(struct l7_conn *c)
 		when = c->copy_due;
 	if (c->ack_timer && time_before(c->ack_due, when))
 		when = c->ack_due;
+	if (c->probed && time_before(c->probed_until, when))
+		when = c->probed_until;
 	mod_timer(&c->timer, when);
 }
 
@@ -516,7 +518,7 @@ static bool l7_conn_uses_pool(struct l7_conn *c, const struct l7_pool *pool)
 	list_for_each_entry(b, &c->bindings, node)
 		if (b->pc->pool == pool)
 			return true;
-	return false;
+	return c->probed && c->probed->pc->pool == pool;
 }
 
 /*

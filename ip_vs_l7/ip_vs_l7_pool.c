@@ -121,7 +121,7 @@ static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
 		l7_pconn_unhash(pc);
 		if (!pc->quiet)
 			l7_send_pconn(pc, TCPHDR_RST, pc->tcp.snd_nxt, 0, 0,
-				      false, 0, 0, NULL, 0);
+				      NULL, NULL, 0);
 		pc->quiet = true;
 	}
 	pc->state = L7_PC_DEAD;
@@ -291,11 +291,19 @@ static void l7_pconn_close_list(struct list_head *head)
 /*
  * A pure ACK to @pc's server at @t: read under the pool lock for an idle
  * connection, or the binding's own numbers while it still holds @pc.
+ * @dup: server bytes (its seq) the client reported receiving twice, or
+ * NULL.  A server that probed for its tail takes the D-SACK of the probe
+ * for "no loss" (tcp_process_tlp_ack()); without it, the ACK of its next
+ * response counts the probe as a repair and shrinks its window.
  */
-void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t)
+void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+		  const struct l7_tcp_sack_block *dup)
 {
-	l7_send_pconn(pc, 0, t->snd_nxt, t->rcv_nxt, t->win, t->ts,
-		      t->ts_last, t->ts_recent, NULL, 0);
+	struct l7_tcp_opts o;
+
+	l7_tcp_opts_own(&o, t->ts, t->ts_last, t->ts_recent,
+			t->sack ? dup : NULL);
+	l7_send_pconn(pc, 0, t->snd_nxt, t->rcv_nxt, t->win, &o, NULL, 0);
 }
 
 /*
@@ -316,7 +324,7 @@ static void l7_pconn_ack_fn(struct timer_list *t)
 	tcp = pc->tcp;
 	spin_unlock_bh(&pool->lock);
 	if (owed)
-		l7_pconn_ack(pc, &tcp);
+		l7_pconn_ack(pc, &tcp, NULL);
 }
 
 /* Connect one more socket to the pool's server and make it idle. */
@@ -811,7 +819,7 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	}
 	spin_unlock_bh(&pool->lock);
 	if (ack)
-		l7_pconn_ack(pc, &t);
+		l7_pconn_ack(pc, &t, NULL);
 	return NF_DROP;
 }
 

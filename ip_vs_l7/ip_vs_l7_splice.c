@@ -570,7 +570,7 @@ static bool l7_backend_rst_ok(struct l7_conn *c, struct l7_binding *b,
 				      b->rsp_guard.rcv_nxt,
 				      l7_win_rescale(c->c_win, c->c_wscale,
 						     b->pc->tcp.rcv_wscale),
-				      false, 0, 0, NULL, 0);
+				      NULL, NULL, 0);
 		break;
 	case L7_RST_DROP:
 		break;
@@ -651,21 +651,43 @@ static u32 l7_last_packet(const struct sk_buff *skb, u32 seq, u32 payload)
 	return seq + rounddown(payload - 1, size);
 }
 
+/*
+ * A server resent bytes before @b's response: an earlier binding's, which
+ * its client acknowledged whole.  They go to nobody; the server hears
+ * that they had arrived, lest it count its probe as a repair.
+ */
+static void l7_b2c_earlier(struct l7_conn *c, struct l7_binding *b,
+			   u32 seq, u32 payload)
+{
+	struct l7_tcp_sack_block dup = { seq, seq + payload };
+
+	if (payload &&
+	    l7_range_where(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, seq)) ==
+	    L7_EARLIER)
+		l7_binding_dsack(c, b, &dup);
+}
+
 /* A backend segment the response guard let through, to the client. */
 static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 				struct sk_buff *skb, struct l7_tcp_opts *o,
 				struct l7_tcp_seg *s, u32 payload)
 {
 	u32 last = l7_last_packet(skb, s->seq, payload);
+	u32 b_seq = s->seq;
 	unsigned int flags;
 
 	flags = l7_map_b2c(&b->map, s);
-	if (flags & L7_SEG_SEQ_OUTSIDE)
+	if (flags & L7_SEG_SEQ_OUTSIDE) {
+		l7_b2c_earlier(c, b, b_seq, payload);
 		return NF_DROP;	/* an earlier client's bytes, or beyond */
+	}
 	if (payload) {
 		b->rsp_seen = true;
 		if (after(last, b->rsp_last_pkt))
 			b->rsp_last_pkt = last;
+		/* bytes the client was sent before: it reports them */
+		if (before(s->seq, c->d_snd_nxt))
+			b->rsp_resent = true;
 	}
 	/*
 	 * The director acknowledged some client bytes itself: never less.

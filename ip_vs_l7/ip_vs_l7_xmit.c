@@ -313,13 +313,13 @@ bool l7_unanswerable(const struct sk_buff *skb)
  * segment came from the client or from us.  A client without timestamps
  * sends segments without them, which Linux accepts on a connection that
  * has them (PAWS applies only to segments that carry one); ours go the
- * same way, as there is no client clock to follow.
+ * same way, as there is no client clock to follow.  @opts: the options
+ * it carries (timestamps, a D-SACK block), or NULL.
  */
 void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
-		   u16 win, bool ts, u32 tsval, u32 tsecr, const void *data,
+		   u16 win, const struct l7_tcp_opts *opts, const void *data,
 		   u32 len)
 {
-	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
 	struct l7_seg s = {
 		.af = pc->pool->af,
@@ -336,12 +336,8 @@ void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		.len = len,
 	};
 
-	if (ts) {
-		want.present = L7_TCPO_TS;
-		want.tsval = tsval;
-		want.tsecr = tsecr;
-	}
-	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	if (opts)
+		s.optlen = l7_tcp_opts_build(opt, sizeof(opt), opts);
 	l7_xmit(pc->pool->net, &s);
 }
 

@@ -267,6 +267,19 @@ unsigned int l7_sack_b2c(const struct l7_binding_map *m,
 	return sack_filter(&m->req_range, blk, n);
 }
 
+bool l7_sack_dup(const struct l7_tcp_sack_block *blk, unsigned int n,
+		 uint32_t ack, struct l7_tcp_sack_block *dup)
+{
+	if (!n || !l7_seq_before(blk[0].start, blk[0].end))
+		return false;
+	if (!l7_seq_before(blk[0].start, ack) &&
+	    (n < 2 || l7_seq_before(blk[0].start, blk[1].start) ||
+	     l7_seq_after(blk[0].end, blk[1].end)))
+		return false;
+	*dup = blk[0];
+	return true;
+}
+
 enum l7_where l7_binding_client_ack(const struct l7_binding_map *m,
 				    uint32_t ack)
 {

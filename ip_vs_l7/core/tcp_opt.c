@@ -352,6 +352,22 @@ static uint8_t *build_sack(uint8_t *p, const struct l7_tcp_opts *want,
 	return p;
 }
 
+void l7_tcp_opts_own(struct l7_tcp_opts *o, bool ts, uint32_t tsval,
+		     uint32_t tsecr, const struct l7_tcp_sack_block *dup)
+{
+	*o = (struct l7_tcp_opts){ 0 };
+	if (ts) {
+		o->present = L7_TCPO_TS;
+		o->tsval = tsval;
+		o->tsecr = tsecr;
+	}
+	if (dup) {
+		o->present |= L7_TCPO_SACK;
+		o->sack_count = 1;
+		o->sack[0] = *dup;
+	}
+}
+
 /*
  * Linux's own layout (tcp_options_write()): every option is padded to a
  * 4-byte word on its own, so the TS words stay aligned for the fast-path

@@ -124,6 +124,14 @@ int l7_tcp_opts_clamp_mss(uint8_t *opt, unsigned int len,
 			  struct l7_tcp_opts *o, uint16_t max);
 
 /*
+ * The options of a segment of the director's on an established
+ * connection: timestamps when @ts, and @dup - a duplicate the receiver
+ * is told of (RFC 2883), or NULL - as the one SACK block.
+ */
+void l7_tcp_opts_own(struct l7_tcp_opts *o, bool ts, uint32_t tsval,
+		     uint32_t tsecr, const struct l7_tcp_sack_block *dup);
+
+/*
  * Write the options of a segment the director sends itself (SYN-ACK, ACK,
  * RST) in Linux's layout: MSS, then SACK_PERM folded into the NOP pair in
  * front of the timestamps, then NOP + window scale, then NOP NOP + SACK.

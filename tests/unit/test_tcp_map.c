@@ -486,6 +486,37 @@ static void test_sack_b2c(void)
 	      b[1].start, b[1].end);
 }
 
+/* RFC 2883's two ways of reporting a duplicate, as Linux reads them. */
+static void test_sack_dup(void)
+{
+	struct l7_tcp_sack_block d = { 1, 1 };
+	struct l7_tcp_sack_block below[2] = {
+		{ 0xfffffff0, 0x10 },		/* a resent tail, across the wrap */
+		{ 0x40, 0x80 },
+	};
+	struct l7_tcp_sack_block inside[2] = {
+		{ 0x200, 0x240 },		/* again, within the next block */
+		{ 0x180, 0x280 },
+	};
+	struct l7_tcp_sack_block plain[2] = {
+		{ 0x200, 0x240 },		/* a hole before it: no duplicate */
+		{ 0x300, 0x340 },
+	};
+	struct l7_tcp_sack_block empty[1] = { { 0x10, 0x10 } };
+
+	CHECK(l7_sack_dup(below, 2, 0x10, &d) && d.start == 0xfffffff0 &&
+	      d.end == 0x10, "below the ACK: %#x-%#x", d.start, d.end);
+	CHECK(l7_sack_dup(below, 1, 0x10, &d), "below the ACK, alone");
+	CHECK(l7_sack_dup(inside, 2, 0x100, &d) && d.start == 0x200 &&
+	      d.end == 0x240, "within the second block");
+	d.start = 7;
+	CHECK(!l7_sack_dup(plain, 2, 0x100, &d) && d.start == 7,
+	      "an ordinary block: none, @dup untouched");
+	CHECK(!l7_sack_dup(inside, 1, 0x100, &d), "above the ACK, alone");
+	CHECK(!l7_sack_dup(empty, 1, 0x20, &d), "an empty block");
+	CHECK(!l7_sack_dup(below, 0, 0x10, &d), "no blocks");
+}
+
 /*
  * Two bindings of one client, the first on pooled connection B1, the
  * second on B2, response ranges back to back across the wrap.  An ACK
@@ -632,6 +663,7 @@ int main(void)
 	RUN(test_win_rescale_values);
 	RUN(test_sack_c2b);
 	RUN(test_sack_b2c);
+	RUN(test_sack_dup);
 	RUN(test_earlier_binding_ack);
 	RUN(test_prev_binding_keeps_offsets);
 	RUN(test_client_ack_options_end_to_end);
