@@ -47,6 +47,12 @@ Tests:
             started by the suite) and 40 KB of body, sent twice: no
             segment to it on br0 ends past its last announced right edge
   frag      a GET sent as IP fragments of 16 bytes is answered
+  probe-dsack   a GET of 10 KB with SACK, unacknowledged until its server
+                resends some of it; then an ACK of it all, and a D-SACK
+                of the resent bytes: the capture on br0 shows the director
+                passing that D-SACK to the server, naming what it resent
+  probe-silent  the same without the D-SACK: no pooled connection stays
+                bound a second later, and the connection serves again
 """
 
 import os
@@ -149,10 +155,10 @@ class Peer:
 
 
 class Conn:
-    """A TCP connection to VIP:@dport kept by hand: no WS or SACK, and
-    timestamps only if @ts."""
+    """A TCP connection to VIP:@dport kept by hand: no WS, timestamps only
+    if @ts, SACK-permitted offered only if @sack."""
 
-    def __init__(self, peer, dport=80, ts=False):
+    def __init__(self, peer, dport=80, ts=False, sack=False):
         self.peer = peer
         self.dport = dport
         self.sport = random.randint(40000, 40999)
@@ -164,6 +170,7 @@ class Conn:
         self.ack_data = True    # acknowledge what arrives
         self.ack_sent = None    # the last ACK number we sent
         self.ts = ts
+        self.sack = sack
         self.ts_base = random.getrandbits(32)
         self.ts_last = None     # the last TSval we sent
         self.ts_recent = 0      # the peer's last TSval
@@ -197,8 +204,9 @@ class Conn:
     def connect(self):
         """Handshake; the SYN is resent twice, as a kernel would (an
         emulated director still busy with a previous test may be slow)."""
+        syn_opts = [("MSS", 1460)] + ([("SAckOK", b"")] if self.sack else [])
         for _ in range(3):
-            self.seg("S", options=[("MSS", 1460)])
+            self.seg("S", options=syn_opts)
             sa = self.peer.recv(5, lambda p: self.mine(p) and
                                 p[TCP].flags.S and p[TCP].flags.A)
             if sa is not None:
@@ -730,6 +738,118 @@ def t_paws(peer):
                    "time(s)" % n)
 
 
+GET10K = b"GET /static/10k.bin HTTP/1.1\r\nHost: h\r\n\r\n"
+
+
+def probed_response(peer):
+    """A connection with SACK and timestamps whose GET of 10 KB is not
+    acknowledged until the server resends some of the response (its tail
+    loss probe, or a timeout): returns the connection, with the response
+    taken, and the resent range (seq, end) as the client saw it."""
+    c = Conn(peer, ts=True, sack=True)
+    c.connect()
+    c.ack_data = False
+    c.seg("PA", GET10K)
+    c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
+    end = time.time() + 20
+    while time.time() < end:
+        p = peer.recv(end - time.time(), c.mine)
+        if p is None:
+            break
+        n, seq = len(payload_of(p)), p[TCP].seq
+        again = n and after_eq(c.rcv_nxt, seq + n)
+        c.take(p)
+        if again and split_response(c.data):
+            c.response()
+            return c, (seq, (seq + n) % 2**32)
+    raise Fail("no resend of the response came (%d bytes taken)" %
+               len(c.data))
+
+
+def server_resends(pkts):
+    """(seq, end) of each data segment a backend sent again, by its seq."""
+    high, out = {}, []
+    for seq, n, p in data_segments(pkts):
+        if p[TCP].sport != 80:
+            continue
+        key = (p[IP].src, p[TCP].dport)
+        end = (seq + n) % 2**32
+        if key in high and after_eq(high[key], end):
+            out.append((key, seq, end))
+        elif key not in high or after_eq(end, high[key]):
+            high[key] = end
+    return out
+
+
+def dsacks_to(pkts, key):
+    """SACK blocks starting below their segment's ACK, in the director's
+    segments to the backend connection @key (backend address, port)."""
+    out = []
+    for p in pkts:
+        if IP not in p or TCP not in p or p[IP].dst != key[0] or \
+           p[TCP].sport != key[1]:
+            continue
+        for o in p[TCP].options:
+            if o[0] == "SAck" and len(o[1]) >= 2 and \
+               not after_eq(o[1][0], p[TCP].ack):
+                out.append((o[1][0], o[1][1]))
+    return out
+
+
+def t_probe_dsack(peer):
+    """The client's ACK of a response crosses its server's resend of the
+    tail; the client's report of that resend as a duplicate (D-SACK)
+    comes after it, and reaches the server - its block naming the bytes
+    the server resent - lest the server count its probe as a repair."""
+    cap = Capture("probe-backend", "br0", "tcp port 80")
+    try:
+        c, (seq, end) = probed_response(peer)
+        c.ack_data = True
+        c.seg("A")
+        time.sleep(0.02)
+        c.seg("A", options=[("NOP", None), ("NOP", None),
+                            ("SAck", (seq, end))])
+        time.sleep(0.5)
+        c.get_ok()      # and the connection goes on
+        c.close()
+    finally:
+        pkts = cap.stop()
+    resent = server_resends(pkts)
+    if not resent:
+        raise Fail("the capture on br0 shows no resend of a server's")
+    key, b_seq, b_end = resent[0]
+    got = dsacks_to(pkts, key)
+    if (b_seq, b_end) not in got:
+        raise Fail("server %s:80 resent %d-%d; D-SACKs it got: %s" %
+                   (key[0], b_seq, b_end, got or "none"))
+
+
+def t_probe_silent(peer):
+    """The same without the client's report: its pooled connection goes
+    back to the pool within a second, and the client's connection serves
+    its next request."""
+    c, _ = probed_response(peer)
+    c.ack_data = True
+    c.seg("A")
+    deadline = time.time() + 1
+    while pools_busy() and time.time() < deadline:
+        time.sleep(0.05)
+    busy = pools_busy()
+    if busy:
+        raise Fail("%d pooled connection(s) still bound 1 s after the "
+                   "client had its whole response" % busy)
+    c.get_ok()
+    c.close()
+
+
+def pools_busy():
+    """Pooled connections bound to a client, over all servers."""
+    out = subprocess.run(in_dir("cat", "/proc/net/ip_vs_l7"),
+                         capture_output=True, text=True).stdout
+    return sum(int(f[4]) for f in (line.split() for line in out.splitlines())
+               if len(f) > 8 and f[0] == "->" and f[4].isdigit())
+
+
 WIN_RS = "192.0.2.12:8081"      # a server that never reads: tcp_hygiene.sh
 
 
@@ -830,7 +950,8 @@ TESTS = {"urgent": t_urgent, "options": t_options, "synfin": t_synfin,
          "rst-outside": t_rst_outside, "rst-exact": t_rst_exact,
          "martian": t_martian, "icmp-client": t_icmp_client,
          "icmp-backend": t_icmp_backend, "paws": t_paws,
-         "window": t_window, "frag": t_frag}
+         "window": t_window, "frag": t_frag, "probe-dsack": t_probe_dsack,
+         "probe-silent": t_probe_silent}
 
 
 TEST_SECONDS = 180

@@ -82,7 +82,7 @@ NFT
 # in an emulated guest.  Each test then reads its line of the output,
 # which is kept with the boot's results.
 RAW_TESTS="urgent options synfin syn rst-window rst-outside rst-exact martian
-	icmp-client icmp-backend paws window frag"
+	icmp-client icmp-backend paws window frag probe-dsack probe-silent"
 RAW_OUT=${L7_RESULTS:-$TMP}/rawtcp.out
 in_cli timeout 1200 env HOME=/tmp "${RAW[@]}" "$DMAC" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
@@ -109,6 +109,8 @@ t_check "tcp_hygiene: ICMP frag needed about a body segment to a backend lowers 
 t_check "tcp_hygiene: a body segment with an older TSval (PAWS) is dropped, never forwarded" raw_result paws
 t_check "tcp_hygiene: no body byte goes past the right edge of a backend's window" raw_result window
 t_check "tcp_hygiene: a request sent as IP fragments is answered" raw_result frag
+t_check "tcp_hygiene: a client's D-SACK of a server's resend, after its ACK of the whole response, reaches that server" raw_result probe-dsack
+t_check "tcp_hygiene: without it, the pooled connection is back in the pool within a second" raw_result probe-silent
 
 # Fragments of UDP datagrams of 3,000 bytes (no ping in the guest)
 # between the director and the client: the client's namespace has no l7
