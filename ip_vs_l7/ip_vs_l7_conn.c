@@ -437,7 +437,11 @@ void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
 /*
  * Called with c->lock held: the timer at the earliest of ->due and what
  * is pending before it (a resend of a response head of ours the client
- * lacks, an ACK owed, the end of a probed binding's wait).
+ * lacks, an ACK owed, the end of a probed binding's wait).  Only ever
+ * brought forward: a request moves these deadlines several times, and
+ * each later one left to a timer already set costs one early wake-up,
+ * whose handler finds nothing due and sets it again
+ * (l7_client_timer()), instead of a re-queue each time.
  */
 void l7_conn_timer_arm(struct l7_conn *c)
 {
@@ -449,7 +453,7 @@ void l7_conn_timer_arm(struct l7_conn *c)
 		when = c->ack_due;
 	if (c->probed && time_before(c->probed_until, when))
 		when = c->probed_until;
-	mod_timer(&c->timer, when);
+	timer_reduce(&c->timer, when);
 }
 
 /*

@@ -309,7 +309,9 @@ void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t,
 /*
  * Timer: an idle connection's server still lacks our ACK of its last
  * response (l7_pool_release()); without it, it would send the tail
- * again.  Taken meanwhile, the new request's copy carried it.
+ * again.  Taken meanwhile, the new request's copy carried it.  Set at an
+ * earlier release, it may come before this one's L7_DELACK is up: then
+ * it is set again for then.
  */
 static void l7_pconn_ack_fn(struct timer_list *t)
 {
@@ -320,7 +322,12 @@ static void l7_pconn_ack_fn(struct timer_list *t)
 
 	spin_lock_bh(&pool->lock);
 	owed = pc->ack_owed && pc->state == L7_PC_IDLE;
-	pc->ack_owed = false;
+	if (owed && time_before(jiffies, pc->born + L7_DELACK)) {
+		mod_timer(&pc->ack_timer, pc->born + L7_DELACK);
+		owed = false;
+	} else {
+		pc->ack_owed = false;
+	}
 	tcp = pc->tcp;
 	spin_unlock_bh(&pool->lock);
 	if (owed)
@@ -760,8 +767,10 @@ void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed)
 			pc->state = L7_PC_IDLE;
 			pc->born = jiffies;
 			pc->ack_owed = ack_owed;
+			/* one already set goes first (l7_pconn_ack_fn()) */
 			if (ack_owed)
-				mod_timer(&pc->ack_timer, jiffies + L7_DELACK);
+				timer_reduce(&pc->ack_timer,
+					     pc->born + L7_DELACK);
 			list_add_tail(&pc->list, &pool->idle);
 			pool->n_idle++;
 			/* requests waiting for one are bound from the work */
