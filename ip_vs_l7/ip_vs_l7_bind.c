@@ -623,6 +623,16 @@ static bool l7_binding_dup(const struct l7_binding *b,
 	return l7_sack_c2b(&b->map, out, 1) == 1;
 }
 
+/*
+ * Does @b's pooled connection go back to the pool when @b is done: its
+ * server keeps it, and has all of the request and nothing past it.
+ */
+static bool l7_binding_keeps(const struct l7_binding *b)
+{
+	return b->keep && !b->rsp_guard.fin && !b->b_rst &&
+	       b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
+}
+
 /* Has @b's server not heard that the client has all of its response? */
 static bool l7_binding_ack_owed(const struct l7_binding *b)
 {
@@ -644,8 +654,7 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
 {
 	struct l7_pconn *pc = b->pc;
 	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
-	bool keep = b->keep && !b->rsp_guard.fin && !b->b_rst &&
-		    b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
+	bool keep = l7_binding_keeps(b);
 	struct l7_tcp_sack_block b_dup;
 	bool ack_now = false;
 
@@ -728,8 +737,8 @@ static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
  */
 static bool l7_binding_awaits_dup(const struct l7_binding *b)
 {
-	return b->rsp_resent && b->map.c_sack && b->map.b_sack && b->keep &&
-	       !b->rsp_guard.fin && !b->b_rst;
+	return b->rsp_resent && b->map.c_sack && b->map.b_sack &&
+	       l7_binding_keeps(b);
 }
 
 /* The connection timer: a probed binding waited long enough. */

@@ -652,18 +652,18 @@ static u32 l7_last_packet(const struct sk_buff *skb, u32 seq, u32 payload)
 }
 
 /*
- * A server resent bytes before @b's response: an earlier binding's, which
- * its client acknowledged whole.  They go to nobody; the server hears
- * that they had arrived, lest it count its probe as a repair.
+ * A server resent bytes before @b's response (@c_seq, its @b_seq mapped
+ * onto C): an earlier binding's, which its client acknowledged whole.
+ * They go to nobody; the server hears that they had arrived, lest it
+ * count its probe as a repair.
  */
 static void l7_b2c_earlier(struct l7_conn *c, struct l7_binding *b,
-			   u32 seq, u32 payload)
+			   u32 b_seq, u32 c_seq, u32 payload)
 {
-	struct l7_tcp_sack_block dup = { seq, seq + payload };
+	struct l7_tcp_sack_block dup = { b_seq, b_seq + payload };
 
 	if (payload &&
-	    l7_range_where(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, seq)) ==
-	    L7_EARLIER)
+	    l7_range_where(&b->map.rsp_range, c_seq) == L7_EARLIER)
 		l7_binding_dsack(c, b, &dup);
 }
 
@@ -678,7 +678,7 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 
 	flags = l7_map_b2c(&b->map, s);
 	if (flags & L7_SEG_SEQ_OUTSIDE) {
-		l7_b2c_earlier(c, b, b_seq, payload);
+		l7_b2c_earlier(c, b, b_seq, s->seq, payload);
 		return NF_DROP;	/* an earlier client's bytes, or beyond */
 	}
 	if (payload) {

@@ -219,7 +219,8 @@ unsigned int l7_sack_b2c(const struct l7_binding_map *m,
 /*
  * The duplicate a segment acknowledging up to @ack reports (RFC 2883 4):
  * its first SACK block when that starts below the ACK or lies within the
- * second block, as a Linux sender reads it (tcp_check_dsack()).  Returns false, leaving @dup alone, when it reports none.
+ * second block, as a Linux sender reads it (tcp_check_dsack()).
+ * Returns false, leaving @dup alone, when it reports none.
  */
 bool l7_sack_dup(const struct l7_tcp_sack_block *blk, unsigned int n,
 		 uint32_t ack, struct l7_tcp_sack_block *dup);
