@@ -229,6 +229,16 @@ cv() {
 		printf "%.3f\n", m ? sqrt(v / NF) / m : 0 }'
 }
 
+# within_mean PCT N...: every N within PCT percent of their mean
+within_mean() {
+	local pct=$1
+	shift
+	echo "$*" | awk -v p="$pct" '{ for (i = 1; i <= NF; i++) s += $i; m = s / NF
+		for (i = 1; i <= NF; i++)
+			if ($i < m * (1 - p / 100) || $i > m * (1 + p / 100)) bad = 1
+		exit bad }'
+}
+
 # pool_col BACKEND N: column N of the backend's line in /proc/net/ip_vs_l7
 # (3 weight, 4 idle, 5 busy, 6 opened, 7 failed, 8 closed, 9 state)
 pool_col() {
