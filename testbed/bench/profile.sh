@@ -4,9 +4,11 @@
 # guest's CPU goes while one workload runs through each configuration
 # (B1rr = IPVS-NAT rr, B4 = ip_vs_l7), for finding the director's extra
 # cost per request.  perf samples every CPU (cpu-clock: the emulated CPU
-# has no hardware counters); per configuration it writes the requests
-# served, the samples taken and the symbols by share of samples to
-# $L7_RESULTS/profile-CONFIG.txt.  Run by scripts/profile.
+# has no hardware counters) at 999 Hz, without call graphs: unwinding
+# every sample took a quarter of the guest and hid W1's difference.  Per
+# configuration it writes the requests served, then every symbol with
+# its share and count of samples, to $L7_RESULTS/profile-CONFIG.txt.
+# Run by scripts/profile, which sets the counts per request side by side.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 
@@ -59,15 +61,12 @@ sleep 5	# the pools fill
 for cfg in "$@"; do
 	base=http://$L7TB_VIP:$(port_of "$cfg")
 	"$BENCH/load" "$W" "$base" 2 > /dev/null 2>&1 || true	# warm up
-	perf record -q -a -g -F 499 -o "$OUT/perf-$cfg.data" -- \
+	perf record -q -a -F 999 -o "$OUT/perf-$cfg.data" -- \
 		"$BENCH/load" "$W" "$base" "$SECS" > "$OUT/load-$cfg.txt" 2>/dev/null
 	{
 		cat "$OUT/load-$cfg.txt"
 		perf report -i "$OUT/perf-$cfg.data" --no-children --sort sym \
-			--stdio -g none 2>/dev/null | grep -v '^$' | head -n 80
-		echo "--- by module / kernel object"
-		perf report -i "$OUT/perf-$cfg.data" --no-children --sort dso \
-			--stdio -g none 2>/dev/null | grep -v '^$' | head -n 20
+			-n --stdio 2>/dev/null | grep -v -e '^$' -e '^#'
 	} > "$OUT/profile-$cfg.txt"
 	echo "profile: $cfg: $(cat "$OUT/load-$cfg.txt")"
 done
