@@ -34,18 +34,19 @@ static inline int l7_hex_val(uint8_t c)
 	return -1;
 }
 
-/* RFC 9110 tchar */
+/*
+ * RFC 9110 tchar: ALPHA DIGIT and "!#$%&'*+-.^_`|~", one bit per byte
+ * value.  Names and tokens are read a byte at a time, so this is a load
+ * and a shift rather than a chain of compares.
+ */
 static inline bool l7_is_tchar(uint8_t c)
 {
-	if (l7_is_alpha(c) || l7_is_digit(c))
-		return true;
-	switch (c) {
-	case '!': case '#': case '$': case '%': case '&': case '\'':
-	case '*': case '+': case '-': case '.': case '^': case '_':
-	case '`': case '|': case '~':
-		return true;
-	}
-	return false;
+	static const uint64_t tchar[4] = {
+		0x03ff6cfa00000000ull,	/* 0x00-0x3f: ! # $ % & ' * + - . 0-9 */
+		0x57ffffffc7fffffeull,	/* 0x40-0x7f: A-Z ^ _ ` a-z | ~ */
+	};
+
+	return (tchar[c >> 6] >> (c & 63)) & 1;
 }
 
 static inline bool l7_is_ows(uint8_t c)
@@ -59,13 +60,65 @@ static inline bool l7_is_value_ctl(uint8_t c)
 	return (c < 0x20 && c != '\t') || c == 0x7f;
 }
 
-/* How many of the @n bytes at @p a field value (or reason) may carry. */
+/*
+ * Word-at-a-time tests for the runs of plain bytes that are most of a
+ * head: a few ALU operations per eight bytes instead of compares per
+ * byte.  Each says only whether some byte of the word qualifies, and that
+ * answer is exact (a borrow or carry only marks bytes above one that truly
+ * qualifies); the byte loop then finds which one, so the result does not
+ * depend on byte order or alignment.
+ */
+#define L7_BYTES_ONES	0x0101010101010101ull
+#define L7_BYTES_HIGHS	0x8080808080808080ull
+
+static inline uint64_t l7_load_word(const uint8_t *p)
+{
+	uint64_t w;
+
+	__builtin_memcpy(&w, p, sizeof(w));	/* unaligned, no libc */
+	return w;
+}
+
+/* Some byte of @w is below @n, for @n <= 0x80. */
+static inline bool l7_word_has_below(uint64_t w, uint8_t n)
+{
+	return ((w - L7_BYTES_ONES * n) & ~w & L7_BYTES_HIGHS) != 0;
+}
+
+/* Some byte of @w is @c. */
+static inline bool l7_word_has(uint64_t w, uint8_t c)
+{
+	return l7_word_has_below(w ^ (L7_BYTES_ONES * c), 1);
+}
+
+/* Some byte of @w is 0x7f or above. */
+static inline bool l7_word_has_del_or_high(uint64_t w)
+{
+	return ((w | (w + L7_BYTES_ONES)) & L7_BYTES_HIGHS) != 0;
+}
+
+/*
+ * How many of the @n bytes at @p a field value (or reason) may carry.
+ * Eight at a time while no byte is a CTL (HTAB included, which sends
+ * only the words holding it to the byte test) or DEL.
+ */
 static inline size_t l7_value_run(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
-	while (i < n && !l7_is_value_ctl(p[i]))
+	while (i < n) {
+		if (n - i >= 8) {
+			uint64_t w = l7_load_word(p + i);
+
+			if (!l7_word_has_below(w, 0x20) && !l7_word_has(w, 0x7f)) {
+				i += 8;
+				continue;
+			}
+		}
+		if (l7_is_value_ctl(p[i]))
+			break;
 		i++;
+	}
 	return i;
 }
 
@@ -93,12 +146,16 @@ static inline void l7_tok_begin(struct l7_tok *t, size_t nwords)
 static inline void l7_tok_byte(struct l7_tok *t, const char *const *words,
 			       size_t nwords, uint8_t c)
 {
-	size_t i;
+	uint32_t m;
 
-	for (i = 0; i < nwords; i++) {
-		if ((t->mask & (1u << i)) && (uint8_t)words[i][t->len] != c)
+	/* only the candidates left: one or two once a name is under way */
+	for (m = t->mask; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+
+		if ((uint8_t)words[i][t->len] != c)
 			t->mask &= ~(1u << i);
 	}
+	(void)nwords;
 	if (t->len == (uint8_t)~0)
 		t->mask = 0;	/* longer than any word we know */
 	else

@@ -108,13 +108,15 @@ static inline enum l7_fl_ev l7_fl_byte(struct l7_field_line *f,
 
 /*
  * How many of the @n bytes at @p l7_fl_byte() would take one by one
- * without an event its framer acts on: the rest of a name that is none
- * of the framer's, or of a value the framer does not read
- * (@value_unread).  Most of a head is such bytes; the framers take them
- * by count.  The lexer's state stays what those calls would leave: a
- * name's length no longer matters once no known name is left.
+ * without an event its framer acts on - the rest of a name after its
+ * first byte, or of a value the framer does not read (@value_unread) -
+ * taking them as those calls would.  Most of a head is such bytes; the
+ * framers take them by count.  A name's candidates among @names narrow
+ * as they would byte by byte; once none is left its length no longer
+ * matters, so the rest of it is only checked.
  */
-static inline size_t l7_fl_quiet_run(const struct l7_field_line *f,
+static inline size_t l7_fl_quiet_run(struct l7_field_line *f,
+				     const char *const *names, size_t nnames,
 				     bool value_unread, const uint8_t *p,
 				     size_t n)
 {
@@ -122,9 +124,12 @@ static inline size_t l7_fl_quiet_run(const struct l7_field_line *f,
 
 	if (f->state == L7_FL_VALUE && value_unread)
 		return l7_value_run(p, n);
-	if (f->state == L7_FL_NAME && !f->tok.mask)
-		while (i < n && l7_is_tchar(p[i]))
-			i++;
+	if (f->state != L7_FL_NAME)
+		return 0;
+	for (; i < n && f->tok.mask && l7_is_tchar(p[i]); i++)
+		l7_tok_byte(&f->tok, names, nnames, l7_to_lower(p[i]));
+	while (i < n && l7_is_tchar(p[i]))
+		i++;
 	return i;
 }
 
@@ -137,29 +142,50 @@ enum l7_ver_ev {
 	L7_VER_UNSUPPORTED,	/* well-formed, major version other than 1 */
 };
 
+/* Whether @c may be byte @i (0-7) of "HTTP/" DIGIT "." DIGIT. */
+static inline bool l7_version_char(uint8_t i, uint8_t c)
+{
+	static const char lit[] = "HTTP/";
+
+	if (i < sizeof(lit) - 1)
+		return (uint8_t)lit[i] == c;
+	return i == 6 ? c == '.' : l7_is_digit(c);
+}
+
 /* ->sub counts the bytes; the digits go to *major and *minor. */
 static inline enum l7_ver_ev l7_version_byte(uint8_t *sub, uint8_t *major,
 					     uint8_t *minor, uint8_t end,
 					     uint8_t c)
 {
-	static const char lit[] = "HTTP/";
 	uint8_t i = (*sub)++;
 
-	if (i < sizeof(lit) - 1)
-		return (uint8_t)lit[i] == c ? L7_VER_MORE : L7_VER_BAD;
-	switch (i) {
-	case 5:
-	case 7:
-		if (!l7_is_digit(c))
+	if (i < 8) {
+		if (!l7_version_char(i, c))
 			return L7_VER_BAD;
-		*(i == 5 ? major : minor) = c - '0';
+		if (i == 5)
+			*major = c - '0';
+		else if (i == 7)
+			*minor = c - '0';
 		return L7_VER_MORE;
-	case 6:
-		return c == '.' ? L7_VER_MORE : L7_VER_BAD;
 	}
 	if (c != end)
 		return L7_VER_BAD;
 	return *major == 1 ? L7_VER_DONE : L7_VER_UNSUPPORTED;
+}
+
+/*
+ * How many of the @n bytes at @p l7_version_byte() would take without
+ * an event, taking them as it would: the version up to the byte after
+ * it, which is the framer's step to take.
+ */
+static inline size_t l7_version_run(uint8_t *sub, uint8_t *major,
+				    uint8_t *minor, const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	for (; i < n && *sub < 8 && l7_version_char(*sub, p[i]); i++)
+		l7_version_byte(sub, major, minor, 0, p[i]);
+	return i;
 }
 
 /* ---- fields that decide framing ---- */

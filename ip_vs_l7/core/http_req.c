@@ -91,6 +91,13 @@ static bool target_char(uint8_t c)
 	return c > 0x20 && c < 0x7f && c != '#';
 }
 
+/* Some byte of @w is not a target_char(). */
+static bool target_word_stops(uint64_t w)
+{
+	return l7_word_has_below(w, 0x21) || l7_word_has_del_or_high(w) ||
+	       l7_word_has(w, '#');
+}
+
 /*
  * request-target: origin-form "/...", absolute-form "scheme:...", or "*"
  * for OPTIONS.  Only visible ASCII; no fragment.  ->sub is 0 before the
@@ -353,17 +360,29 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
  * of an origin-form or absolute-form target after its first byte (or
  * scheme), of a field name none of ours, or of a value nobody reads.
  */
-static size_t quiet_run(const struct l7_http_req *r, const uint8_t *p,
+static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
 			size_t n)
 {
 	size_t i = 0;
 
 	if (r->state == S_FIELDS)
-		return l7_fl_quiet_run(&r->f.fl, r->f.field == L7_F_OTHER, p,
-				       n);
-	if (r->state == S_TARGET && r->sub == 2)
-		while (i < n && target_char(p[i]))
-			i++;
+		return l7_fl_quiet_run(&r->f.fl, l7_field_names,
+				       L7_F_REQ_COUNT,
+				       r->f.field == L7_F_OTHER, p, n);
+	if (r->state == S_VERSION)
+		return l7_version_run(&r->sub, &r->version_major,
+				      &r->version_minor, p, n);
+	if (r->state != S_TARGET || r->sub != 2)
+		return 0;
+	while (i < n) {
+		if (n - i >= 8 && !target_word_stops(l7_load_word(p + i))) {
+			i += 8;
+			continue;
+		}
+		if (!target_char(p[i]))
+			break;
+		i++;
+	}
 	return i;
 }
 

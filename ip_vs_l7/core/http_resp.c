@@ -376,17 +376,25 @@ void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n)
 }
 
 /*
- * How many bytes from @p on step() would take without an event: the rest
- * of the reason phrase, of a field name none of ours, or of a value that
- * decides nothing.
+ * How many bytes from @p on step() would take without an event: the
+ * HTTP-version, the reason phrase, a field name after its first byte, or
+ * a value that decides nothing.
  */
-static size_t quiet_run(const struct l7_http_resp *r, const uint8_t *p,
+static size_t quiet_run(struct l7_http_resp *r, const uint8_t *p,
 			size_t n)
 {
-	if (r->state == S_FIELDS)
-		return l7_fl_quiet_run(&r->f.fl, r->f.field == L7_F_OTHER, p,
-				       n);
-	return r->state == S_REASON ? l7_value_run(p, n) : 0;
+	switch (r->state) {
+	case S_VERSION:
+		return l7_version_run(&r->sub, &r->version_major,
+				      &r->version_minor, p, n);
+	case S_REASON:
+		return l7_value_run(p, n);
+	case S_FIELDS:
+		return l7_fl_quiet_run(&r->f.fl, l7_field_names,
+				       L7_F_RESP_COUNT,
+				       r->f.field == L7_F_OTHER, p, n);
+	}
+	return 0;
 }
 
 enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,

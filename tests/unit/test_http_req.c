@@ -575,6 +575,55 @@ static void test_names_and_classes(void)
 	      !l7_http_method_idempotent(L7_HTTP_M_OTHER), "idempotency");
 }
 
+/*
+ * The target is taken eight bytes at a time: every byte value, at every
+ * place of a long target, must end or fail it exactly where a byte-at-a-
+ * time reading would (a space ends it; CR or LF is an HTTP/0.9 request;
+ * another control byte, DEL, a non-ASCII byte or '#' fails it there).
+ */
+static void test_target_every_byte(void)
+{
+	char head[64];
+	size_t pos, used, len;
+	int c;
+
+	for (pos = 5; pos < 5 + 20; pos++) {
+		for (c = 0; c < 256; c++) {
+			struct l7_http_req r;
+			enum l7_http_status st;
+			bool ok = c > 0x20 && c < 0x7f && c != '#';
+
+			len = (size_t)snprintf(head, sizeof(head),
+					       "GET /%s HTTP/1.1\r\n",
+					       "abcdefghijklmnopqrstuvwxyz");
+			head[pos] = (char)c;
+			l7_http_req_init(&r, NULL);
+			st = l7_http_req_feed(&r, (const uint8_t *)head, len,
+					      &used);
+			if (ok) {
+				CHECK(st == L7_HTTP_MORE &&
+				      r.target.len == 27,
+				      "byte %zu = 0x%02x: status %d", pos, c,
+				      st);
+			} else if (c == ' ') {
+				/* the target ends there: the rest is no version */
+				CHECK(r.target.len == pos - 4 &&
+				      r.err == L7_HTTP_E_VERSION,
+				      "space at %zu: len %u err %d", pos,
+				      r.target.len, r.err);
+			} else {
+				CHECK(st == L7_HTTP_ERROR &&
+				      r.err == (c == '\r' || c == '\n' ?
+						L7_HTTP_E_VERSION :
+						L7_HTTP_E_TARGET) &&
+				      r.err_off == pos,
+				      "byte %zu = 0x%02x: status %d err %d at %u",
+				      pos, c, st, r.err, r.err_off);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(test_good_whole_and_every_split);
@@ -584,5 +633,6 @@ int main(void)
 	RUN(test_header_count_limit);
 	RUN(test_pipelined_pair);
 	RUN(test_names_and_classes);
+	RUN(test_target_every_byte);
 	return l7_test_summary("http_req");
 }

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the character classes and runs the head framers share
+ * (core/http_chars.h, core/http_field.h): each fast form against the
+ * byte-at-a-time definition it stands for.  The framers' own tests feed
+ * heads at every segmentation, but a run and the steps it replaces give
+ * the same result there whatever the split, so only a side-by-side
+ * comparison shows a run taking a byte its step would refuse.
+ */
+#include <string.h>
+
+#include "http_field.h"
+#include "l7_test.h"
+
+/* xorshift64: the same bytes on every run */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Mostly bytes on either side of each class's edges, some of any value. */
+static uint8_t edge_byte(void)
+{
+	static const uint8_t edges[] = {
+		0x00, 0x01, 0x08, '\t', '\n', '\r', 0x1f, ' ', '!', '"',
+		'#', ',', ':', ';', 'A', 'Z', 'a', 'z', '~', 0x7e, 0x7f,
+		0x80, 0x81, 0xfe, 0xff,
+	};
+	uint64_t r = rng();
+
+	if (r % 4 == 0)
+		return (uint8_t)(r >> 8);
+	if (r % 4 == 1)
+		return edges[(r >> 8) % L7_ARRAY_SIZE(edges)];
+	return 'a' + (r >> 8) % 26;	/* long plain runs */
+}
+
+static void fill(uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = edge_byte();
+}
+
+/* RFC 9110 5.6.2, as written there. */
+static bool rfc_tchar(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') ||
+	       (c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+static void test_tchar_table(void)
+{
+	int c;
+
+	for (c = 0; c < 256; c++)
+		CHECK(l7_is_tchar((uint8_t)c) == rfc_tchar(c),
+		      "byte 0x%02x", c);
+}
+
+static bool word_byte_below(uint64_t w, uint8_t n)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if ((uint8_t)(w >> (8 * i)) < n)
+			return true;
+	return false;
+}
+
+static bool word_byte_is(uint64_t w, uint8_t c)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if ((uint8_t)(w >> (8 * i)) == c)
+			return true;
+	return false;
+}
+
+static bool word_byte_del_or_high(uint64_t w)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if ((uint8_t)(w >> (8 * i)) >= 0x7f)
+			return true;
+	return false;
+}
+
+static void check_word(uint64_t w)
+{
+	static const uint8_t below[] = { 1, 0x20, 0x21, 0x80 };
+	size_t k;
+
+	for (k = 0; k < L7_ARRAY_SIZE(below); k++)
+		CHECK(l7_word_has_below(w, below[k]) ==
+		      word_byte_below(w, below[k]),
+		      "%016llx below 0x%02x", (unsigned long long)w, below[k]);
+	CHECK(l7_word_has(w, 0x7f) == word_byte_is(w, 0x7f), "%016llx DEL",
+	      (unsigned long long)w);
+	CHECK(l7_word_has(w, '#') == word_byte_is(w, '#'), "%016llx #",
+	      (unsigned long long)w);
+	CHECK(l7_word_has_del_or_high(w) == word_byte_del_or_high(w),
+	      "%016llx high", (unsigned long long)w);
+}
+
+/* Every byte value at every place in a plain word, then random words. */
+static void test_word_tests(void)
+{
+	uint8_t b[8];
+	uint64_t w;
+	int pos, c, i;
+
+	for (pos = 0; pos < 8; pos++) {
+		for (c = 0; c < 256; c++) {
+			memset(b, 'a', sizeof(b));
+			b[pos] = (uint8_t)c;
+			check_word(l7_load_word(b));
+			/* and with a borrow or carry from the byte below */
+			memset(b, pos ? 0x00 : 0xff, sizeof(b));
+			b[pos] = (uint8_t)c;
+			check_word(l7_load_word(b));
+		}
+	}
+	for (i = 0; i < 200000; i++) {
+		fill(b, sizeof(b));
+		memcpy(&w, b, sizeof(w));
+		check_word(w);
+	}
+}
+
+static size_t value_run_bytes(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !l7_is_value_ctl(p[i]))
+		i++;
+	return i;
+}
+
+/* At every alignment and length, as far as the byte loop goes. */
+static void test_value_run(void)
+{
+	uint8_t buf[64 + 8];
+	size_t off, n;
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		fill(buf, sizeof(buf));
+		for (off = 0; off < 8; off++)
+			for (n = 0; n <= 64; n += 1 + (i & 3))
+				CHECK(l7_value_run(buf + off, n) ==
+				      value_run_bytes(buf + off, n),
+				      "off %zu n %zu", off, n);
+	}
+}
+
+/*
+ * l7_fl_quiet_run() from a lexer in @f over @p: the bytes it takes must
+ * be the ones l7_fl_byte() takes without an event the framer acts on,
+ * every one of them, leaving the same state.
+ */
+static void check_fl_run(const struct l7_field_line *f, size_t nnames,
+			 bool unread, const uint8_t *p, size_t n)
+{
+	struct l7_field_line run = *f, step = *f;
+	size_t k = l7_fl_quiet_run(&run, l7_field_names, nnames, unread, p, n);
+	size_t i;
+
+	CHECK(k <= n, "run %zu of %zu", k, n);
+	for (i = 0; i < n; i++) {
+		struct l7_field_line before = step;
+		enum l7_fl_ev ev = l7_fl_byte(&step, l7_field_names, nnames,
+					      p[i]);
+		bool quiet = (ev == L7_FL_MORE && before.state == L7_FL_NAME) ||
+			     (ev == L7_FL_VALUE_BYTE && unread);
+
+		if (!quiet) {
+			step = before;
+			break;
+		}
+	}
+	CHECK(k == i, "run %zu, steps %zu (state %u)", k, i, f->state);
+	CHECK(run.state == step.state, "state %u, steps %u", run.state,
+	      step.state);
+	CHECK(run.tok.mask == step.tok.mask, "mask %x, steps %x",
+	      run.tok.mask, step.tok.mask);
+	if (step.tok.mask)
+		CHECK(run.tok.len == step.tok.len, "len %u, steps %u",
+		      run.tok.len, step.tok.len);
+}
+
+/* Names near ours, in any case, cut anywhere. */
+static size_t name_like(uint8_t *p, size_t room)
+{
+	static const char *const near[] = {
+		"content-length", "Content-Type", "CONNECTION", "Connectio",
+		"host", "Hostname", "expect", "Transfer-Encoding", "x",
+		"transfer-encodings", "conTENT-length",
+	};
+	const char *s = near[rng() % L7_ARRAY_SIZE(near)];
+	size_t n = strlen(s), i;
+
+	n = n < room ? n : room;
+	for (i = 0; i < n; i++)
+		p[i] = rng() % 8 ? (uint8_t)s[i] : edge_byte();
+	return n;
+}
+
+static void test_fl_quiet_run(void)
+{
+	static const size_t counts[] = { 0, L7_F_RESP_COUNT, L7_F_REQ_COUNT };
+	uint8_t buf[48];
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		size_t nnames = counts[i % 3], n, first;
+		struct l7_field_line f = { .state = L7_FL_LINE };
+		enum l7_fl_ev ev;
+
+		n = name_like(buf, sizeof(buf));
+		fill(buf + n, sizeof(buf) - n);
+		/* the first byte is an event (a field begins): a step's */
+		ev = l7_fl_byte(&f, l7_field_names, nnames, buf[0]);
+		if (ev != L7_FL_NAME_BEGIN)
+			continue;
+		/* from inside the name, a few bytes more in at times */
+		first = 1;
+		while (first < sizeof(buf) && rng() % 3 == 0 &&
+		       l7_fl_byte(&f, l7_field_names, nnames,
+				  buf[first]) == L7_FL_MORE &&
+		       f.state == L7_FL_NAME)
+			first++;
+		if (f.state != L7_FL_NAME)
+			continue;
+		check_fl_run(&f, nnames, false, buf + first,
+			     sizeof(buf) - first);
+		check_fl_run(&f, nnames, true, buf + first,
+			     sizeof(buf) - first);
+		/* and from the start of a value */
+		f.state = L7_FL_VALUE;
+		check_fl_run(&f, nnames, true, buf, sizeof(buf));
+		check_fl_run(&f, nnames, false, buf, sizeof(buf));
+	}
+}
+
+/* l7_version_byte() itself: every byte in every place, against RFC 9112 2.3. */
+static void test_version_grammar(void)
+{
+	static const char good[] = "HTTP/1.1 ";
+	size_t pos, i;
+	int c;
+
+	for (pos = 0; pos < sizeof(good) - 1; pos++) {
+		for (c = 0; c < 256; c++) {
+			uint8_t sub = 0, major = 0, minor = 0;
+			enum l7_ver_ev ev = L7_VER_MORE, want;
+			bool ok;
+
+			for (i = 0; i <= pos && ev == L7_VER_MORE; i++)
+				ev = l7_version_byte(&sub, &major, &minor, ' ',
+						     i == pos ? (uint8_t)c :
+						     (uint8_t)good[i]);
+			if (pos < 5)
+				ok = c == good[pos];
+			else if (pos == 6)
+				ok = c == '.';
+			else if (pos == 8)
+				ok = c == ' ';
+			else
+				ok = c >= '0' && c <= '9';
+			want = !ok ? L7_VER_BAD : pos < 8 ? L7_VER_MORE :
+			       L7_VER_DONE;
+			if (ok && pos == 5 && c != '1') {
+				/* well-formed, another major version */
+				CHECK(ev == L7_VER_MORE && major == c - '0',
+				      "major 0x%02x", c);
+				continue;
+			}
+			CHECK(ev == want, "byte %zu = 0x%02x: %d, want %d", pos,
+			      c, ev, want);
+			if (ok && pos == 7)
+				CHECK(minor == c - '0', "minor 0x%02x", c);
+		}
+	}
+}
+
+/* l7_version_run() from every byte of @p on, against the steps. */
+static void check_version(const uint8_t *p, size_t n)
+{
+	size_t from;
+
+	for (from = 0; from <= n; from++) {
+		uint8_t sub = 0, major = 9, minor = 9, s2, ma2, mi2;
+		size_t i, k;
+
+		for (i = 0; i < from; i++)
+			if (l7_version_byte(&sub, &major, &minor, ' ', p[i]) !=
+			    L7_VER_MORE)
+				return;
+		s2 = sub;
+		ma2 = major;
+		mi2 = minor;
+		k = l7_version_run(&sub, &major, &minor, p + from, n - from);
+		for (i = from; i < n && s2 < 8; i++) {
+			uint8_t s = s2, a = ma2, b = mi2;
+
+			if (l7_version_byte(&s, &a, &b, ' ', p[i]) !=
+			    L7_VER_MORE)
+				break;
+			s2 = s;
+			ma2 = a;
+			mi2 = b;
+		}
+		CHECK(k == i - from && sub == s2 && major == ma2 &&
+		      minor == mi2, "\"%.*s\" from %zu: run %zu steps %zu",
+		      (int)n, (const char *)p, from, k, i - from);
+	}
+}
+
+/* Every byte value in every place of a version, and cut short. */
+static void test_version_run(void)
+{
+	uint8_t v[] = "HTTP/1.1 ";
+	size_t n = sizeof(v) - 1, pos;
+	int c;
+
+	for (pos = 0; pos < n; pos++) {
+		for (c = 0; c < 256; c++) {
+			v[pos] = (uint8_t)c;
+			check_version(v, n);
+			check_version(v, pos + 1);
+		}
+		v[pos] = (uint8_t)"HTTP/1.1 "[pos];
+	}
+}
+
+int main(void)
+{
+	RUN(test_tchar_table);
+	RUN(test_word_tests);
+	RUN(test_value_run);
+	RUN(test_fl_quiet_run);
+	RUN(test_version_grammar);
+	RUN(test_version_run);
+	return l7_test_summary("http_chars");
+}
