@@ -39,6 +39,12 @@ struct l7_pool;
 struct l7_conn;
 struct l7_source;
 
+/* A connection's output route (ip_vs_l7_dst.c): its addresses are fixed. */
+struct l7_dst_cache {
+	struct dst_entry __rcu	*dst;
+	u32			cookie;		/* IPv6: the route's serial */
+};
+
 enum l7_pconn_state {
 	L7_PC_IDLE,	/* established, ready to be bound */
 	L7_PC_BUSY,	/* bound to a client connection */
@@ -81,6 +87,7 @@ struct l7_pconn {
 	unsigned int		uses;		/* bindings so far */
 	unsigned long		born;		/* jiffies when (re)pooled */
 	struct l7_pconn_tcp	tcp;
+	struct l7_dst_cache	dst;		/* to the server */
 	/*
 	 * Idle after a binding, the server's response not acknowledged
 	 * yet: the next request's copy will say it, else the timer does.
@@ -395,6 +402,7 @@ struct l7_conn {
 	union nf_inet_addr	vaddr;
 	__be16			cport;
 	__be16			vport;
+	struct l7_dst_cache	dst;		/* to the client */
 	struct l7_source	*src;		/* its client address's count */
 	struct timer_list	timer;		/* timeouts, retransmits */
 	unsigned long		last_seen;	/* jiffies of the last progress */
@@ -583,9 +591,15 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 void l7_send_rst(struct net *net, const struct sk_buff *in);
 u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
-void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
+void l7_send_pconn(struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		   u16 win, const struct l7_tcp_opts *opts, const void *data,
 		   u32 len);
+
+/* ip_vs_l7_dst.c */
+struct dst_entry *l7_dst_get(struct net *net, struct l7_dst_cache *dc,
+			     u16 af, const union nf_inet_addr *saddr,
+			     const union nf_inet_addr *daddr);
+void l7_dst_cache_reset(struct l7_dst_cache *dc);
 
 /* ip_vs_l7_client.c */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
@@ -642,7 +656,7 @@ void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
 void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed);
-void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
 		  const struct l7_tcp_sack_block *dup);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);

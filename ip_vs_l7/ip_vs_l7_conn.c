@@ -294,6 +294,7 @@ static void l7_conn_unaccount(struct l7_conn *c)
 
 static void l7_conn_free(struct l7_conn *c)
 {
+	l7_dst_cache_reset(&c->dst);
 	kfree(c->head);
 	kmem_cache_free(l7_conn_cache, c);
 }

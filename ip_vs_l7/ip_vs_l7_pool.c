@@ -214,6 +214,14 @@ bool l7_pool_sock_spliced(const struct sock *sk)
 	return pc && READ_ONCE(pc->spliced);
 }
 
+static void l7_pconn_free_rcu(struct rcu_head *head)
+{
+	struct l7_pconn *pc = container_of(head, struct l7_pconn, rcu);
+
+	l7_dst_cache_reset(&pc->dst);
+	kfree(pc);
+}
+
 /*
  * Process context; @pc is on no list.  A connection that was spliced has
  * moved on without its socket: the socket's sequence numbers are stale,
@@ -246,7 +254,8 @@ static void l7_pconn_close(struct l7_pconn *pc)
 	else
 		kernel_sock_shutdown(pc->sock, SHUT_RDWR);
 	sock_release(pc->sock);
-	kfree_rcu(pc, rcu);	/* the LOCAL_OUT guard may be reading it */
+	/* a packet that found it under RCU may still send on it, by its route */
+	call_rcu(&pc->rcu, l7_pconn_free_rcu);
 }
 
 /* Read what splicing needs from a freshly established socket. */
@@ -296,7 +305,7 @@ static void l7_pconn_close_list(struct list_head *head)
  * for "no loss" (tcp_process_tlp_ack()); without it, the ACK of its next
  * response counts the probe as a repair and shrinks its window.
  */
-void l7_pconn_ack(const struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
 		  const struct l7_tcp_sack_block *dup)
 {
 	struct l7_tcp_opts o;

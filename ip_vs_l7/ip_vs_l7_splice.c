@@ -175,53 +175,35 @@ static void l7_seg_rewrite(struct sk_buff *skb, struct l7_tcp_opts *o,
  * an ICMP error addressed to the director itself.
  */
 /*
- * IPv6: the route for @skb's addresses, the hop limit it gives, and the
- * full pseudo-header sum (the addresses changed whole: no shortcut).
+ * IPv6: the hop limit of the route, and the full pseudo-header sum (the
+ * addresses changed whole: no shortcut).
  */
-static struct dst_entry *l7_forward_prep6(struct net *net,
-					  struct sk_buff *skb, u32 tcplen)
+static void l7_forward_prep6(struct sk_buff *skb, struct dst_entry *dst,
+			     u32 tcplen)
 {
 	struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	struct flowi6 fl6 = {
-		.daddr = ip6h->daddr,
-		.saddr = ip6h->saddr,
-		.flowi6_proto = IPPROTO_TCP,
-	};
-	struct dst_entry *dst;
 
-	dst = ip6_route_output(net, NULL, &fl6);
-	if (dst->error) {
-		dst_release(dst);
-		return NULL;
-	}
 	ip6h->hop_limit = ip6_dst_hoplimit(dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));	/* the input's */
 	tcp_hdr(skb)->check = ~csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
 					       tcplen, IPPROTO_TCP, 0);
-	return dst;
 }
 
-static struct dst_entry *l7_forward_prep4(struct net *net,
-					  struct sk_buff *skb, u32 tcplen)
+static void l7_forward_prep4(struct net *net, struct sk_buff *skb,
+			     u32 tcplen)
 {
 	struct iphdr *iph = ip_hdr(skb);
-	struct flowi4 fl4 = {
-		.daddr = iph->daddr,
-		.saddr = iph->saddr,
-		.flowi4_proto = IPPROTO_TCP,
-	};
-	struct rtable *rt;
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt))
-		return NULL;
 	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
 	ip_send_check(iph);
 	tcp_hdr(skb)->check = ~tcp_v4_check(tcplen, iph->saddr, iph->daddr, 0);
-	return &rt->dst;
 }
 
-static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
+/* ... readdressed from @saddr to @daddr, the pair @dc routes */
+static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
+			       struct l7_dst_cache *dc,
+			       const union nf_inet_addr *saddr,
+			       const union nf_inet_addr *daddr)
 {
 	bool v4 = ip_hdr(skb)->version == 4;
 	struct tcphdr *th = tcp_hdr(skb);
@@ -230,10 +212,13 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss)
 	struct dst_entry *dst;
 	u32 room;
 
-	dst = v4 ? l7_forward_prep4(net, skb, tcplen) :
-		   l7_forward_prep6(net, skb, tcplen);
+	dst = l7_dst_get(net, dc, v4 ? AF_INET : AF_INET6, saddr, daddr);
 	if (!dst)
 		return NF_DROP;
+	if (v4)
+		l7_forward_prep4(net, skb, tcplen);
+	else
+		l7_forward_prep6(skb, dst, tcplen);
 	room = dst_mtu(dst) - l7_nhlen(skb) - th->doff * 4;
 	if (room < mss)
 		mss = max_t(u32, room, TCP_MIN_MSS);
@@ -384,7 +369,8 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_readdress(skb, pc->pool->af, &pc->tcp.laddr, pc->tcp.lport,
 			     &pc->pool->baddr, pc->pool->bport))
 		return NF_DROP;
-	return l7_forward(c->net, skb, pc->tcp.mss);
+	return l7_forward(c->net, skb, pc->tcp.mss, &pc->dst, &pc->tcp.laddr,
+			  &pc->pool->baddr);
 }
 
 /* c->lock held: a client segment goes to @b's server, rewritten. */
@@ -717,8 +703,8 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_readdress(skb, c->af, &c->vaddr, c->vport, &c->caddr,
 			     c->cport))
 		return NF_DROP;
-	return l7_forward(c->net, skb,
-			  c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0));
+	return l7_forward(c->net, skb, c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0),
+			  &c->dst, &c->vaddr, &c->caddr);
 }
 
 /*

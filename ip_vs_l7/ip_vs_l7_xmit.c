@@ -45,6 +45,7 @@ struct l7_seg {
 	unsigned int optlen;
 	const void *data;
 	unsigned int len;
+	struct l7_dst_cache *dst;	/* the connection's route, or NULL */
 };
 
 /* The TCP header and payload of @s, at skb->data; IP header room before. */
@@ -78,11 +79,6 @@ static struct sk_buff *l7_seg_alloc(const struct l7_seg *s,
 static void l7_xmit6(struct net *net, const struct l7_seg *s)
 {
 	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
-	struct flowi6 fl6 = {
-		.daddr = s->daddr.in6,
-		.saddr = s->saddr.in6,
-		.flowi6_proto = IPPROTO_TCP,
-	};
 	struct ipv6hdr *ip6h;
 	struct dst_entry *dst;
 	struct sk_buff *skb;
@@ -95,9 +91,8 @@ static void l7_xmit6(struct net *net, const struct l7_seg *s)
 	th->check = csum_ipv6_magic(&s->saddr.in6, &s->daddr.in6, tcplen,
 				    IPPROTO_TCP, csum_partial(th, tcplen, 0));
 
-	dst = ip6_route_output(net, NULL, &fl6);
-	if (dst->error) {
-		dst_release(dst);
+	dst = l7_dst_get(net, s->dst, s->af, &s->saddr, &s->daddr);
+	if (!dst) {
 		kfree_skb(skb);
 		return;
 	}
@@ -120,15 +115,10 @@ static void l7_xmit6(struct net *net, const struct l7_seg *s)
 static void l7_xmit(struct net *net, const struct l7_seg *s)
 {
 	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
-	struct flowi4 fl4 = {
-		.daddr = s->daddr.ip,
-		.saddr = s->saddr.ip,
-		.flowi4_proto = IPPROTO_TCP,
-	};
+	struct dst_entry *dst;
 	struct sk_buff *skb;
 	struct iphdr *iph;
 	struct tcphdr *th;
-	struct rtable *rt;
 
 	if (s->af == AF_INET6) {
 		l7_xmit6(net, s);
@@ -153,12 +143,12 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	iph->daddr = s->daddr.ip;
 	ip_send_check(iph);
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt)) {
+	dst = l7_dst_get(net, s->dst, s->af, &s->saddr, &s->daddr);
+	if (!dst) {
 		kfree_skb(skb);
 		return;
 	}
-	skb_dst_set(skb, &rt->dst);
+	skb_dst_set(skb, dst);
 	skb->protocol = htons(ETH_P_IP);
 	skb->ipvs_property = 1;
 	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
@@ -196,6 +186,7 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 		.opt = opt,
 		.data = data,
 		.len = len,
+		.dst = &c->dst,
 	};
 
 	if (c->c_ts) {
@@ -316,7 +307,7 @@ bool l7_unanswerable(const struct sk_buff *skb)
  * same way, as there is no client clock to follow.  @opts: the options
  * it carries (timestamps, a D-SACK block), or NULL.
  */
-void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
+void l7_send_pconn(struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		   u16 win, const struct l7_tcp_opts *opts, const void *data,
 		   u32 len)
 {
@@ -334,6 +325,7 @@ void l7_send_pconn(const struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		.opt = opt,
 		.data = data,
 		.len = len,
+		.dst = &pc->dst,
 	};
 
 	if (opts)

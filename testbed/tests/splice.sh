@@ -188,6 +188,23 @@ director_acks_never_early() {
 	[ "$n" -ge 100 ] && [ $((early * 100)) -le "$n" ]
 }
 
+# Routes taken away on the director while a keep-alive connection is
+# open - to its client, then to every server: no answer byte may come by
+# the route the connection had cached, and once the route is back the
+# answer arrives whole (testbed/clients/route_flip.py).
+route_changes_followed() {
+	local b block="" unblock=""
+	for b in 11 12 13; do
+		block+="ip -n l7dir route add blackhole 192.0.2.$b/32; "
+		unblock+="ip -n l7dir route del blackhole 192.0.2.$b/32; "
+	done
+	in_cli "$PY" "$L7TB_DIR/clients/route_flip.py" "$L7TB_VIP" \
+		/static/10k.bin \
+		--flip "ip -n l7dir route add blackhole $L7TB_CLIENT/32" \
+		"ip -n l7dir route del blackhole $L7TB_CLIENT/32" \
+		--flip "$block" "$unblock"
+}
+
 # One backend's Apache stopped: new bindings avoid it, without errors;
 # started again, it is used again.
 stopped_backend_avoided() {
@@ -230,6 +247,7 @@ t_check "splice: wrk 200 connections for 20 s, zero errors" wrk_200_no_errors
 t_check "splice: servers resend next to nothing to clients that read every response" servers_resend_nothing
 t_check "splice: the director's own ACK of a request never goes before its 40 ms" director_acks_never_early
 t_check "splice: every D-SACK of the client's reaches the server whose resend it reports" client_dsacks_reach_servers
+t_check "splice: a keep-alive connection follows route changes, to its client and to the servers" route_changes_followed
 t_check "splice: a stopped backend is avoided, and used again once back" stopped_backend_avoided
 in_dir cat /proc/net/ip_vs_l7
 t_check "splice: service deleted and module unloaded under wrk load" rmmod_under_wrk
