@@ -79,10 +79,16 @@ static inline uint64_t l7_load_word(const uint8_t *p)
 	return w;
 }
 
+/* The high bit of each byte of @w below @n (@n <= 0x80), and maybe above. */
+static inline uint64_t l7_word_below(uint64_t w, uint8_t n)
+{
+	return (w - L7_BYTES_ONES * n) & ~w & L7_BYTES_HIGHS;
+}
+
 /* Some byte of @w is below @n, for @n <= 0x80. */
 static inline bool l7_word_has_below(uint64_t w, uint8_t n)
 {
-	return ((w - L7_BYTES_ONES * n) & ~w & L7_BYTES_HIGHS) != 0;
+	return l7_word_below(w, n) != 0;
 }
 
 /* Some byte of @w is @c. */
@@ -98,9 +104,33 @@ static inline bool l7_word_has_del_or_high(uint64_t w)
 }
 
 /*
- * How many of the @n bytes at @p a field value (or reason) may carry.
- * Eight at a time while no byte is a CTL (HTAB included, which sends
- * only the words holding it to the byte test) or DEL.
+ * The first of the eight bytes at @p that may be a CTL or DEL (HTAB is
+ * one of them), or 8.  In memory order the lowest mark is exact: where
+ * words load little-endian it is the lowest set bit; elsewhere the bytes
+ * are tested one by one.
+ */
+static inline unsigned int l7_word_first_ctl(const uint8_t *p)
+{
+	uint64_t w = l7_load_word(p);
+	uint64_t m = l7_word_below(w, 0x20) |
+		     l7_word_below(w ^ (L7_BYTES_ONES * 0x7f), 1);
+	unsigned int i;
+
+	if (!m)
+		return 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	i = (unsigned int)__builtin_ctzll(m) / 8;
+#else
+	for (i = 0; p[i] >= 0x20 && p[i] != 0x7f; i++)
+		;
+#endif
+	return i;
+}
+
+/*
+ * How many of the @n bytes at @p a field value (or reason) may carry:
+ * eight at a time up to the first byte that may be a CTL, which is then
+ * tested alone (HTAB is allowed: the run goes on after it).
  */
 static inline size_t l7_value_run(const uint8_t *p, size_t n)
 {
@@ -108,12 +138,11 @@ static inline size_t l7_value_run(const uint8_t *p, size_t n)
 
 	while (i < n) {
 		if (n - i >= 8) {
-			uint64_t w = l7_load_word(p + i);
+			unsigned int k = l7_word_first_ctl(p + i);
 
-			if (!l7_word_has_below(w, 0x20) && !l7_word_has(w, 0x7f)) {
-				i += 8;
+			i += k;
+			if (k == 8)
 				continue;
-			}
 		}
 		if (l7_is_value_ctl(p[i]))
 			break;
@@ -166,12 +195,15 @@ static inline void l7_tok_byte(struct l7_tok *t, const char *const *words,
 static inline int l7_tok_match(const struct l7_tok *t,
 			       const char *const *words, size_t nwords)
 {
-	size_t i;
+	uint32_t m;
 
-	for (i = 0; i < nwords; i++) {
-		if ((t->mask & (1u << i)) && words[i][t->len] == '\0')
+	for (m = t->mask; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+
+		if (words[i][t->len] == '\0')
 			return (int)i;
 	}
+	(void)nwords;
 	return -1;
 }
 

@@ -106,33 +106,6 @@ static inline enum l7_fl_ev l7_fl_byte(struct l7_field_line *f,
 	return c == '\n' ? L7_FL_END : L7_FL_E_LINE_END;
 }
 
-/*
- * How many of the @n bytes at @p l7_fl_byte() would take one by one
- * without an event its framer acts on - the rest of a name after its
- * first byte, or of a value the framer does not read (@value_unread) -
- * taking them as those calls would.  Most of a head is such bytes; the
- * framers take them by count.  A name's candidates among @names narrow
- * as they would byte by byte; once none is left its length no longer
- * matters, so the rest of it is only checked.
- */
-static inline size_t l7_fl_quiet_run(struct l7_field_line *f,
-				     const char *const *names, size_t nnames,
-				     bool value_unread, const uint8_t *p,
-				     size_t n)
-{
-	size_t i = 0;
-
-	if (f->state == L7_FL_VALUE && value_unread)
-		return l7_value_run(p, n);
-	if (f->state != L7_FL_NAME)
-		return 0;
-	for (; i < n && f->tok.mask && l7_is_tchar(p[i]); i++)
-		l7_tok_byte(&f->tok, names, nnames, l7_to_lower(p[i]));
-	while (i < n && l7_is_tchar(p[i]))
-		i++;
-	return i;
-}
-
 /* ---- HTTP-version: "HTTP/" DIGIT "." DIGIT, then @end ---- */
 
 enum l7_ver_ev {
@@ -271,6 +244,50 @@ static inline void l7_fields_name_end(struct l7_fields *h, size_t n)
 	/* present, even if empty: the body is not length-framed */
 	if (h->field == L7_F_TRANSFER_ENCODING)
 		h->te_seen = true;
+}
+
+/*
+ * How many of the @n bytes at @p the lexer would take one by one without
+ * an event its framer acts on, taking them as it would: the rest of a
+ * name after its first byte, the ':' after a name none of @nnames of
+ * l7_field_names, and a value such a field has, up to and including the
+ * CRLF.  That is most of a head; the framers take it by count.  A name's
+ * candidates narrow as they would byte by byte; once none is left its
+ * length no longer matters, so the rest of it is only checked.  What
+ * stops a run is left to the framer's step: a line's first byte, a
+ * known name's ':', a known field's value, the end, any error.
+ */
+static inline size_t l7_fields_quiet_run(struct l7_fields *h, size_t nnames,
+					 const uint8_t *p, size_t n)
+{
+	struct l7_field_line *f = &h->fl;
+	size_t i = 0;
+
+	if (f->state == L7_FL_NAME) {
+		for (; i < n && f->tok.mask && l7_is_tchar(p[i]); i++)
+			l7_tok_byte(&f->tok, l7_field_names, nnames,
+				    l7_to_lower(p[i]));
+		while (i < n && l7_is_tchar(p[i]))
+			i++;
+		if (i == n || p[i] != ':' ||
+		    l7_tok_match(&f->tok, l7_field_names, nnames) >= 0)
+			return i;
+		l7_fields_name_end(h, nnames);	/* L7_F_OTHER */
+		f->state = L7_FL_VALUE;
+		i++;
+	}
+	if (f->state == L7_FL_VALUE && h->field == L7_F_OTHER) {
+		i += l7_value_run(p + i, n - i);
+		if (i == n || p[i] != '\r')
+			return i;
+		f->state = L7_FL_LF;	/* an unread value's end: nothing */
+		i++;
+	}
+	if (f->state == L7_FL_LF && i < n && p[i] == '\n') {
+		f->state = L7_FL_LINE;
+		i++;
+	}
+	return i;
 }
 
 /* One element of a Content-Length list ends; all must agree. */

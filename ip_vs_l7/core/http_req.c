@@ -358,7 +358,8 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 /*
  * How many bytes from @p on step() would take without an event: the rest
  * of an origin-form or absolute-form target after its first byte (or
- * scheme), of a field name none of ours, or of a value nobody reads.
+ * scheme), the HTTP-version, and of a field line what
+ * l7_fields_quiet_run() says.
  */
 static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
 			size_t n)
@@ -366,9 +367,7 @@ static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
 	size_t i = 0;
 
 	if (r->state == S_FIELDS)
-		return l7_fl_quiet_run(&r->f.fl, l7_field_names,
-				       L7_F_REQ_COUNT,
-				       r->f.field == L7_F_OTHER, p, n);
+		return l7_fields_quiet_run(&r->f, L7_F_REQ_COUNT, p, n);
 	if (r->state == S_VERSION)
 		return l7_version_run(&r->sub, &r->version_major,
 				      &r->version_minor, p, n);

@@ -377,8 +377,8 @@ void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n)
 
 /*
  * How many bytes from @p on step() would take without an event: the
- * HTTP-version, the reason phrase, a field name after its first byte, or
- * a value that decides nothing.
+ * HTTP-version, the reason phrase, and of a field line what
+ * l7_fields_quiet_run() says.
  */
 static size_t quiet_run(struct l7_http_resp *r, const uint8_t *p,
 			size_t n)
@@ -390,9 +390,7 @@ static size_t quiet_run(struct l7_http_resp *r, const uint8_t *p,
 	case S_REASON:
 		return l7_value_run(p, n);
 	case S_FIELDS:
-		return l7_fl_quiet_run(&r->f.fl, l7_field_names,
-				       L7_F_RESP_COUNT,
-				       r->f.field == L7_F_OTHER, p, n);
+		return l7_fields_quiet_run(&r->f, L7_F_RESP_COUNT, p, n);
 	}
 	return 0;
 }

@@ -137,6 +137,30 @@ static void test_word_tests(void)
 	}
 }
 
+/* l7_word_first_ctl(): every byte value at every place, after others */
+static void test_word_first_ctl(void)
+{
+	uint8_t b[8];
+	unsigned int want, pos;
+	int c, i;
+
+	for (i = 0; i < 300000; i++) {
+		fill(b, sizeof(b));
+		if (i < 8 * 256) {
+			pos = (unsigned int)i / 256;
+			c = i % 256;
+			memset(b, 'a', sizeof(b));
+			b[pos] = (uint8_t)c;
+		}
+		for (want = 0; want < 8; want++)
+			if (b[want] < 0x20 || b[want] == 0x7f)
+				break;
+		CHECK(l7_word_first_ctl(b) == want, "%02x%02x%02x%02x%02x%02x%02x%02x: %u, want %u",
+		      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+		      l7_word_first_ctl(b), want);
+	}
+}
+
 static size_t value_run_bytes(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
@@ -164,38 +188,62 @@ static void test_value_run(void)
 }
 
 /*
- * l7_fl_quiet_run() from a lexer in @f over @p: the bytes it takes must
- * be the ones l7_fl_byte() takes without an event the framer acts on,
- * every one of them, leaving the same state.
+ * l7_fields_quiet_run() from @h over @p: the bytes it takes must be the
+ * ones the lexer takes one by one with no event a framer acts on, every
+ * one of them, leaving the same state.  Quiet, as both framers handle
+ * the events: a name's bytes after the first, the ':' of a name that is
+ * none of ours, and an unread (L7_F_OTHER) value's bytes, CR and LF.
  */
-static void check_fl_run(const struct l7_field_line *f, size_t nnames,
-			 bool unread, const uint8_t *p, size_t n)
+static void check_fields_run(const struct l7_fields *h, size_t nnames,
+			     const uint8_t *p, size_t n)
 {
-	struct l7_field_line run = *f, step = *f;
-	size_t k = l7_fl_quiet_run(&run, l7_field_names, nnames, unread, p, n);
+	struct l7_fields run = *h, step = *h;
+	size_t k = l7_fields_quiet_run(&run, nnames, p, n);
 	size_t i;
 
 	CHECK(k <= n, "run %zu of %zu", k, n);
 	for (i = 0; i < n; i++) {
-		struct l7_field_line before = step;
-		enum l7_fl_ev ev = l7_fl_byte(&step, l7_field_names, nnames,
+		struct l7_fields before = step;
+		uint8_t state = step.fl.state;
+		enum l7_fl_ev ev = l7_fl_byte(&step.fl, l7_field_names, nnames,
 					      p[i]);
-		bool quiet = (ev == L7_FL_MORE && before.state == L7_FL_NAME) ||
-			     (ev == L7_FL_VALUE_BYTE && unread);
+		bool quiet;
 
+		switch (ev) {
+		case L7_FL_MORE:
+			quiet = state == L7_FL_NAME || state == L7_FL_LF;
+			break;
+		case L7_FL_NAME_END:
+			quiet = l7_tok_match(&step.fl.tok, l7_field_names,
+					     nnames) < 0;
+			if (quiet)
+				l7_fields_name_end(&step, nnames);
+			break;
+		case L7_FL_VALUE_BYTE:
+		case L7_FL_VALUE_END:
+			quiet = step.field == L7_F_OTHER;
+			break;
+		default:
+			quiet = false;
+		}
 		if (!quiet) {
 			step = before;
 			break;
 		}
 	}
-	CHECK(k == i, "run %zu, steps %zu (state %u)", k, i, f->state);
-	CHECK(run.state == step.state, "state %u, steps %u", run.state,
-	      step.state);
-	CHECK(run.tok.mask == step.tok.mask, "mask %x, steps %x",
-	      run.tok.mask, step.tok.mask);
-	if (step.tok.mask)
-		CHECK(run.tok.len == step.tok.len, "len %u, steps %u",
-		      run.tok.len, step.tok.len);
+	CHECK(k == i, "run %zu, steps %zu (state %u)", k, i, h->fl.state);
+	CHECK(run.fl.state == step.fl.state && run.field == step.field,
+	      "state %u field %u, steps %u %u", run.fl.state, run.field,
+	      step.fl.state, step.field);
+	CHECK(run.fl.tok.mask == step.fl.tok.mask, "mask %x, steps %x",
+	      run.fl.tok.mask, step.fl.tok.mask);
+	if (step.fl.tok.mask)
+		CHECK(run.fl.tok.len == step.fl.tok.len, "len %u, steps %u",
+		      run.fl.tok.len, step.fl.tok.len);
+	CHECK(memcmp(&run.list, &step.list, sizeof(run.list)) == 0 &&
+	      run.cl_cur == step.cl_cur && run.cl_digits == step.cl_digits &&
+	      run.cl_gap == step.cl_gap && run.te_seen == step.te_seen,
+	      "the fields' value state differs");
 }
 
 /* Names near ours, in any case, cut anywhere. */
@@ -215,40 +263,58 @@ static size_t name_like(uint8_t *p, size_t room)
 	return n;
 }
 
-static void test_fl_quiet_run(void)
+/* A field line or a few: a name like ours, ':', a value, CRLF, another. */
+static void line_like(uint8_t *p, size_t room)
+{
+	size_t i = 0;
+
+	while (i < room) {
+		size_t v;
+
+		i += name_like(p + i, room - i);
+		if (i < room)
+			p[i++] = rng() % 16 ? ':' : edge_byte();
+		for (v = rng() % 24; v && i < room; v--)
+			p[i++] = rng() % 4 ? ' ' + (uint8_t)(rng() % 95) :
+					     edge_byte();
+		if (i < room)
+			p[i++] = rng() % 16 ? '\r' : edge_byte();
+		if (i < room)
+			p[i++] = rng() % 16 ? '\n' : edge_byte();
+	}
+}
+
+static void test_fields_quiet_run(void)
 {
 	static const size_t counts[] = { 0, L7_F_RESP_COUNT, L7_F_REQ_COUNT };
-	uint8_t buf[48];
+	uint8_t buf[96];
 	int i;
 
 	for (i = 0; i < 200000; i++) {
-		size_t nnames = counts[i % 3], n, first;
-		struct l7_field_line f = { .state = L7_FL_LINE };
-		enum l7_fl_ev ev;
+		size_t nnames = counts[i % 3], first;
+		struct l7_fields h = { .fl.state = L7_FL_LINE };
 
-		n = name_like(buf, sizeof(buf));
-		fill(buf + n, sizeof(buf) - n);
-		/* the first byte is an event (a field begins): a step's */
-		ev = l7_fl_byte(&f, l7_field_names, nnames, buf[0]);
-		if (ev != L7_FL_NAME_BEGIN)
+		line_like(buf, sizeof(buf));
+		/* a line's first byte is an event (a field begins): a step's */
+		if (l7_fl_byte(&h.fl, l7_field_names, nnames, buf[0]) !=
+		    L7_FL_NAME_BEGIN)
 			continue;
 		/* from inside the name, a few bytes more in at times */
 		first = 1;
 		while (first < sizeof(buf) && rng() % 3 == 0 &&
-		       l7_fl_byte(&f, l7_field_names, nnames,
+		       l7_fl_byte(&h.fl, l7_field_names, nnames,
 				  buf[first]) == L7_FL_MORE &&
-		       f.state == L7_FL_NAME)
+		       h.fl.state == L7_FL_NAME)
 			first++;
-		if (f.state != L7_FL_NAME)
+		if (h.fl.state != L7_FL_NAME)
 			continue;
-		check_fl_run(&f, nnames, false, buf + first,
-			     sizeof(buf) - first);
-		check_fl_run(&f, nnames, true, buf + first,
-			     sizeof(buf) - first);
-		/* and from the start of a value */
-		f.state = L7_FL_VALUE;
-		check_fl_run(&f, nnames, true, buf, sizeof(buf));
-		check_fl_run(&f, nnames, false, buf, sizeof(buf));
+		check_fields_run(&h, nnames, buf + first, sizeof(buf) - first);
+		/* and from inside a value, unread or not, and at its CR */
+		h.fl.state = L7_FL_VALUE;
+		h.field = (uint8_t)(rng() % (L7_F_EXPECT + 1));
+		check_fields_run(&h, nnames, buf + first, sizeof(buf) - first);
+		h.fl.state = L7_FL_LF;
+		check_fields_run(&h, nnames, buf + first, sizeof(buf) - first);
 	}
 }
 
@@ -347,8 +413,9 @@ int main(void)
 {
 	RUN(test_tchar_table);
 	RUN(test_word_tests);
+	RUN(test_word_first_ctl);
 	RUN(test_value_run);
-	RUN(test_fl_quiet_run);
+	RUN(test_fields_quiet_run);
 	RUN(test_version_grammar);
 	RUN(test_version_run);
 	return l7_test_summary("http_chars");
