@@ -237,7 +237,10 @@ static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
 	};
 	u32 head_len = c->req.head_len;
 
-	o.client_len = l7_addr_print(addr, sizeof(addr), c->af, &c->caddr);
+	/* printed per request only where a field carries it */
+	if (fwd != L7_FWD_OFF)
+		o.client_len = l7_addr_print(addr, sizeof(addr), c->af,
+					     &c->caddr);
 	o.client_v6 = c->af == AF_INET6;
 	b->copy_len = l7_head_copy(b->copy, c->head, &c->req, &o);
 	memcpy(b->copy + b->copy_len, c->head + head_len, body_len);
