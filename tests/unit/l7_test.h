@@ -9,6 +9,7 @@
 #ifndef L7_TEST_H
 #define L7_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int l7_checks_failed;
@@ -38,6 +39,17 @@ static int l7_tests_failed;
 			printf("FAIL %s\n", #fn);			\
 		}							\
 	} while (0)
+
+/* Pseudo-random numbers (xorshift64*): the same on every run. */
+static uint64_t l7_rand_state = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t l7_rand(void)
+{
+	l7_rand_state ^= l7_rand_state >> 12;
+	l7_rand_state ^= l7_rand_state << 25;
+	l7_rand_state ^= l7_rand_state >> 27;
+	return l7_rand_state * 0x2545f4914f6cdd1dull;
+}
 
 static inline int l7_test_summary(const char *suite)
 {

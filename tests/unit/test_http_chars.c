@@ -12,17 +12,6 @@
 #include "http_field.h"
 #include "l7_test.h"
 
-/* xorshift64: the same bytes on every run */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
 /* Mostly bytes on either side of each class's edges, some of any value. */
 static uint8_t edge_byte(void)
 {
@@ -31,7 +20,7 @@ static uint8_t edge_byte(void)
 		'#', ',', ':', ';', 'A', 'Z', 'a', 'z', '~', 0x7e, 0x7f,
 		0x80, 0x81, 0xfe, 0xff,
 	};
-	uint64_t r = rng();
+	uint64_t r = l7_rand();
 
 	if (r % 4 == 0)
 		return (uint8_t)(r >> 8);
@@ -254,12 +243,12 @@ static size_t name_like(uint8_t *p, size_t room)
 		"host", "Hostname", "expect", "Transfer-Encoding", "x",
 		"transfer-encodings", "conTENT-length",
 	};
-	const char *s = near[rng() % L7_ARRAY_SIZE(near)];
+	const char *s = near[l7_rand() % L7_ARRAY_SIZE(near)];
 	size_t n = strlen(s), i;
 
 	n = n < room ? n : room;
 	for (i = 0; i < n; i++)
-		p[i] = rng() % 8 ? (uint8_t)s[i] : edge_byte();
+		p[i] = l7_rand() % 8 ? (uint8_t)s[i] : edge_byte();
 	return n;
 }
 
@@ -273,14 +262,14 @@ static void line_like(uint8_t *p, size_t room)
 
 		i += name_like(p + i, room - i);
 		if (i < room)
-			p[i++] = rng() % 16 ? ':' : edge_byte();
-		for (v = rng() % 24; v && i < room; v--)
-			p[i++] = rng() % 4 ? ' ' + (uint8_t)(rng() % 95) :
+			p[i++] = l7_rand() % 16 ? ':' : edge_byte();
+		for (v = l7_rand() % 24; v && i < room; v--)
+			p[i++] = l7_rand() % 4 ? ' ' + (uint8_t)(l7_rand() % 95) :
 					     edge_byte();
 		if (i < room)
-			p[i++] = rng() % 16 ? '\r' : edge_byte();
+			p[i++] = l7_rand() % 16 ? '\r' : edge_byte();
 		if (i < room)
-			p[i++] = rng() % 16 ? '\n' : edge_byte();
+			p[i++] = l7_rand() % 16 ? '\n' : edge_byte();
 	}
 }
 
@@ -301,7 +290,7 @@ static void test_fields_quiet_run(void)
 			continue;
 		/* from inside the name, a few bytes more in at times */
 		first = 1;
-		while (first < sizeof(buf) && rng() % 3 == 0 &&
+		while (first < sizeof(buf) && l7_rand() % 3 == 0 &&
 		       l7_fl_byte(&h.fl, l7_field_names, nnames,
 				  buf[first]) == L7_FL_MORE &&
 		       h.fl.state == L7_FL_NAME)
@@ -311,7 +300,7 @@ static void test_fields_quiet_run(void)
 		check_fields_run(&h, nnames, buf + first, sizeof(buf) - first);
 		/* and from inside a value, unread or not, and at its CR */
 		h.fl.state = L7_FL_VALUE;
-		h.field = (uint8_t)(rng() % (L7_F_EXPECT + 1));
+		h.field = (uint8_t)(l7_rand() % (L7_F_EXPECT + 1));
 		check_fields_run(&h, nnames, buf + first, sizeof(buf) - first);
 		h.fl.state = L7_FL_LF;
 		check_fields_run(&h, nnames, buf + first, sizeof(buf) - first);
@@ -359,6 +348,27 @@ static void test_version_grammar(void)
 	}
 }
 
+/*
+ * How many bytes of @p l7_version_byte() takes one by one with no event,
+ * from the state given, and the state it leaves.
+ */
+static size_t version_steps(uint8_t *sub, uint8_t *major, uint8_t *minor,
+			    const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && *sub < 8; i++) {
+		uint8_t s = *sub, a = *major, b = *minor;
+
+		if (l7_version_byte(&s, &a, &b, ' ', p[i]) != L7_VER_MORE)
+			break;
+		*sub = s;
+		*major = a;
+		*minor = b;
+	}
+	return i;
+}
+
 /* l7_version_run() from every byte of @p on, against the steps. */
 static void check_version(const uint8_t *p, size_t n)
 {
@@ -366,29 +376,18 @@ static void check_version(const uint8_t *p, size_t n)
 
 	for (from = 0; from <= n; from++) {
 		uint8_t sub = 0, major = 9, minor = 9, s2, ma2, mi2;
-		size_t i, k;
+		size_t k, i;
 
-		for (i = 0; i < from; i++)
-			if (l7_version_byte(&sub, &major, &minor, ' ', p[i]) !=
-			    L7_VER_MORE)
-				return;
+		if (version_steps(&sub, &major, &minor, p, from) < from)
+			return;
 		s2 = sub;
 		ma2 = major;
 		mi2 = minor;
 		k = l7_version_run(&sub, &major, &minor, p + from, n - from);
-		for (i = from; i < n && s2 < 8; i++) {
-			uint8_t s = s2, a = ma2, b = mi2;
-
-			if (l7_version_byte(&s, &a, &b, ' ', p[i]) !=
-			    L7_VER_MORE)
-				break;
-			s2 = s;
-			ma2 = a;
-			mi2 = b;
-		}
-		CHECK(k == i - from && sub == s2 && major == ma2 &&
-		      minor == mi2, "\"%.*s\" from %zu: run %zu steps %zu",
-		      (int)n, (const char *)p, from, k, i - from);
+		i = version_steps(&s2, &ma2, &mi2, p + from, n - from);
+		CHECK(k == i && sub == s2 && major == ma2 && minor == mi2,
+		      "\"%.*s\" from %zu: run %zu steps %zu", (int)n,
+		      (const char *)p, from, k, i);
 	}
 }
 

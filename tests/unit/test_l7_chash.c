@@ -15,17 +15,6 @@
 
 static struct l7_chash_point ring[L7_CHASH_POINTS_MAX];
 
-/* Deterministic pseudo-random numbers (xorshift64*). */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
 static uint64_t key_hash(unsigned int k)
 {
 	char b[32];
@@ -246,7 +235,7 @@ static void bounded_run(const uint32_t *w, unsigned int nm, int *hot_spread)
 	hot_home = l7_pick_chash(ring, n, l, nm, key_hash(0));
 
 	for (r = 0; r < 20000; r++) {
-		uint64_t x = rnd();
+		uint64_t x = l7_rand();
 		unsigned int key = x % 3 == 0 ? 0 : (unsigned int)(
 			1000 / (1 + (x >> 8) % 1000));	/* 1/x-like */
 		uint64_t total_o = 0;
@@ -254,7 +243,7 @@ static void bounded_run(const uint32_t *w, unsigned int nm, int *hot_spread)
 
 		/* about 100 outstanding: complete one at random */
 		if (r > 100) {
-			i = rnd() % nm;
+			i = l7_rand() % nm;
 			while (!l[i].outstanding)
 				i = (i + 1) % nm;
 			l[i].outstanding--;

@@ -14,15 +14,9 @@
 #include "tcp_map.h"
 #include "l7_test.h"
 
-static uint32_t rnd_state = 0x2545f491;
-
-static uint32_t rnd(void)
+static uint32_t rnd32(void)
 {
-	/* xorshift32: deterministic, full period */
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 17;
-	rnd_state ^= rnd_state << 5;
-	return rnd_state;
+	return (uint32_t)(l7_rand() >> 32);
 }
 
 static void test_seq_compare(void)
@@ -70,9 +64,9 @@ static void test_xlate_roundtrip_property(void)
 	int i;
 
 	for (i = 0; i < 100000; i++) {
-		x = l7_seq_xlate_make(rnd(), rnd());
-		v = rnd();
-		d = rnd() & 0xffff;
+		x = l7_seq_xlate_make(rnd32(), rnd32());
+		v = rnd32();
+		d = rnd32() & 0xffff;
 		CHECK(l7_seq_inv(&x, l7_seq_fwd(&x, v)) == v, "inv(fwd) %u", v);
 		CHECK(l7_seq_fwd(&x, l7_seq_inv(&x, v)) == v, "fwd(inv) %u", v);
 		/* a translation moves every byte by the same distance */
@@ -293,11 +287,11 @@ static void test_ts_pooled_connection_monotonic(void)
 	int b, k, who, last_who = -1, wrapped = 0;
 
 	for (k = 0; k < 4; k++) {
-		clk[k] = k == 0 ? 0xfffffff0 : rnd();
-		rate[k] = 1 + rnd() % 10;
+		clk[k] = k == 0 ? 0xfffffff0 : rnd32();
+		rate[k] = 1 + rnd32() % 10;
 	}
 	for (b = 0; b < 400; b++) {
-		who = (int)(rnd() % 4);
+		who = (int)(rnd32() % 4);
 		p.c_tsval = clk[who];
 		p.b_ts_floor = seen + 1;
 		l7_binding_init(&m, &p, who == last_who ? &prev : NULL);
@@ -389,7 +383,7 @@ static void test_win_rescale_all_pairs(void)
 			for (i = 0; i < L7_NWINS; i++)
 				check_rescale(wins[i], from, to);
 			for (i = 0; i < 200; i++)
-				check_rescale((uint16_t)rnd(), from, to);
+				check_rescale((uint16_t)rnd32(), from, to);
 			prev = 0;
 			for (i = 0; i <= 0xffff; i += 97) {
 				r = l7_win_rescale((uint16_t)i, from, to);
