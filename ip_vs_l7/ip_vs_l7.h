@@ -325,9 +325,6 @@ static inline int l7_addr_print(char *buf, size_t size, u16 af,
 struct l7_binding {
 	struct list_head	node;		/* in conn->bindings, oldest first */
 	struct l7_pconn		*pc;
-	struct l7_binding_map	map;
-	struct l7_req_guard	req_guard;	/* frames the request body */
-	struct l7_rsp_guard	rsp_guard;	/* frames the response */
 	u32			b_req_end;	/* backend seq after the request */
 	u32			b_snd_nxt;	/* highest seq sent to the backend */
 	u32			b_acked;	/* backend's newest ACK */
@@ -359,6 +356,14 @@ struct l7_binding {
 	u32			rsp_copy_seq;	/* its first byte, on C */
 	u32			copy_len;	/* our copy of the request's start */
 	u32			client_len;	/* the client's bytes it stands for */
+	/*
+	 * From here on each member is set whole by its own init in
+	 * l7_bind(), before the binding is seen: only what comes before
+	 * ->map is zeroed (the three are 824 of the binding's 936 bytes).
+	 */
+	struct l7_binding_map	map;
+	struct l7_req_guard	req_guard;	/* frames the request body */
+	struct l7_rsp_guard	rsp_guard;	/* frames the response */
 	u8			copy[];		/* then the client's bytes */
 };
 

@@ -275,11 +275,13 @@ int l7_bind(struct l7_conn *c)
 	room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
 	/* then for the response head, if the director takes it */
 	take = l7_rsp_copy_wanted(c);
-	b = kzalloc(struct_size(b, copy, room + (take ? 2 * L7_RSP_HEAD_MAX +
+	b = kmalloc(struct_size(b, copy, room + (take ? 2 * L7_RSP_HEAD_MAX +
 						 L7_RSP_HEAD_GROWTH : 0)),
 		    GFP_ATOMIC);
 	if (!b)
 		return -ENOMEM;
+	/* the map, the guards and the copy are written whole below */
+	memset(b, 0, offsetof(struct l7_binding, map));
 	if (take)
 		b->rsp_head = b->copy + room;
 	pc = l7_route(c, &status, &fwd);
@@ -289,6 +291,9 @@ int l7_bind(struct l7_conn *c)
 	}
 	b->pc = pc;
 	l7_binding_copy(c, b, body_len, fwd);
+	/* what follows the copy in the client's stream is the guard's */
+	l7_req_guard_init(&b->req_guard, c->c_seq0 + b->client_len, &body,
+			  body_done);
 	b->method = c->req.method;
 	b->upgrade = c->req.upgrade;
 	b->retried = c->retry_next;
@@ -345,8 +350,6 @@ int l7_bind(struct l7_conn *c)
 		l7_service_count(c->ls, rebinds);
 	c->retries = 0;
 	l7_head_consume(c, b->client_len);
-	/* what follows the copy in the client's stream is the guard's */
-	l7_req_guard_init(&b->req_guard, c->c_seq0, &body, body_done);
 	/* the client may have closed after a pipelined request */
 	c->c_rcv_nxt = c->c_seq0 + c->head_len + c->c_fin;
 	if (body_done) {
