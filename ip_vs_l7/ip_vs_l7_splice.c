@@ -168,13 +168,6 @@ static void l7_seg_rewrite(struct sk_buff *skb, struct l7_tcp_opts *o,
 }
 
 /*
- * Send a rewritten skb on, cut to @mss payload bytes per segment, and to
- * what the route's MTU carries with this segment's options: the client's
- * options (SACK blocks, say) are not the ones the receiver's MSS was
- * announced for, and a segment over the MTU with DF set would only make
- * an ICMP error addressed to the director itself.
- */
-/*
  * IPv6: the hop limit of the route, and the full pseudo-header sum (the
  * addresses changed whole: no shortcut).
  */
@@ -199,7 +192,14 @@ static void l7_forward_prep4(struct net *net, struct sk_buff *skb,
 	tcp_hdr(skb)->check = ~tcp_v4_check(tcplen, iph->saddr, iph->daddr, 0);
 }
 
-/* ... readdressed from @saddr to @daddr, the pair @dc routes */
+/*
+ * Send a rewritten skb on, readdressed from @saddr to @daddr (the pair
+ * @dc routes), cut to @mss payload bytes per segment, and to what the
+ * route's MTU carries with this segment's options: the client's options
+ * (SACK blocks, say) are not the ones the receiver's MSS was announced
+ * for, and a segment over the MTU with DF set would only make an ICMP
+ * error addressed to the director itself.
+ */
 static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
 			       struct l7_dst_cache *dc,
 			       const union nf_inet_addr *saddr,
