@@ -173,7 +173,7 @@ static inline void l7_tok_begin(struct l7_tok *t, size_t nwords)
  * by comparing against its NUL, so no word is ever read past its end.
  */
 static inline void l7_tok_byte(struct l7_tok *t, const char *const *words,
-			       size_t nwords, uint8_t c)
+			       uint8_t c)
 {
 	uint32_t m;
 
@@ -184,7 +184,6 @@ static inline void l7_tok_byte(struct l7_tok *t, const char *const *words,
 		if ((uint8_t)words[i][t->len] != c)
 			t->mask &= ~(1u << i);
 	}
-	(void)nwords;
 	if (t->len == (uint8_t)~0)
 		t->mask = 0;	/* longer than any word we know */
 	else
@@ -193,7 +192,7 @@ static inline void l7_tok_byte(struct l7_tok *t, const char *const *words,
 
 /* Index of the word the token equals, or -1. */
 static inline int l7_tok_match(const struct l7_tok *t,
-			       const char *const *words, size_t nwords)
+			       const char *const *words)
 {
 	uint32_t m;
 
@@ -203,7 +202,6 @@ static inline int l7_tok_match(const struct l7_tok *t,
 		if (words[i][t->len] == '\0')
 			return (int)i;
 	}
-	(void)nwords;
 	return -1;
 }
 
@@ -270,7 +268,7 @@ static inline enum l7_list_ev l7_list_byte(struct l7_list *l,
 			l7_tok_begin(&l->tok, nwords);
 			l->sub = L7_LIST_IN_TOKEN;
 		}
-		l7_tok_byte(&l->tok, words, nwords, l7_to_lower(c));
+		l7_tok_byte(&l->tok, words, l7_to_lower(c));
 		return L7_LIST_MORE;
 	}
 	if (l7_is_ows(c) || c == ',')
@@ -291,9 +289,9 @@ static inline enum l7_list_ev l7_list_end(const struct l7_list *l)
 
 /* Index of the word the token that just ended equals, or -1. */
 static inline int l7_list_word(const struct l7_list *l,
-			       const char *const *words, size_t nwords)
+			       const char *const *words)
 {
-	return l7_tok_match(&l->tok, words, nwords);
+	return l7_tok_match(&l->tok, words);
 }
 
 #endif /* _IP_VS_L7_CORE_HTTP_CHARS_H */

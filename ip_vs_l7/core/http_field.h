@@ -74,7 +74,7 @@ static inline enum l7_fl_ev l7_fl_byte(struct l7_field_line *f,
 		if (!l7_is_tchar(c))
 			return c == '\n' ? L7_FL_E_LINE_END : L7_FL_E_NAME;
 		l7_tok_begin(&f->tok, n);
-		l7_tok_byte(&f->tok, names, n, l7_to_lower(c));
+		l7_tok_byte(&f->tok, names, l7_to_lower(c));
 		f->state = L7_FL_NAME;
 		return L7_FL_NAME_BEGIN;
 	case L7_FL_NAME:
@@ -84,7 +84,7 @@ static inline enum l7_fl_ev l7_fl_byte(struct l7_field_line *f,
 		}
 		if (!l7_is_tchar(c))	/* includes space before ':' */
 			return L7_FL_E_NAME;
-		l7_tok_byte(&f->tok, names, n, l7_to_lower(c));
+		l7_tok_byte(&f->tok, names, l7_to_lower(c));
 		return L7_FL_MORE;
 	case L7_FL_VALUE:
 		if (c == '\r') {
@@ -231,10 +231,10 @@ struct l7_fields {
 	bool conn_keep_alive;
 };
 
-/* ':' ended a name; @n: how many of l7_field_names the framer asked for. */
-static inline void l7_fields_name_end(struct l7_fields *h, size_t n)
+/* ':' ended a name: which of the framer's l7_field_names, if any. */
+static inline void l7_fields_name_end(struct l7_fields *h)
 {
-	int f = l7_tok_match(&h->fl.tok, l7_field_names, n);
+	int f = l7_tok_match(&h->fl.tok, l7_field_names);
 
 	h->field = f < 0 ? L7_F_OTHER : (uint8_t)(f + 1);
 	l7_list_begin(&h->list);
@@ -257,7 +257,7 @@ static inline void l7_fields_name_end(struct l7_fields *h, size_t n)
  * stops a run is left to the framer's step: a line's first byte, a
  * known name's ':', a known field's value, the end, any error.
  */
-static inline size_t l7_fields_quiet_run(struct l7_fields *h, size_t nnames,
+static inline size_t l7_fields_quiet_run(struct l7_fields *h,
 					 const uint8_t *p, size_t n)
 {
 	struct l7_field_line *f = &h->fl;
@@ -265,14 +265,13 @@ static inline size_t l7_fields_quiet_run(struct l7_fields *h, size_t nnames,
 
 	if (f->state == L7_FL_NAME) {
 		for (; i < n && f->tok.mask && l7_is_tchar(p[i]); i++)
-			l7_tok_byte(&f->tok, l7_field_names, nnames,
-				    l7_to_lower(p[i]));
+			l7_tok_byte(&f->tok, l7_field_names, l7_to_lower(p[i]));
 		while (i < n && l7_is_tchar(p[i]))
 			i++;
 		if (i == n || p[i] != ':' ||
-		    l7_tok_match(&f->tok, l7_field_names, nnames) >= 0)
+		    l7_tok_match(&f->tok, l7_field_names) >= 0)
 			return i;
-		l7_fields_name_end(h, nnames);	/* L7_F_OTHER */
+		l7_fields_name_end(h);	/* L7_F_OTHER */
 		f->state = L7_FL_VALUE;
 		i++;
 	}
@@ -341,7 +340,7 @@ static inline enum l7_fv_ev l7_list_event(struct l7_fields *h,
 							    L7_FV_E_LIST;
 	words = l7_field_tokens(h->field, &n);
 	/* a coding with parameters is never the plain "chunked" */
-	*w = ev == L7_LIST_PARAMS ? -1 : l7_list_word(&h->list, words, n);
+	*w = ev == L7_LIST_PARAMS ? -1 : l7_list_word(&h->list, words);
 
 	switch (h->field) {
 	case L7_F_TRANSFER_ENCODING:

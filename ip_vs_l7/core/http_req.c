@@ -75,7 +75,7 @@ static enum l7_http_status method_end(struct l7_http_req *r)
 	if (r->tok.len == 0)
 		return fail(r, L7_HTTP_E_METHOD);
 	r->method_span.len = r->pos - r->method_span.off;
-	m = l7_tok_match(&r->tok, method_names, L7_ARRAY_SIZE(method_names));
+	m = l7_tok_match(&r->tok, method_names);
 	r->method = m < 0 ? L7_HTTP_M_OTHER : (enum l7_http_method)(m + 1);
 	if (r->method == L7_HTTP_M_CONNECT)
 		return fail(r, L7_HTTP_E_METHOD_UNSUPPORTED);
@@ -168,7 +168,7 @@ static enum l7_http_status version_byte(struct l7_http_req *r, uint8_t c)
 
 static enum l7_http_status name_end(struct l7_http_req *r)
 {
-	l7_fields_name_end(&r->f, L7_F_REQ_COUNT);
+	l7_fields_name_end(&r->f);
 	if (r->f.field != L7_F_HOST)
 		return L7_HTTP_MORE;
 	if (r->has_host)
@@ -328,7 +328,7 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 						   L7_HTTP_E_METHOD);
 		r->method_span.off = r->pos;
 		l7_tok_begin(&r->tok, L7_ARRAY_SIZE(method_names));
-		l7_tok_byte(&r->tok, method_names, L7_ARRAY_SIZE(method_names), c);
+		l7_tok_byte(&r->tok, method_names, c);
 		r->state = S_METHOD;
 		return L7_HTTP_MORE;
 	case S_LEAD_LF:
@@ -341,7 +341,7 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 			return method_end(r);
 		if (!l7_is_tchar(c))
 			return fail(r, L7_HTTP_E_METHOD);
-		l7_tok_byte(&r->tok, method_names, L7_ARRAY_SIZE(method_names), c);
+		l7_tok_byte(&r->tok, method_names, c);
 		return L7_HTTP_MORE;
 	case S_TARGET:
 		return target_byte(r, c);
@@ -367,7 +367,7 @@ static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
 	size_t i = 0;
 
 	if (r->state == S_FIELDS)
-		return l7_fields_quiet_run(&r->f, L7_F_REQ_COUNT, p, n);
+		return l7_fields_quiet_run(&r->f, p, n);
 	if (r->state == S_VERSION)
 		return l7_version_run(&r->sub, &r->version_major,
 				      &r->version_minor, p, n);

@@ -287,7 +287,7 @@ static enum l7_resp_status field_byte(struct l7_http_resp *r, uint8_t c)
 		r->header_count++;
 		return L7_RESP_MORE;
 	case L7_FL_NAME_END:
-		l7_fields_name_end(&r->f, L7_F_RESP_COUNT);
+		l7_fields_name_end(&r->f);
 		if (r->f.field == L7_F_CONNECTION && r->status_code >= 200)
 			conn_name_note(r);
 		return L7_RESP_MORE;
@@ -390,7 +390,7 @@ static size_t quiet_run(struct l7_http_resp *r, const uint8_t *p,
 	case S_REASON:
 		return l7_value_run(p, n);
 	case S_FIELDS:
-		return l7_fields_quiet_run(&r->f, L7_F_RESP_COUNT, p, n);
+		return l7_fields_quiet_run(&r->f, p, n);
 	}
 	return 0;
 }

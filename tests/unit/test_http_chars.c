@@ -187,7 +187,7 @@ static void check_fields_run(const struct l7_fields *h, size_t nnames,
 			     const uint8_t *p, size_t n)
 {
 	struct l7_fields run = *h, step = *h;
-	size_t k = l7_fields_quiet_run(&run, nnames, p, n);
+	size_t k = l7_fields_quiet_run(&run, p, n);
 	size_t i;
 
 	CHECK(k <= n, "run %zu of %zu", k, n);
@@ -203,10 +203,9 @@ static void check_fields_run(const struct l7_fields *h, size_t nnames,
 			quiet = state == L7_FL_NAME || state == L7_FL_LF;
 			break;
 		case L7_FL_NAME_END:
-			quiet = l7_tok_match(&step.fl.tok, l7_field_names,
-					     nnames) < 0;
+			quiet = l7_tok_match(&step.fl.tok, l7_field_names) < 0;
 			if (quiet)
-				l7_fields_name_end(&step, nnames);
+				l7_fields_name_end(&step);
 			break;
 		case L7_FL_VALUE_BYTE:
 		case L7_FL_VALUE_END:
