@@ -601,9 +601,10 @@ void l7_send_pconn(struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		   u32 len);
 
 /* ip_vs_l7_dst.c */
-struct dst_entry *l7_dst_get(struct net *net, struct l7_dst_cache *dc,
-			     u16 af, const union nf_inet_addr *saddr,
-			     const union nf_inet_addr *daddr);
+struct dst_entry *l7_dst_attach(struct sk_buff *skb, struct net *net,
+				struct l7_dst_cache *dc, u16 af,
+				const union nf_inet_addr *saddr,
+				const union nf_inet_addr *daddr);
 void l7_dst_cache_reset(struct l7_dst_cache *dc);
 
 /* ip_vs_l7_client.c */

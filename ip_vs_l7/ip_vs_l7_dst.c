@@ -15,9 +15,8 @@
  *
  * The cache is read and replaced without a lock (a pooled connection's
  * segments are sent both under its client's lock and from the pool), so
- * the pointer is swapped with xchg() and a reader takes its reference
- * only if the count has not reached zero, under RCU: dst_release() frees
- * a route after a grace period.
+ * the pointer is swapped with xchg() and read under RCU: dst_release()
+ * frees a route after a grace period.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -65,36 +64,47 @@ static struct dst_entry *l7_dst_lookup(struct net *net, u16 af,
 }
 
 /*
- * The route from @saddr to @daddr (always the same pair for @dc; NULL:
- * a segment of no connection, looked up each time), with a reference for
- * the caller, or NULL if there is none.
+ * Under RCU: route @skb from @saddr to @daddr, the pair @dc routes (NULL:
+ * a segment of no connection, looked up for it alone).  A cached route is
+ * attached without a reference of the skb's own, as IPVS attaches its
+ * destinations' cached routes: the cache holds one, and a route swapped
+ * out meanwhile is freed only after a grace period (dst_release()), so
+ * it stays good through ip_local_out() in the caller's RCU section; a
+ * qdisc or neighbour queue that keeps the skb longer takes a reference
+ * then (skb_dst_force()).  Per packet, that spares two atomic operations
+ * on a route every connection to the same peer shares.  Returns the
+ * route, or NULL if there is none.
  */
-struct dst_entry *l7_dst_get(struct net *net, struct l7_dst_cache *dc,
-			     u16 af, const union nf_inet_addr *saddr,
-			     const union nf_inet_addr *daddr)
+struct dst_entry *l7_dst_attach(struct sk_buff *skb, struct net *net,
+				struct l7_dst_cache *dc, u16 af,
+				const union nf_inet_addr *saddr,
+				const union nf_inet_addr *daddr)
 {
 	struct dst_entry *dst, *old;
 	u32 cookie;
 
-	if (!dc)
-		return l7_dst_lookup(net, af, saddr, daddr, &cookie);
-	rcu_read_lock();
-	dst = rcu_dereference(dc->dst);
-	if (dst && dst_check(dst, READ_ONCE(dc->cookie)) &&
-	    dst_hold_safe(dst)) {
-		rcu_read_unlock();
-		return dst;
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "a route attached outside RCU");
+	skb_dst_drop(skb);
+	if (dc) {
+		dst = rcu_dereference(dc->dst);
+		if (dst && dst_check(dst, READ_ONCE(dc->cookie))) {
+			skb_dst_set_noref(skb, dst);
+			return dst;
+		}
 	}
-	rcu_read_unlock();
-
 	dst = l7_dst_lookup(net, af, saddr, daddr, &cookie);
 	if (!dst)
 		return NULL;
+	if (!dc) {
+		skb_dst_set(skb, dst);
+		return dst;
+	}
 	/* the cookie first: one read with the old route only fails a check */
 	WRITE_ONCE(dc->cookie, cookie);
-	dst_hold(dst);		/* the cache's own */
+	/* the lookup's reference becomes the cache's */
 	old = unrcu_pointer(xchg(&dc->dst, RCU_INITIALIZER(dst)));
 	dst_release(old);
+	skb_dst_set_noref(skb, dst);
 	return dst;
 }
 

@@ -212,9 +212,13 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
 	struct dst_entry *dst;
 	u32 room;
 
-	dst = l7_dst_get(net, dc, v4 ? AF_INET : AF_INET6, saddr, daddr);
-	if (!dst)
+	rcu_read_lock();
+	dst = l7_dst_attach(skb, net, dc, v4 ? AF_INET : AF_INET6, saddr,
+			    daddr);
+	if (!dst) {
+		rcu_read_unlock();
 		return NF_DROP;
+	}
 	if (v4)
 		l7_forward_prep4(net, skb, tcplen);
 	else
@@ -249,8 +253,6 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
 		shinfo->gso_type &= ~SKB_GSO_DODGY;
 	}
 
-	skb_dst_drop(skb);
-	skb_dst_set(skb, dst);
 	skb->tstamp = 0;
 	skb->ipvs_property = 1;
 	nf_reset_ct(skb);
@@ -259,6 +261,7 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
 		ip_local_out(net, NULL, skb);
 	else
 		ip6_local_out(net, NULL, skb);
+	rcu_read_unlock();
 	return NF_STOLEN;
 }
 

@@ -91,8 +91,10 @@ static void l7_xmit6(struct net *net, const struct l7_seg *s)
 	th->check = csum_ipv6_magic(&s->saddr.in6, &s->daddr.in6, tcplen,
 				    IPPROTO_TCP, csum_partial(th, tcplen, 0));
 
-	dst = l7_dst_get(net, s->dst, s->af, &s->saddr, &s->daddr);
+	rcu_read_lock();
+	dst = l7_dst_attach(skb, net, s->dst, s->af, &s->saddr, &s->daddr);
 	if (!dst) {
+		rcu_read_unlock();
 		kfree_skb(skb);
 		return;
 	}
@@ -105,17 +107,16 @@ static void l7_xmit6(struct net *net, const struct l7_seg *s)
 	ip6h->saddr = s->saddr.in6;
 	ip6h->daddr = s->daddr.in6;
 
-	skb_dst_set(skb, dst);
 	skb->protocol = htons(ETH_P_IPV6);
 	skb->ipvs_property = 1;
 	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
 	ip6_local_out(net, NULL, skb);
+	rcu_read_unlock();
 }
 
 static void l7_xmit(struct net *net, const struct l7_seg *s)
 {
 	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
-	struct dst_entry *dst;
 	struct sk_buff *skb;
 	struct iphdr *iph;
 	struct tcphdr *th;
@@ -143,16 +144,17 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	iph->daddr = s->daddr.ip;
 	ip_send_check(iph);
 
-	dst = l7_dst_get(net, s->dst, s->af, &s->saddr, &s->daddr);
-	if (!dst) {
+	rcu_read_lock();
+	if (!l7_dst_attach(skb, net, s->dst, s->af, &s->saddr, &s->daddr)) {
+		rcu_read_unlock();
 		kfree_skb(skb);
 		return;
 	}
-	skb_dst_set(skb, dst);
 	skb->protocol = htons(ETH_P_IP);
 	skb->ipvs_property = 1;
 	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
 	ip_local_out(net, NULL, skb);
+	rcu_read_unlock();
 }
 
 /* Our receive window as the client reads it: 64 KB at its scale. */
