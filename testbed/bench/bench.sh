@@ -19,7 +19,12 @@
 # the director's memory for N idle client connections (mem_cell).
 # W1c1 is W1 with the guest's second vCPU taken offline for the cell
 # (cpus_limit), B1rr and B4 only: beside their W1 cells, how each scales
-# from 1 to 2 vCPUs in the same boot.
+# from 1 to 2 vCPUs in the same boot.  W1s1 is W1 with every real server
+# but the first at weight 0 for the cell (servers_limit), B1rr and B4
+# only: all namespaces share the guest's CPUs, so B4's per-request
+# balancing makes each request wake another backend's Apache on them,
+# while IPVS keeps a client's connection on one; with one server neither
+# rotates, and what is left between the two is the director's own cost.
 # Writes meta.txt, cells.csv (one row per cell and repetition) and
 # mem.csv (one row per MEM cell) to $L7_RESULTS for scripts/bench-report.
 set -eu
@@ -28,7 +33,7 @@ set -eu
 REPS=3
 SECS=8
 CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5 B4u1"
-WORKLOADS="W1 W1c1 W2 W3 W4 W5 W6 W7 MEM"
+WORKLOADS="W1 W1c1 W1s1 W2 W3 W4 W5 W6 W7 MEM"
 CPU_MAX=$L7TB_CPU_MAX	# in the workload_capped ones (lib.sh)
 MEM_CONNS=10000
 while [ $# -gt 0 ]; do
@@ -141,7 +146,8 @@ config_up() {
 # goal is stated against wlc); the rule sets cost per request, which W1
 # (the most requests a second) shows best.  Their other cells would cost
 # bench time and tell nothing new.  B0 has no director to weigh (MEM).
-# W1c1 is issue 13's scaling goal, B4 against IPVS (B1rr) alone.
+# W1c1 is issue 13's scaling goal, B4 against IPVS (B1rr) alone, and
+# W1s1 the same two with one real server.
 workloads_of() {
 	local w=$WORKLOADS
 	case $1 in
@@ -150,9 +156,9 @@ workloads_of() {
 	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
 	B5) w=$(only W1 W6 W7) ;;
 	B4u*) w=$(only W7) ;;
-	B0) w=$(except MEM W1c1) ;;
+	B0) w=$(except MEM W1c1 W1s1) ;;
 	B1rr | B4) ;;
-	*) w=$(except W1c1) ;;
+	*) w=$(except W1c1 W1s1) ;;
 	esac
 	# shellcheck disable=SC2086
 	echo $w
@@ -225,12 +231,43 @@ cpus_all() {
 }
 trap cpus_all EXIT
 
+# ---- W1s1: the same load on fewer real servers ----
+
+# servers_weigh CONFIG N: the first N of the configuration's real servers
+# at weight 1, the others at 0 (IPVS and ip_vs_l7 schedule nothing new to
+# a server of weight 0)
+servers_weigh() {
+	local vs b k=0
+	vs=$(base_of "$1" | sed 's|^http://||')
+	for b in $L7TB_BACKENDS; do
+		k=$((k + 1))
+		in_dir ipvsadm -e -t "$vs" -r "$(backend_ip "$b"):80" -m \
+			-w $((k <= $2 ? 1 : 0)) || return 1
+	done
+}
+
+# gen_of W: the load a workload runs (W1 for W1c1 and W1s1)
+gen_of() {
+	case $1 in
+	W*[cs][0-9]*) echo "${1%[cs]*}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # cell REP CONFIG WORKLOAD: one measurement, one CSV row
 cell() {
-	local rep=$1 cfg=$2 w=$3 gen=$3 cpus='' before after res shares conns
+	local rep=$1 cfg=$2 w=$3 gen cpus='' servers='' before after res shares conns
+	gen=$(gen_of "$w")
 	case $w in
-	W*c[0-9]*) gen=${w%c*} cpus=${w##*c} ;;
+	W*c[0-9]*) cpus=${w##*c} ;;
+	W*s[0-9]*) servers=${w##*s} ;;
 	esac
+	if [ -n "$servers" ] && ! servers_weigh "$cfg" "$servers"; then
+		echo "bench: !!!! $cfg $w rep $rep: weights not set, no cell !!!!" |
+			tee -a "$OUT/load.log"
+		servers_weigh "$cfg" 99 || true
+		return 0
+	fi
 	if [ -n "$cpus" ] && ! cpus_limit "$cpus"; then
 		cpus_all
 		echo "bench: !!!! $cfg $w rep $rep: CPUs not taken offline" \
@@ -245,6 +282,8 @@ cell() {
 		res="requests=0 secs=0 errors=-1 p50=- p90=- p99=- mean=- cpu=0"
 	after=$(backend_counters)
 	[ -z "$cpus" ] || cpus_all
+	[ -z "$servers" ] || servers_weigh "$cfg" 99 ||
+		echo "bench: !!!! $cfg: weights not restored !!!!" | tee -a "$OUT/load.log"
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
@@ -266,7 +305,7 @@ cell() {
 # whichever configuration a workload's rotation put first: B4's first W1
 # cell once served 5,442 requests where its other four served 7,575-8,440.
 warm_up() {
-	"$BENCH/load" "${2%c*}" "$(base_of "$1")" 2 > /dev/null 2>&1 || true
+	"$BENCH/load" "$(gen_of "$2")" "$(base_of "$1")" 2 > /dev/null 2>&1 || true
 }
 
 # ---- MEM: the director's memory per idle client connection ----
