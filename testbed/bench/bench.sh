@@ -20,7 +20,7 @@
 # W1c1 is W1 with the guest's second vCPU taken offline for the cell
 # (cpus_limit), B1rr and B4 only: beside their W1 cells, how each scales
 # from 1 to 2 vCPUs in the same boot.  W1s1 is W1 with every real server
-# but the first at weight 0 for the cell (servers_limit), B1rr and B4
+# but the first at weight 0 for the cell (servers_weigh), B1rr and B4
 # only: all namespaces share the guest's CPUs, so B4's per-request
 # balancing makes each request wake another backend's Apache on them,
 # while IPVS keeps a client's connection on one; with one server neither
@@ -246,6 +246,12 @@ servers_weigh() {
 	done
 }
 
+# servers_all CONFIG: every real server of the configuration at weight 1 again
+servers_all() {
+	# shellcheck disable=SC2086
+	servers_weigh "$1" "$(echo $L7TB_BACKENDS | wc -w)"
+}
+
 # gen_of W: the load a workload runs (W1 for W1c1 and W1s1)
 gen_of() {
 	case $1 in
@@ -265,7 +271,7 @@ cell() {
 	if [ -n "$servers" ] && ! servers_weigh "$cfg" "$servers"; then
 		echo "bench: !!!! $cfg $w rep $rep: weights not set, no cell !!!!" |
 			tee -a "$OUT/load.log"
-		servers_weigh "$cfg" 99 || true
+		servers_all "$cfg" || true
 		return 0
 	fi
 	if [ -n "$cpus" ] && ! cpus_limit "$cpus"; then
@@ -282,7 +288,7 @@ cell() {
 		res="requests=0 secs=0 errors=-1 p50=- p90=- p99=- mean=- cpu=0"
 	after=$(backend_counters)
 	[ -z "$cpus" ] || cpus_all
-	[ -z "$servers" ] || servers_weigh "$cfg" 99 ||
+	[ -z "$servers" ] || servers_all "$cfg" ||
 		echo "bench: !!!! $cfg: weights not restored !!!!" | tee -a "$OUT/load.log"
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
