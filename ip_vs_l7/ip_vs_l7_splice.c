@@ -54,7 +54,9 @@ static int l7_seg_rebuild(struct sk_buff *skb, u16 af)
 	u8 ds = l7_skb_af(skb) == AF_INET6 ? ipv6_get_dsfield(ipv6_hdr(skb)) :
 					     ipv4_get_dsfield(ip_hdr(skb));
 
-	if (newlen > nhlen && skb_cow_head(skb, newlen - nhlen))
+	/* rare: the GSO type below is in the shared info */
+	if (skb_unclone(skb, GFP_ATOMIC) ||
+	    (newlen > nhlen && skb_cow_head(skb, newlen - nhlen)))
 		return -ENOMEM;
 	memset(skb->cb, 0, sizeof(skb->cb));
 	__skb_pull(skb, nhlen);
@@ -193,6 +195,47 @@ static void l7_forward_prep4(struct net *net, struct sk_buff *skb,
 }
 
 /*
+ * GSO state from GRO may be stale after a trim: one segment goes as it
+ * is, more are cut again to @mss and counted afresh here.  (Left to the
+ * stack with SKB_GSO_DODGY, every aggregate went through the GSO
+ * callbacks on its way out of a device without NETIF_F_GSO_ROBUST -
+ * veth, bridges, most NICs - to be counted.)  The shared info is the
+ * clone's original's too (l7_seg_writable()): it is unshared only if a
+ * field must change, which a server's aggregate at the client's MSS
+ * never needs.
+ */
+static int l7_seg_gso(struct sk_buff *skb, bool v4, u32 payload, u32 mss)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned int type = v4 ? SKB_GSO_TCPV4 : SKB_GSO_TCPV6;
+	unsigned int size;
+
+	if (payload <= mss) {
+		if (!skb_is_gso(skb))
+			return 0;
+		if (skb_unclone(skb, GFP_ATOMIC))
+			return -ENOMEM;
+		skb_gso_reset(skb);
+		return 0;
+	}
+	size = skb_is_gso(skb) ? min(shinfo->gso_size, mss) : mss;
+	if (skb_is_gso(skb) && shinfo->gso_size == size &&
+	    shinfo->gso_segs == DIV_ROUND_UP(payload, size) &&
+	    !(shinfo->gso_type & SKB_GSO_DODGY))
+		return 0;
+	if (skb_unclone(skb, GFP_ATOMIC))
+		return -ENOMEM;
+	shinfo = skb_shinfo(skb);
+	if (!skb_is_gso(skb))
+		shinfo->gso_type = type;
+	shinfo->gso_size = size;
+	shinfo->gso_segs = DIV_ROUND_UP(payload, size);
+	/* the headers are ours now, and the count is right */
+	shinfo->gso_type &= ~SKB_GSO_DODGY;
+	return 0;
+}
+
+/*
  * Send a rewritten skb on, readdressed from @saddr to @daddr (the pair
  * @dc routes), cut to @mss payload bytes per segment, and to what the
  * route's MTU carries with this segment's options: the client's options
@@ -231,28 +274,10 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
 	skb->csum_start = skb_transport_header(skb) - skb->head;
 	skb->csum_offset = offsetof(struct tcphdr, check);
 
-	/*
-	 * GSO state from GRO may be stale after a trim: one segment goes
-	 * as it is, more are cut again to @mss and counted afresh here.
-	 * (Left to the stack with SKB_GSO_DODGY, every aggregate went
-	 * through the GSO callbacks on its way out of a device without
-	 * NETIF_F_GSO_ROBUST - veth, bridges, most NICs - to be counted.)
-	 */
-	if (payload <= mss) {
-		if (skb_is_gso(skb))
-			skb_gso_reset(skb);
-	} else {
-		struct skb_shared_info *shinfo = skb_shinfo(skb);
-
-		if (!skb_is_gso(skb))
-			shinfo->gso_type = v4 ? SKB_GSO_TCPV4 : SKB_GSO_TCPV6;
-		if (!skb_is_gso(skb) || shinfo->gso_size > mss)
-			shinfo->gso_size = mss;
-		shinfo->gso_segs = DIV_ROUND_UP(payload, shinfo->gso_size);
-		/* the headers are ours now, and the count is right */
-		shinfo->gso_type &= ~SKB_GSO_DODGY;
+	if (l7_seg_gso(skb, v4, payload, mss)) {
+		rcu_read_unlock();
+		return NF_DROP;
 	}
-
 	skb->tstamp = 0;
 	skb->ipvs_property = 1;
 	nf_reset_ct(skb);
@@ -266,13 +291,16 @@ static unsigned int l7_forward(struct net *net, struct sk_buff *skb, u32 mss,
 }
 
 /*
- * Make the headers ours to write, and the skb's GSO state too.  A
- * reassembled datagram (frag_list) is made one: GSO cannot cut it.
+ * Make the headers ours to write.  A segment that came through veth or
+ * loopback is a clone of the skb its sender's TCP keeps to retransmit:
+ * the headers, pushed after the clone was taken, are the clone's alone
+ * (skb_clone_writable()), so nothing is copied - only payload written
+ * in place (l7_seg_cut_front(), the response guard's pokes) or shared
+ * info (l7_seg_gso(), l7_seg_rebuild()) is unshared first, where it is.
+ * A reassembled datagram (frag_list) is made one: GSO cannot cut it.
  */
 static int l7_seg_writable(struct sk_buff *skb)
 {
-	if (skb_unclone(skb, GFP_ATOMIC))
-		return -ENOMEM;
 	if (skb_has_frag_list(skb) && skb_linearize(skb))
 		return -ENOMEM;
 	return skb_ensure_writable(skb, l7_nhlen(skb) + tcp_hdrlen(skb));
@@ -399,7 +427,7 @@ static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 
 	if (!n)
 		return 0;
-	if (!pskb_may_pull(skb, hlen + n))
+	if (skb_ensure_writable(skb, hlen + n))
 		return -ENOMEM;
 	memmove(skb->data + n, skb->data, hlen);
 	__skb_pull(skb, n);
