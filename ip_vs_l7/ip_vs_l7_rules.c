@@ -18,6 +18,7 @@
 
 #include <linux/hash.h>
 #include <linux/jhash.h>
+#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -42,6 +43,11 @@ static DEFINE_MUTEX(l7_rules_mutex);
 static struct hlist_head l7_rkey_hash[L7_RKEY_BUCKETS];
 /* bumped by every change, so that a dump can tell it was interrupted */
 static unsigned int l7_rules_gen;
+/*
+ * On while any namespace has a set: every request asks for its
+ * service's, and most directors have none to find.
+ */
+static DEFINE_STATIC_KEY_FALSE(l7_rules_any);
 
 /* an IPv4 key hashes its one address word, an IPv6 key all four */
 static u32 l7_rkey_hashfn(const struct net *net, const struct l7_rkey *key)
@@ -73,6 +79,21 @@ static struct l7_rentry *l7_rentry_find(const struct net *net,
 		if (l7_rkey_eq(&e->key, key) && net_eq(read_pnet(&e->net), net))
 			return e;
 	return NULL;
+}
+
+/* l7_rules_mutex held: the only ways into and out of the hash */
+static void l7_rentry_link(struct l7_rentry *e, struct net *net,
+			   const struct l7_rkey *key)
+{
+	hlist_add_head_rcu(&e->node, &l7_rkey_hash[l7_rkey_hashfn(net, key)]);
+	static_branch_inc(&l7_rules_any);
+}
+
+static void l7_rentry_unlink(struct l7_rentry *e)
+{
+	hlist_del_rcu(&e->node);
+	kfree_rcu(e, rcu);
+	static_branch_dec(&l7_rules_any);
 }
 
 static struct l7_rset *l7_rentry_set(struct l7_rentry *e)
@@ -394,10 +415,8 @@ static int l7_rules_publish(struct net *net, const struct l7_rkey *key,
 
 	if (!s->n_pools && !s->n_rules && !l7_ropts_set(&s->opts)) {
 		l7_rset_free(s);
-		if (e) {
-			hlist_del_rcu(&e->node);
-			kfree_rcu(e, rcu);
-		}
+		if (e)
+			l7_rentry_unlink(e);
 	} else if (e) {
 		rcu_assign_pointer(e->set, s);
 	} else {
@@ -408,8 +427,7 @@ static int l7_rules_publish(struct net *net, const struct l7_rkey *key,
 		write_pnet(&e->net, net);
 		e->key = *key;
 		RCU_INIT_POINTER(e->set, s);
-		hlist_add_head_rcu(&e->node,
-				   &l7_rkey_hash[l7_rkey_hashfn(net, key)]);
+		l7_rentry_link(e, net, key);
 	}
 	if (old)
 		call_rcu(&old->rcu, l7_rset_free_rcu);
@@ -584,9 +602,8 @@ EXPORT_SYMBOL_GPL(l7_rules_set_opts);
 
 static void l7_rentry_remove(struct l7_rentry *e)
 {
-	hlist_del_rcu(&e->node);
 	call_rcu(&l7_rentry_set(e)->rcu, l7_rset_free_rcu);
-	kfree_rcu(e, rcu);
+	l7_rentry_unlink(e);
 	l7_rules_gen++;
 }
 
@@ -622,8 +639,11 @@ EXPORT_SYMBOL_GPL(l7_rules_flush);
 const struct l7_rset *l7_rules_lookup(const struct net *net,
 				      const struct l7_rkey *key)
 {
-	struct l7_rentry *e = l7_rentry_find(net, key);
+	struct l7_rentry *e;
 
+	if (!static_branch_unlikely(&l7_rules_any))
+		return NULL;
+	e = l7_rentry_find(net, key);
 	return e ? rcu_dereference(e->set) : NULL;
 }
 EXPORT_SYMBOL_GPL(l7_rules_lookup);
