@@ -186,8 +186,8 @@ static const char *const l7_field_names[L7_F_REQ_COUNT] = {
 
 enum { L7_C_CLOSE, L7_C_KEEP_ALIVE, L7_C_UPGRADE };
 
-/* The list tokens a #token list field is read for. */
-static inline const char *const *l7_field_tokens(uint8_t field, size_t *n)
+/* The list tokens a #token list field is read for, into *@words: how many. */
+static inline size_t l7_field_tokens(uint8_t field, const char *const **words)
 {
 	static const char *const te[] = { "chunked" };
 	static const char *const conn[] = { "close", "keep-alive", "upgrade" };
@@ -195,14 +195,14 @@ static inline const char *const *l7_field_tokens(uint8_t field, size_t *n)
 
 	switch (field) {
 	case L7_F_TRANSFER_ENCODING:
-		*n = L7_ARRAY_SIZE(te);
-		return te;
+		*words = te;
+		return L7_ARRAY_SIZE(te);
 	case L7_F_CONNECTION:
-		*n = L7_ARRAY_SIZE(conn);
-		return conn;
+		*words = conn;
+		return L7_ARRAY_SIZE(conn);
 	}
-	*n = L7_ARRAY_SIZE(expect);
-	return expect;
+	*words = expect;
+	return L7_ARRAY_SIZE(expect);
 }
 
 /* What the shared part of a field value has to tell its framer. */
@@ -331,14 +331,13 @@ static inline enum l7_fv_ev l7_list_event(struct l7_fields *h,
 					  enum l7_list_ev ev, int *w)
 {
 	const char *const *words;
-	size_t n;
 
 	if (ev == L7_LIST_MORE)
 		return L7_FV_MORE;
 	if (ev == L7_LIST_ERROR)
 		return h->field == L7_F_TRANSFER_ENCODING ? L7_FV_E_TE :
 							    L7_FV_E_LIST;
-	words = l7_field_tokens(h->field, &n);
+	l7_field_tokens(h->field, &words);
 	/* a coding with parameters is never the plain "chunked" */
 	*w = ev == L7_LIST_PARAMS ? -1 : l7_list_word(&h->list, words);
 
@@ -379,7 +378,7 @@ static inline enum l7_fv_ev l7_fields_value_byte(struct l7_fields *h,
 		return L7_FV_MORE;
 	if (h->field == L7_F_CONTENT_LENGTH)
 		return l7_cl_byte(h, len, c);
-	words = l7_field_tokens(h->field, &n);
+	n = l7_field_tokens(h->field, &words);
 	return l7_list_event(h, l7_list_byte(&h->list, words, n,
 					     h->field == L7_F_TRANSFER_ENCODING,
 					     c), w);
