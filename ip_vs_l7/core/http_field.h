@@ -125,6 +125,16 @@ static inline bool l7_version_char(uint8_t i, uint8_t c)
 	return i == 6 ? c == '.' : l7_is_digit(c);
 }
 
+/* Byte @i of the version, @c, l7_version_char()'s: keep its digit. */
+static inline void l7_version_take(uint8_t i, uint8_t *major, uint8_t *minor,
+				   uint8_t c)
+{
+	if (i == 5)
+		*major = c - '0';
+	else if (i == 7)
+		*minor = c - '0';
+}
+
 /* ->sub counts the bytes; the digits go to *major and *minor. */
 static inline enum l7_ver_ev l7_version_byte(uint8_t *sub, uint8_t *major,
 					     uint8_t *minor, uint8_t end,
@@ -135,10 +145,7 @@ static inline enum l7_ver_ev l7_version_byte(uint8_t *sub, uint8_t *major,
 	if (i < 8) {
 		if (!l7_version_char(i, c))
 			return L7_VER_BAD;
-		if (i == 5)
-			*major = c - '0';
-		else if (i == 7)
-			*minor = c - '0';
+		l7_version_take(i, major, minor, c);
 		return L7_VER_MORE;
 	}
 	if (c != end)
@@ -157,7 +164,7 @@ static inline size_t l7_version_run(uint8_t *sub, uint8_t *major,
 	size_t i = 0;
 
 	for (; i < n && *sub < 8 && l7_version_char(*sub, p[i]); i++)
-		l7_version_byte(sub, major, minor, 0, p[i]);
+		l7_version_take((*sub)++, major, minor, p[i]);
 	return i;
 }
 
