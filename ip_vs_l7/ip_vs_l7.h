@@ -359,7 +359,7 @@ struct l7_binding {
 	/*
 	 * From here on each member is set whole by its own init in
 	 * l7_bind(), before the binding is seen: only what comes before
-	 * ->map is zeroed (the three are 824 of the binding's 936 bytes).
+	 * ->map is zeroed (the three are 448 of the binding's 560 bytes).
 	 */
 	struct l7_binding_map	map;
 	struct l7_req_guard	req_guard;	/* frames the request body */

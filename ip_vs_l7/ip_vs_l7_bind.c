@@ -250,6 +250,35 @@ static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
 }
 
 /*
+ * A binding with @room bytes for the copy and the client's bytes, then
+ * for the response head if the director takes it (@take), then the
+ * request guard's log if the body goes on after the copy (@log): a
+ * request that came whole - most do - fits a smaller object, which
+ * init_on_alloc zeroes whole.
+ */
+static struct l7_binding *l7_binding_alloc(u32 room, bool take, bool log,
+					   struct l7_guard_log **logp)
+{
+	size_t size = struct_size_t(struct l7_binding, copy, room), log_at;
+	struct l7_binding *b;
+
+	if (take)
+		size += 2 * L7_RSP_HEAD_MAX + L7_RSP_HEAD_GROWTH;
+	log_at = ALIGN(size, __alignof__(struct l7_guard_log));
+	if (log)
+		size = log_at + sizeof(struct l7_guard_log);
+	b = kmalloc(size, GFP_ATOMIC);
+	if (!b)
+		return NULL;
+	/* the map, the guards and the copy are written whole by l7_bind() */
+	memset(b, 0, offsetof(struct l7_binding, map));
+	if (take)
+		b->rsp_head = b->copy + room;
+	*logp = log ? (struct l7_guard_log *)((u8 *)b + log_at) : NULL;
+	return b;
+}
+
+/*
  * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
  * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
  * cannot frame came with the head), or an HTTP status > 0 the director
@@ -258,6 +287,7 @@ static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
 int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
+	struct l7_guard_log *log;
 	struct l7_http_body body;
 	struct l7_binding *b;
 	enum l7_fwd_mode fwd;
@@ -273,17 +303,10 @@ int l7_bind(struct l7_conn *c)
 	body_done = l7_http_body_done(&body);
 	/* room for the copy, then the client's bytes */
 	room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
-	/* then for the response head, if the director takes it */
 	take = l7_rsp_copy_wanted(c);
-	b = kmalloc(struct_size(b, copy, room + (take ? 2 * L7_RSP_HEAD_MAX +
-						 L7_RSP_HEAD_GROWTH : 0)),
-		    GFP_ATOMIC);
+	b = l7_binding_alloc(room, take, !body_done, &log);
 	if (!b)
 		return -ENOMEM;
-	/* the map, the guards and the copy are written whole below */
-	memset(b, 0, offsetof(struct l7_binding, map));
-	if (take)
-		b->rsp_head = b->copy + room;
 	pc = l7_route(c, &status, &fwd);
 	if (!pc) {
 		kfree(b);
@@ -293,7 +316,7 @@ int l7_bind(struct l7_conn *c)
 	l7_binding_copy(c, b, body_len, fwd);
 	/* what follows the copy in the client's stream is the guard's */
 	l7_req_guard_init(&b->req_guard, c->c_seq0 + b->client_len, &body,
-			  body_done);
+			  body_done, log);
 	b->method = c->req.method;
 	b->upgrade = c->req.upgrade;
 	b->retried = c->retry_next;

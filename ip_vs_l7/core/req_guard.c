@@ -8,7 +8,8 @@
 #include "tcp_map.h"
 
 void l7_req_guard_init(struct l7_req_guard *g, uint32_t lo,
-		       const struct l7_http_body *body, bool done)
+		       const struct l7_http_body *body, bool done,
+		       struct l7_guard_log *log)
 {
 	*g = (struct l7_req_guard){
 		.body = *body,
@@ -16,6 +17,9 @@ void l7_req_guard_init(struct l7_req_guard *g, uint32_t lo,
 		.nxt = lo,
 		.acked = lo,
 		.done = done,
+		/* a body to frame and nowhere to log it: nothing goes */
+		.failed = !done && !log,
+		.log = done ? NULL : log,
 	};
 }
 
@@ -30,17 +34,18 @@ static uint32_t run_end(const struct l7_guard_run *r)
 static void log_append(struct l7_req_guard *g, uint32_t seq, const uint8_t *p,
 		       uint32_t n)
 {
-	struct l7_guard_run *last = g->nruns ? &g->run[g->nruns - 1] : NULL;
+	struct l7_guard_log *log = g->log;
+	struct l7_guard_run *last = g->nruns ? &log->run[g->nruns - 1] : NULL;
 	uint32_t i;
 
 	if (!n)
 		return;
 	if (!last || run_end(last) != seq) {
-		last = &g->run[g->nruns++];
+		last = &log->run[g->nruns++];
 		*last = (struct l7_guard_run){ .seq = seq, .off = g->used };
 	}
 	for (i = 0; i < n; i++)
-		g->bytes[g->used + i] = p[i];
+		log->bytes[g->used + i] = p[i];
 	g->used += n;
 	last->len += n;
 }
@@ -53,7 +58,8 @@ static void log_append(struct l7_req_guard *g, uint32_t seq, const uint8_t *p,
 static uint32_t log_room(const struct l7_req_guard *g, uint32_t seq,
 			 uint32_t seg_start, uint32_t *gap)
 {
-	const struct l7_guard_run *last = g->nruns ? &g->run[g->nruns - 1] : NULL;
+	const struct l7_guard_run *last = g->nruns ? &g->log->run[g->nruns - 1] :
+						     NULL;
 	uint32_t room = L7_GUARD_LOG_BYTES - g->used;
 
 	*gap = 0;
@@ -77,7 +83,7 @@ void l7_req_guard_acked(struct l7_req_guard *g, uint32_t ack)
 		return;
 	g->acked = ack;
 	for (i = 0; i < g->nruns; i++) {
-		struct l7_guard_run r = g->run[i];
+		struct l7_guard_run r = g->log->run[i];
 
 		if (!l7_seq_after(run_end(&r), ack)) {
 			drop += r.len;
@@ -92,11 +98,11 @@ void l7_req_guard_acked(struct l7_req_guard *g, uint32_t ack)
 			r.len -= cut;
 		}
 		r.off -= drop;
-		g->run[k++] = r;
+		g->log->run[k++] = r;
 	}
 	g->nruns = k;
 	for (i = 0; i + drop < g->used; i++)
-		g->bytes[i] = g->bytes[i + drop];
+		g->log->bytes[i] = g->log->bytes[i + drop];
 	g->used -= drop;
 }
 
@@ -115,7 +121,7 @@ static bool log_matches(const struct l7_req_guard *g,
 	uint32_t i, j;
 
 	for (i = 0; i < g->nruns; i++) {
-		const struct l7_guard_run *r = &g->run[i];
+		const struct l7_guard_run *r = &g->log->run[i];
 		uint32_t a = r->seq, b = run_end(r);
 		const uint8_t *p;
 
@@ -129,7 +135,7 @@ static bool log_matches(const struct l7_req_guard *g,
 		if (!p)
 			return false;
 		for (j = 0; j < b - a; j++)
-			if (p[j] != g->bytes[r->off + (a - r->seq) + j])
+			if (p[j] != g->log->bytes[r->off + (a - r->seq) + j])
 				return false;
 	}
 	return true;

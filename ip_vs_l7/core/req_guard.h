@@ -52,6 +52,16 @@ struct l7_guard_run {
 	uint16_t len;
 };
 
+/*
+ * The read bytes kept until acknowledged.  Apart from the guard: a
+ * request that came whole with its head (most do) reads no body bytes
+ * and needs none, and its guard is then small.
+ */
+struct l7_guard_log {
+	struct l7_guard_run run[L7_GUARD_LOG_RUNS];
+	uint8_t bytes[L7_GUARD_LOG_BYTES];
+};
+
 struct l7_req_guard {
 	struct l7_http_body body;	/* frames the body */
 	uint32_t lo;		/* the director's copy ends here */
@@ -62,9 +72,8 @@ struct l7_req_guard {
 	bool done;
 	bool failed;		/* stays failed: every segment says reset */
 	uint8_t nruns;
-	uint16_t used;		/* bytes of ->bytes in use */
-	struct l7_guard_run run[L7_GUARD_LOG_RUNS];
-	uint8_t bytes[L7_GUARD_LOG_BYTES];
+	uint16_t used;		/* bytes of ->log->bytes in use */
+	struct l7_guard_log *log;	/* the caller's; NULL if done at init */
 };
 
 /*
@@ -113,10 +122,13 @@ struct l7_guard_verdict {
 /*
  * Start guarding a body whose first bytes (up to client seq @lo) went to
  * the backend as the director's copy; @body is the framer as it stands
- * after them.  @done: the copy held the whole request.
+ * after them.  @done: the copy held the whole request.  @log: room for
+ * the read bytes, the caller's until the guard is done with; only a
+ * request that is not @done needs it (without one it fails at once).
  */
 void l7_req_guard_init(struct l7_req_guard *g, uint32_t lo,
-		       const struct l7_http_body *body, bool done);
+		       const struct l7_http_body *body, bool done,
+		       struct l7_guard_log *log);
 
 /* Decide about one client segment carrying payload or FIN. */
 struct l7_guard_verdict l7_req_guard_seg(struct l7_req_guard *g,

@@ -72,6 +72,7 @@ struct run {
 	bool chunked;
 	uint64_t length;
 	struct l7_req_guard g;
+	struct l7_guard_log log;
 	struct backend b;
 	/* what the guard framed, by offset from lo */
 	uint8_t framed[CAP];
@@ -412,7 +413,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r.slen = CAP;
 
 	l7_http_body_init(&body, NULL, r.chunked, r.length);
-	l7_req_guard_init(&r.g, r.lo, &body, l7_http_body_done(&body));
+	l7_req_guard_init(&r.g, r.lo, &body, l7_http_body_done(&body),
+			  &r.log);
 	r.clock = (uint32_t)data[-1] << 24;
 	r.c_tsval = r.clock;
 	r.b.ts_recent = r.clock;

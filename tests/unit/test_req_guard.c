@@ -33,12 +33,16 @@ static struct l7_guard_verdict seg(struct l7_req_guard *g, uint32_t seq,
 	return l7_req_guard_seg(g, &s);
 }
 
+static struct l7_guard_log test_log;
+
 static void start(struct l7_req_guard *g, bool chunked, uint64_t length)
 {
 	struct l7_http_body body;
 
+	/* the log may hold anything: the guard must not read it unwritten */
+	memset(&test_log, 0xa5, sizeof(test_log));
 	l7_http_body_init(&body, NULL, chunked, length);
-	l7_req_guard_init(g, LO, &body, false);
+	l7_req_guard_init(g, LO, &body, false, &test_log);
 }
 
 static void chunked_in_order(void)
@@ -240,6 +244,41 @@ static void full_log_holds(void)
 	CHECK(v.act == L7_GUARD_FORWARD && v.keep > 0, "act %d", v.act);
 }
 
+/*
+ * A request that came whole with its head has no log: resends of it are
+ * the copy's, bytes after it the next request's.
+ */
+static void done_needs_no_log(void)
+{
+	struct l7_req_guard g;
+	struct l7_guard_verdict v;
+	struct l7_http_body body;
+
+	l7_http_body_init(&body, NULL, false, 0);
+	l7_req_guard_init(&g, LO, &body, true, NULL);
+	v = seg(&g, LO - 5, "GET /", false);
+	CHECK(v.act == L7_GUARD_DROP && v.why == L7_GUARD_OLD && v.resync,
+	      "old: act %d why %d", v.act, v.why);
+	v = seg(&g, LO, "GET /next HTTP/1.1\r\n", false);
+	CHECK(v.act == L7_GUARD_DROP && v.why == L7_GUARD_AFTER_END,
+	      "after: act %d why %d", v.act, v.why);
+	l7_req_guard_acked(&g, LO);
+	CHECK(g.used == 0 && g.nruns == 0, "used %u", g.used);
+}
+
+/* A body to frame and no log to keep its read bytes in: nothing goes. */
+static void body_without_log_resets(void)
+{
+	struct l7_req_guard g;
+	struct l7_guard_verdict v;
+	struct l7_http_body body;
+
+	l7_http_body_init(&body, NULL, true, 0);
+	l7_req_guard_init(&g, LO, &body, false, NULL);
+	v = seg(&g, LO, "5\r\nhello\r\n", false);
+	CHECK(v.act == L7_GUARD_RESET, "act %d why %d", v.act, v.why);
+}
+
 int main(void)
 {
 	RUN(chunked_in_order);
@@ -253,5 +292,7 @@ int main(void)
 	RUN(out_of_order);
 	RUN(window_clips);
 	RUN(full_log_holds);
+	RUN(done_needs_no_log);
+	RUN(body_without_log_resets);
 	return l7_test_summary("req_guard");
 }
