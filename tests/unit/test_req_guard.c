@@ -35,14 +35,20 @@ static struct l7_guard_verdict seg(struct l7_req_guard *g, uint32_t seq,
 
 static struct l7_guard_log test_log;
 
-static void start(struct l7_req_guard *g, bool chunked, uint64_t length)
+static void start_with(struct l7_req_guard *g, bool chunked, uint64_t length,
+		       bool done, struct l7_guard_log *log)
 {
 	struct l7_http_body body;
 
+	l7_http_body_init(&body, NULL, chunked, length);
+	l7_req_guard_init(g, LO, &body, done, log);
+}
+
+static void start(struct l7_req_guard *g, bool chunked, uint64_t length)
+{
 	/* the log may hold anything: the guard must not read it unwritten */
 	memset(&test_log, 0xa5, sizeof(test_log));
-	l7_http_body_init(&body, NULL, chunked, length);
-	l7_req_guard_init(g, LO, &body, false, &test_log);
+	start_with(g, chunked, length, false, &test_log);
 }
 
 static void chunked_in_order(void)
@@ -252,10 +258,8 @@ static void done_needs_no_log(void)
 {
 	struct l7_req_guard g;
 	struct l7_guard_verdict v;
-	struct l7_http_body body;
 
-	l7_http_body_init(&body, NULL, false, 0);
-	l7_req_guard_init(&g, LO, &body, true, NULL);
+	start_with(&g, false, 0, true, NULL);
 	v = seg(&g, LO - 5, "GET /", false);
 	CHECK(v.act == L7_GUARD_DROP && v.why == L7_GUARD_OLD && v.resync,
 	      "old: act %d why %d", v.act, v.why);
@@ -271,10 +275,8 @@ static void body_without_log_resets(void)
 {
 	struct l7_req_guard g;
 	struct l7_guard_verdict v;
-	struct l7_http_body body;
 
-	l7_http_body_init(&body, NULL, true, 0);
-	l7_req_guard_init(&g, LO, &body, false, NULL);
+	start_with(&g, true, 0, false, NULL);
 	v = seg(&g, LO, "5\r\nhello\r\n", false);
 	CHECK(v.act == L7_GUARD_RESET, "act %d why %d", v.act, v.why);
 }
