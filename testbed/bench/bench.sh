@@ -568,14 +568,24 @@ backends_capped() {
 	done
 }
 
+# A workload's k-th repetition starts with the configuration after the
+# one its (k-1)-th started with, and each workload one further on than
+# the one before it: with n configurations, each leads every workload
+# once in n repetitions, whatever n and the number of workloads.  (A
+# single counter over workloads and repetitions gave W1 the same order
+# in every repetition whenever n divided its steps per repetition, so
+# with two configurations one of them always ran W1 right after the
+# other's W3 and the other right after its W1.)
 n=$(echo $CONFIGS | wc -w)
-turn=0
 for rep in $(seq 1 "$REPS"); do
+	wi=0
 	for w in $WORKLOADS; do
+		first=$(((rep - 1 + wi) % n))
+		wi=$((wi + 1))
 		backends_capped "$w"
 		[ "$w" != MEM ] || { mem_settle; mem_baseline "$rep"; }
 		# shellcheck disable=SC2086
-		for cfg in $(echo $CONFIGS $CONFIGS | cut -d' ' -f$((turn % n + 1))-$((turn % n + n))); do
+		for cfg in $(echo $CONFIGS $CONFIGS | cut -d' ' -f$((first + 1))-$((first + n))); do
 			if ! workloads_of "$cfg" | grep -qw "$w"; then
 				continue
 			elif [ "$w" = MEM ]; then
@@ -585,9 +595,7 @@ for rep in $(seq 1 "$REPS"); do
 				cell "$rep" "$cfg" "$w"
 			fi
 		done
-		turn=$((turn + 1))
 	done
-	turn=$((turn + 1))	# so that no workload sees the same order twice
 done
 config_down
 
