@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# testbed/bench/profile.sh [--secs S] [--workload W] CONFIG...: where the
+# testbed/bench/profile.sh [--secs S] [--workload W] [--rounds N]
+# CONFIG...: where the
 # guest's CPU goes while one workload runs through each configuration
 # (B1rr = IPVS-NAT rr, B4 = ip_vs_l7), for finding the director's extra
 # cost per request.  perf samples every CPU (cpu-clock: the emulated CPU
 # has no hardware counters) at 999 Hz, without call graphs: unwinding
 # every sample took a quarter of the guest and hid W1's difference.  Per
-# configuration it writes the requests served, then every symbol with
-# its share and count of samples, to $L7_RESULTS/profile-CONFIG.txt.
+# configuration and round it writes the requests served, then every
+# symbol with its share and count of samples, to
+# $L7_RESULTS/profile-CONFIG-ROUND.txt.  Rounds (default 1) repeat every
+# configuration, each round led by the next one: a single cell's counts
+# move by a third with the host's drift.
 # Run by scripts/profile, which sets the counts per request side by side.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 
 SECS=8
 W=W1
+ROUNDS=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--secs) SECS=$2; shift 2 ;;
 	--workload) W=$2; shift 2 ;;
+	--rounds) ROUNDS=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -58,15 +64,21 @@ for cfg in "$@"; do
 done
 sleep 5	# the pools fill
 
-for cfg in "$@"; do
-	base=http://$L7TB_VIP:$(port_of "$cfg")
-	"$BENCH/load" "$W" "$base" 2 > /dev/null 2>&1 || true	# warm up
-	perf record -q -a -F 999 -o "$OUT/perf-$cfg.data" -- \
-		"$BENCH/load" "$W" "$base" "$SECS" > "$OUT/load-$cfg.txt" 2>/dev/null
-	{
-		cat "$OUT/load-$cfg.txt"
-		perf report -i "$OUT/perf-$cfg.data" --no-children --sort sym \
-			-n --stdio 2>/dev/null | grep -v -e '^$' -e '^#'
-	} > "$OUT/profile-$cfg.txt"
-	echo "profile: $cfg: $(cat "$OUT/load-$cfg.txt")"
+rm -f "$OUT"/profile-*.txt	# a longer run's rounds are no part of this one
+n=$#
+for r in $(seq 1 "$ROUNDS"); do
+	first=$(((r - 1) % n))
+	# shellcheck disable=SC2086
+	for cfg in $(echo "$@" "$@" | cut -d' ' -f$((first + 1))-$((first + n))); do
+		base=http://$L7TB_VIP:$(port_of "$cfg")
+		"$BENCH/load" "$W" "$base" 2 > /dev/null 2>&1 || true	# warm up
+		perf record -q -a -F 999 -o "$OUT/perf-$cfg.data" -- \
+			"$BENCH/load" "$W" "$base" "$SECS" > "$OUT/load-$cfg.txt" 2>/dev/null
+		{
+			cat "$OUT/load-$cfg.txt"
+			perf report -i "$OUT/perf-$cfg.data" --no-children --sort sym \
+				-n --stdio 2>/dev/null | grep -v -e '^$' -e '^#'
+		} > "$OUT/profile-$cfg-$r.txt"
+		echo "profile: $cfg round $r: $(cat "$OUT/load-$cfg.txt")"
+	done
 done
