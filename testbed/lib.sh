@@ -34,6 +34,15 @@ workload_capped() {
 	esac
 	return 1
 }
+# rotated K WORD...: the words from the K-th (0-based, modulo their
+# count) on, then those before it - whose turn it is to go first, so
+# that the host's drift falls on every configuration alike
+rotated() {
+	local k=$1
+	shift
+	k=$((k % $#))
+	echo "${@:k+1}" "${@:1:k}"
+}
 
 # Backend sN lives in namespace l7sN at 192.0.2.1N.
 backend_ip() { echo "192.0.2.1${1#s}"; }

@@ -576,16 +576,13 @@ backends_capped() {
 # in every repetition whenever n divided its steps per repetition, so
 # with two configurations one of them always ran W1 right after the
 # other's W3 and the other right after its W1.)
-n=$(echo $CONFIGS | wc -w)
 for rep in $(seq 1 "$REPS"); do
 	wi=0
 	for w in $WORKLOADS; do
-		first=$(((rep - 1 + wi) % n))
-		wi=$((wi + 1))
 		backends_capped "$w"
 		[ "$w" != MEM ] || { mem_settle; mem_baseline "$rep"; }
 		# shellcheck disable=SC2086
-		for cfg in $(echo $CONFIGS $CONFIGS | cut -d' ' -f$((first + 1))-$((first + n))); do
+		for cfg in $(rotated $((rep - 1 + wi)) $CONFIGS); do
 			if ! workloads_of "$cfg" | grep -qw "$w"; then
 				continue
 			elif [ "$w" = MEM ]; then
@@ -595,6 +592,7 @@ for rep in $(seq 1 "$REPS"); do
 				cell "$rep" "$cfg" "$w"
 			fi
 		done
+		wi=$((wi + 1))
 	done
 done
 config_down

@@ -65,11 +65,8 @@ done
 sleep 5	# the pools fill
 
 rm -f "$OUT"/profile-*.txt	# a longer run's rounds are no part of this one
-n=$#
 for r in $(seq 1 "$ROUNDS"); do
-	first=$(((r - 1) % n))
-	# shellcheck disable=SC2086
-	for cfg in $(echo "$@" "$@" | cut -d' ' -f$((first + 1))-$((first + n))); do
+	for cfg in $(rotated $((r - 1)) "$@"); do
 		base=http://$L7TB_VIP:$(port_of "$cfg")
 		"$BENCH/load" "$W" "$base" 2 > /dev/null 2>&1 || true	# warm up
 		perf record -q -a -F 999 -o "$OUT/perf-$cfg.data" -- \
