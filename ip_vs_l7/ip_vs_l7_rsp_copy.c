@@ -75,10 +75,10 @@ static void l7_rsp_copy_arm(struct l7_conn *c)
 
 /*
  * c->lock held: the guard's taking of @b's head ended.  The copy (the
- * head rewritten, or as it came when it keeps the client or was too long
- * to take whole - then the client's connection closes after the
- * response, as before) goes first, and the rest of the response maps
- * after it.
+ * head rewritten, or as it came when it keeps the client, was too long
+ * to take whole or has no room for the copy's field - then the client's
+ * connection closes after the response, as before) goes first, and the
+ * rest of the response maps after it.
  */
 void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 {
@@ -86,11 +86,12 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 	u32 end;
 
 	b->rsp_copy = b->rsp_head + L7_RSP_HEAD_MAX;
-	if (g->taken_whole) {
+	b->rsp_copy_len = 0;
+	if (g->taken_whole)
 		b->rsp_copy_len = l7_rsp_head_copy(b->rsp_copy, g->head,
 						   g->taken, &g->resp,
 						   g->take_close);
-	} else {
+	if (!b->rsp_copy_len) {
 		memcpy(b->rsp_copy, g->head, g->taken);
 		b->rsp_copy_len = g->taken;
 		b->close_after = true;

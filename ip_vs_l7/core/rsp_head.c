@@ -43,7 +43,7 @@ static uint32_t put(uint8_t *out, uint32_t at, const uint8_t *p, uint32_t n)
 uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
 			  const struct l7_http_resp *r, bool close)
 {
-	uint32_t i = (uint32_t)r->start, end, at;
+	uint32_t i = (uint32_t)r->start, end, at, fields = 0;
 	bool first = true;
 
 	if (l7_rsp_head_keeps_client(r, close) || r->start + r->head_len != len ||
@@ -60,10 +60,18 @@ uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
 		if (i < end)
 			i++;
 		/* the status line is never a field line */
-		if (first || !line_dropped(head + from, i - from))
+		if (first || !line_dropped(head + from, i - from)) {
 			at = put(out, at, head + from, i - from);
+			fields += !first;
+		}
 		first = false;
 	}
+	/*
+	 * The copy's own field must fit the limit the server's head was
+	 * framed by, or a client with the same limit refuses the copy.
+	 */
+	if (fields >= r->lim.max_headers)
+		return 0;
 	if (close)
 		at = put(out, at, (const uint8_t *)close_field,
 			 sizeof(close_field) - 1);

@@ -60,7 +60,11 @@ bool l7_rsp_head_keeps_client(const struct l7_http_resp *r, bool close);
  * Write the copy of @head (@len bytes: every response head @r framed,
  * interim ones first, the final head last and complete) to @out, which
  * has room for @len + L7_RSP_HEAD_GROWTH bytes.  A head that keeps the
- * client as it is comes out unchanged.  Returns the copy's length.
+ * client as it is comes out unchanged.  Returns the copy's length, or 0
+ * when there is no copy: the server's head has as many fields as @r's
+ * limit (max_headers) and none to leave out, so the copy's field would
+ * be one too many.  Such a head passes as it came, and the client's
+ * connection closes after the response (as for a head too long to take).
  */
 uint32_t l7_rsp_head_copy(uint8_t *out, const uint8_t *head, uint32_t len,
 			  const struct l7_http_resp *r, bool close);

@@ -7,8 +7,11 @@ MODE accept-close: accept every connection and close it at once; prints
 MODE upgrade: HTTP/1.1 keep-alive server (heads only, no bodies) that
     answers "101 Switching Protocols" to every request for a path under
     /up - whether or not the request asked to upgrade - and then echoes
-    what it receives until the peer closes; any other path gets a 200
-    with "ok\\n".
+    what it receives until the peer closes; /fields gets a 200 with
+    "ok\\n" and exactly 100 header fields, none of them Connection (a
+    head at the framer's field limit: the director's copy for an
+    HTTP/1.0 keep-alive client has no room for its own field); any other
+    path gets a 200 with "ok\\n" and Content-Length alone.
 
 Runs until killed.
 """
@@ -34,6 +37,11 @@ def accept_close(addr, port, count_file):
                 f.write("%d\n" % n)
 
 
+FIELDS_100 = (b"HTTP/1.1 200 OK\r\n" +
+              b"".join(b"X-F%d: v\r\n" % i for i in range(99)) +
+              b"Content-Length: 3\r\n\r\nok\n")
+
+
 class UpgradeHandler(socketserver.BaseRequestHandler):
     def handle(self):
         sock = self.request
@@ -57,6 +65,9 @@ class UpgradeHandler(socketserver.BaseRequestHandler):
                     if not data:
                         return
                     sock.sendall(data)
+            if path.startswith(b"/fields"):
+                sock.sendall(FIELDS_100)
+                continue
             sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
 
 

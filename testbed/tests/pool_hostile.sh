@@ -179,6 +179,42 @@ upgrade_only_when_asked() {
 	wait_eq $((bad + 1)) svc_col bad_response "$VS2" || { report; return 1; }
 }
 
+# An HTTP/1.0 keep-alive client: a head with room gets the director's
+# copy (it says keep-alive, the connection goes on); a head at the
+# framer's field limit without a Connection field has no room for the
+# copy's, so it passes as it came and the director closes after it
+copy_without_room() {
+	local out
+	upgrade_service || return 1
+	out=$(in_cli "$PY" - "$L7TB_VIP" <<'PYEOF'
+import socket, sys
+def ask(s, path):
+    s.sendall(b'GET %s HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n'
+              % path)
+    data = b''
+    while b'\r\n\r\n' not in data or len(data.partition(b'\r\n\r\n')[2]) < 3:
+        b = s.recv(4096)
+        if not b:
+            sys.exit('%s: closed after %r' % (path.decode(), data[-80:]))
+        data += b
+    head, _, body = data.partition(b'\r\n\r\n')
+    return [l.lower() for l in head.split(b'\r\n')[1:]], body
+s = socket.create_connection((sys.argv[1], 81), timeout=10)
+fields, body = ask(s, b'/plain')
+if body != b'ok\n' or b'connection: keep-alive' not in fields:
+    sys.exit('/plain: %r %r' % (fields, body))
+fields, body = ask(s, b'/fields')
+if body != b'ok\n' or len(fields) != 100 or \
+        any(f.startswith(b'connection:') for f in fields):
+    sys.exit('/fields: %d fields %r' % (len(fields), body))
+if s.recv(4096):    # a timeout if the director never closes
+    sys.exit('/fields: bytes after the response')
+print('/plain: the copy, kept alive; /fields: 100 fields as they came, then closed')
+PYEOF
+) || { echo "$out"; report; return 1; }
+	note "$out"
+}
+
 # max_tunnels=1: a second upgrade while one is open is refused
 tunnel_cap() {
 	local out i rc=0
@@ -298,6 +334,7 @@ t_check "hostile: a backend that accepts and closes at once is backed off" accep
 t_check "hostile: ipvsadm -E -s l7 keeps a live IPVS connection, new ones spliced" edit_to_l7_keeps_ipvs_conns
 t_check "hostile: 101 only for a request that asked to upgrade" upgrade_only_when_asked
 t_check "hostile: tunnels past max_tunnels are refused" tunnel_cap
+t_check "hostile: HTTP/1.0 keep-alive, a head at the field limit passes as it came, then close" copy_without_room
 t_check "hostile: apachectl graceful loop while requests bind" graceful_while_binding
 t_check "hostile: director namespace deleted with a live service, rmmod clean" netns_deleted_with_live_service
 

@@ -175,6 +175,46 @@ static void close_delimited_unchanged(void)
 	CHECK(copy_is(h, h), "unchanged");
 }
 
+/* "HTTP/1.1 200 OK", @filler fields "a:", then @last, into @buf. */
+static const char *fields_head(char *buf, unsigned int filler,
+			       const char *last)
+{
+	unsigned int i;
+
+	strcpy(buf, "HTTP/1.1 200 OK\r\n");
+	for (i = 0; i < filler; i++)
+		strcat(buf, "a:\r\n");
+	return strcat(strcat(buf, last), "\r\n");
+}
+
+/*
+ * The copy never has more fields than the framer's limit: a head at the
+ * limit with nothing to leave out gets no copy (0; it passes as it came),
+ * one that drops a field, or is below the limit, gets one that frames.
+ */
+static void copy_within_field_limit(void)
+{
+	static char h[L7_RSP_HEAD_MAX];
+	const unsigned int max = L7_RESP_DEFAULT_MAX_HEADERS;
+	struct l7_http_resp r;
+	const char *got;
+
+	fields_head(h, max - 1, "Content-Length: 0\r\n");
+	CHECK(frame(h, L7_HTTP_M_GET, &r) && r.header_count == max &&
+	      !l7_rsp_head_copy(out, (const uint8_t *)h, strlen(h), &r,
+				false) &&
+	      !l7_rsp_head_copy(out, (const uint8_t *)h, strlen(h), &r, true),
+	      "at the limit: no copy");
+	fields_head(h, max - 2, "Connection: close\r\nContent-Length: 0\r\n");
+	got = copy(h, L7_HTTP_M_GET);
+	CHECK(got && frame(got, L7_HTTP_M_GET, &r) && r.header_count == max &&
+	      r.conn_keep_alive, "a field left out makes room");
+	fields_head(h, max - 2, "Content-Length: 0\r\n");
+	got = copy(h, L7_HTTP_M_GET);
+	CHECK(got && frame(got, L7_HTTP_M_GET, &r) && r.header_count == max &&
+	      r.conn_keep_alive, "one below the limit");
+}
+
 /* Folding is refused by the framer: never copied. */
 static void folding_refused(void)
 {
@@ -398,6 +438,7 @@ int main(void)
 	RUN(server_keep_alive_fields);
 	RUN(close_client_hears_close);
 	RUN(close_delimited_unchanged);
+	RUN(copy_within_field_limit);
 	RUN(folding_refused);
 	RUN(interim_first);
 	RUN(head_across_segments);
