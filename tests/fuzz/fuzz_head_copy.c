@@ -6,7 +6,9 @@
  * address (one of a few, v4 and v6), [2] [3] unused.  The rest is fed to
  * the request framer with the module's limits for clients; a head it
  * frames to DONE is copied, and the copy must be a head the framer frames
- * to DONE with its default limits over exactly its length, with
+ * to DONE with its default limits (the head's size raised by the copy's
+ * growth: servers limit lines and fields, not the sum) over exactly its
+ * length, with
  * the same method, target, version, Host and body framing; no shorter
  * than the head minus the fields it may leave out, no longer than
  * L7_COPY_GROWTH more; keep-alive where asked (unless the client's
@@ -86,7 +88,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = l7_head_copy(out, h, &req, &o);
 	FUZZ_ASSERT(n <= req.head_len + L7_COPY_GROWTH);
 
-	l7_http_req_init(&again, NULL);
+	/*
+	 * The copy may be L7_COPY_GROWTH longer than the longest head the
+	 * director takes (servers limit lines and fields, not the sum), but
+	 * has no more fields than the default limit.
+	 */
+	l7_http_req_init(&again, &(struct l7_http_limits){
+		.max_head = L7_HTTP_DEFAULT_MAX_HEAD + L7_COPY_GROWTH,
+		.max_headers = L7_HTTP_DEFAULT_MAX_HEADERS,
+	});
 	FUZZ_ASSERT(l7_http_req_feed(&again, out, n, &used) == L7_HTTP_DONE);
 	FUZZ_ASSERT(used == n && again.head_len == n);
 	FUZZ_ASSERT(again.method == req.method && again.body == req.body &&
