@@ -15,6 +15,7 @@
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/route.h>
@@ -61,7 +62,9 @@ static struct sk_buff *l7_seg_alloc(const struct l7_seg *s,
 		return NULL;
 	skb_reserve(skb, MAX_TCP_HEADER + sizeof(struct ipv6hdr));
 
-	th = skb_put_zero(skb, tcplen);
+	/* the header zeroed, options and payload written whole */
+	th = skb_put(skb, tcplen);
+	memset(th, 0, sizeof(*th));
 	skb_reset_transport_header(skb);
 	th->source = s->sport;
 	th->dest = s->dport;
@@ -75,21 +78,36 @@ static struct sk_buff *l7_seg_alloc(const struct l7_seg *s,
 	return skb;
 }
 
-/* IPv6: the full pseudo-header checksum, the route's hop limit. */
+/*
+ * Checksum offload, as TCP's own segments have it: only the
+ * pseudo-header's sum goes in, and the device (or, where it has no
+ * offload, the core on its way out) sums the segment.  Over veth and
+ * loopback the receiver takes such a segment as verified: neither side
+ * runs over its bytes, as for the client's segments the director
+ * forwards.  __tcp_v4_send_check() is not exported.
+ */
+static void l7_tcp_v4_send_check(struct sk_buff *skb, __be32 saddr,
+				 __be32 daddr)
+{
+	tcp_hdr(skb)->check = ~tcp_v4_check(skb->len, saddr, daddr, 0);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct tcphdr, check);
+}
+
+/* IPv6: the pseudo-header's sum (offload), the route's hop limit. */
 static void l7_xmit6(struct net *net, const struct l7_seg *s)
 {
 	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
 	struct ipv6hdr *ip6h;
 	struct dst_entry *dst;
 	struct sk_buff *skb;
-	struct tcphdr *th;
 
 	skb = l7_seg_alloc(s, tcplen);
 	if (!skb)
 		return;
-	th = tcp_hdr(skb);
-	th->check = csum_ipv6_magic(&s->saddr.in6, &s->daddr.in6, tcplen,
-				    IPPROTO_TCP, csum_partial(th, tcplen, 0));
+	__tcp_v6_send_check(skb, &s->saddr.in6, &s->daddr.in6);
+	skb->ip_summed = CHECKSUM_PARTIAL;
 
 	rcu_read_lock();
 	dst = l7_dst_attach(skb, net, s->dst, s->af, &s->saddr, &s->daddr);
@@ -119,7 +137,6 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
 	struct sk_buff *skb;
 	struct iphdr *iph;
-	struct tcphdr *th;
 
 	if (s->af == AF_INET6) {
 		l7_xmit6(net, s);
@@ -128,9 +145,7 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	skb = l7_seg_alloc(s, tcplen);
 	if (!skb)
 		return;
-	th = tcp_hdr(skb);
-	th->check = tcp_v4_check(tcplen, s->saddr.ip, s->daddr.ip,
-				 csum_partial(th, tcplen, 0));
+	l7_tcp_v4_send_check(skb, s->saddr.ip, s->daddr.ip);
 
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
