@@ -639,6 +639,8 @@ unsigned int l7_icmp6_packet(struct sk_buff *skb, unsigned int off,
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);
 void l7_hook_exit(void);
+int l7_hook_get(struct net *net);
+void l7_hook_put(struct net *net);
 
 /* ip_vs_l7_ports.c */
 const struct l7_ports *l7_ports_get(const struct net *net);

@@ -9,7 +9,8 @@
  * drop" ruleset would then drop.  Everything addressed to the VIP:port
  * of an l7 service is consumed here, so IPVS (LOCAL_IN) never makes L4
  * connections for it.  Other traffic passes untouched, most of it
- * without a lookup (ip_vs_l7_ports.c).
+ * without a lookup (ip_vs_l7_ports.c), and a namespace without a spliced
+ * l7 service has no hook of ours at all (l7_hook_get()).
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -160,7 +161,7 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 	const struct l7_ports *ports;
 	struct l7_tuple t;
 
-	if (!READ_ONCE(l7_datapath) || ip_is_fragment(iph))
+	if (ip_is_fragment(iph))
 		return NF_ACCEPT;
 	/* netfilter hooks run under rcu_read_lock() */
 	ports = l7_ports_get(state->net);
@@ -191,8 +192,6 @@ static unsigned int l7_hook6_fn(void *priv, struct sk_buff *skb,
 	__be16 frag_off;
 	int thoff;
 
-	if (!READ_ONCE(l7_datapath))
-		return NF_ACCEPT;
 	ports = l7_ports_get(state->net);
 	if (!ports)
 		return NF_ACCEPT;
@@ -255,21 +254,62 @@ static const struct nf_hook_ops l7_hook_ops[] = {
 	},
 };
 
-/* defragmentation comes with a service (l7_service_init) */
-static int __net_init l7_hook_net_init(struct net *net)
+/*
+ * The hooks are in a namespace only while it has a spliced l7 service,
+ * as IPVS registers its own only with services (and reassembly comes
+ * with one too, l7_service_init()): every other namespace, and a
+ * director while it has none, pass no hook of ours - not even the call.
+ * Services come and go in process context (IPVS's add, edit and delete,
+ * and its namespace exit), which nf_(un)register_net_hooks() need.
+ */
+struct l7_hook_net {
+	unsigned int	users;		/* spliced l7 services */
+};
+
+static unsigned int l7_hook_net_id __read_mostly;
+static DEFINE_MUTEX(l7_hook_mutex);
+
+static struct l7_hook_net *l7_hook_net(const struct net *net)
 {
-	return nf_register_net_hooks(net, l7_hook_ops,
-				     ARRAY_SIZE(l7_hook_ops));
+	return net_generic(net, l7_hook_net_id);
 }
 
-static void __net_exit l7_hook_net_exit(struct net *net)
+/* A spliced service of @net comes: the hooks see its packets from now. */
+int l7_hook_get(struct net *net)
 {
-	nf_unregister_net_hooks(net, l7_hook_ops, ARRAY_SIZE(l7_hook_ops));
+	struct l7_hook_net *hn = l7_hook_net(net);
+	int err = 0;
+
+	mutex_lock(&l7_hook_mutex);
+	if (!hn->users)
+		err = nf_register_net_hooks(net, l7_hook_ops,
+					    ARRAY_SIZE(l7_hook_ops));
+	if (!err)
+		hn->users++;
+	mutex_unlock(&l7_hook_mutex);
+	return err;
+}
+
+/*
+ * A spliced service of @net went, with its connections and pools: the
+ * last one takes the hooks (nf_unregister_net_hooks() waits for packets
+ * still in them).  No socket of a pool needs the LOCAL_OUT guard then: a
+ * spliced one left without a word (TCP_REPAIR, l7_pconn_close()).
+ */
+void l7_hook_put(struct net *net)
+{
+	struct l7_hook_net *hn = l7_hook_net(net);
+
+	mutex_lock(&l7_hook_mutex);
+	if (!WARN_ON_ONCE(!hn->users) && !--hn->users)
+		nf_unregister_net_hooks(net, l7_hook_ops,
+					ARRAY_SIZE(l7_hook_ops));
+	mutex_unlock(&l7_hook_mutex);
 }
 
 static struct pernet_operations l7_hook_net_ops = {
-	.init = l7_hook_net_init,
-	.exit = l7_hook_net_exit,
+	.id = &l7_hook_net_id,
+	.size = sizeof(struct l7_hook_net),
 };
 
 int l7_hook_init(void)

@@ -279,20 +279,24 @@ int l7_service_init(struct ip_vs_service *svc)
 	INIT_LIST_HEAD(&ls->waitq);
 
 	/*
-	 * The packet hook needs whole datagrams: a fragmented segment would
-	 * otherwise reach the local stack (RST) or IPVS (an L4 connection)
-	 * reassembled.  Only namespaces with such a service pay for it;
-	 * nf_defrag_ipv4/6 count their users per namespace.
+	 * The packet hooks, and the whole datagrams they need (a fragmented
+	 * segment would otherwise reach the local stack (RST) or IPVS (an L4
+	 * connection) reassembled), come with such a service: only
+	 * namespaces with one pay for them.  Both count their users per
+	 * namespace.
 	 */
 	if (l7_service_spliced(svc)) {
-		err = l7_defrag_enable(ls->net, svc->af);
+		err = l7_hook_get(ls->net);
 		if (err)
 			goto free;
+		err = l7_defrag_enable(ls->net, svc->af);
+		if (err)
+			goto hook;
 		/* the hook looks up packets to the VIP's port from now on */
 		err = l7_ports_add(ls->net, true, svc->port);
 		if (err) {
 			l7_defrag_disable(ls->net, svc->af);
-			goto free;
+			goto hook;
 		}
 	}
 
@@ -322,6 +326,8 @@ int l7_service_init(struct ip_vs_service *svc)
 	}
 	return 0;
 
+hook:
+	l7_hook_put(ls->net);
 free:
 	free_percpu(ls->stats);
 	kfree(ls);
@@ -352,6 +358,9 @@ void l7_service_done(struct ip_vs_service *svc)
 	list_del(&ls->list);
 	mutex_unlock(&l7_services_mutex);
 	l7_ports_rebuild(ls->net);
+	/* nothing of the service is left for the hooks to find */
+	if (ls->hashed)
+		l7_hook_put(ls->net);
 	svc->sched_data = NULL;
 	free_percpu(ls->stats);
 	kfree(ls);

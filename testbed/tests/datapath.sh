@@ -121,6 +121,33 @@ no_connection_leaks() {
 		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
 }
 
+# l7_hooks NS: how many of the module's hooks "nft list hooks" shows in
+# namespace NS
+l7_hooks() {
+	ip netns exec "$1" nft list hooks 2>/dev/null |
+		grep -cE 'l7_(hook|hook6|guard)_fn'
+}
+
+# The module's hooks are registered in a namespace with its first l7
+# service and go with its last, as IPVS's own: the client's namespace,
+# and the director's once the service is deleted, pass none.  The
+# kernel lists its hooks through nfnetlink_hook, which Debian's 6.1 does
+# not build (6.12 does): without it the case says so and passes.
+hooks_where_served() {
+	local dir cli after
+	if ! modinfo nfnetlink_hook > /dev/null 2>&1; then
+		echo "not checked: this kernel has no nfnetlink_hook"
+		return 0
+	fi
+	in_dir nft list hooks > /dev/null || return 1
+	dir=$(l7_hooks l7dir)
+	cli=$(l7_hooks l7cli)
+	in_dir ipvsadm -D -t "$VS" || return 1
+	after=$(l7_hooks l7dir)
+	echo "ip_vs_l7 hooks: director $dir, client $cli, director after -D $after"
+	[ "$dir" -gt 0 ] && [ "$cli" = 0 ] && [ "$after" = 0 ]
+}
+
 t_check "datapath: bad heads get 400/417/501/505 from the director" bad_heads_answered
 t_check "datapath: a head over 8 KB gets 431" oversized_head_431
 t_check "datapath: a client too slow with its head gets 408" slow_client_408
@@ -129,6 +156,7 @@ t_check "datapath: 10,000 unanswered SYNs leave no state" syn_flood_no_state
 t_check "datapath: works with conntrack dropping ct state invalid" conntrack_invalid_drop
 t_check "datapath: no byte reached a backend, no IPVS connection" nothing_reached_backends
 t_check "datapath: every connection freed" no_connection_leaks
+t_check "datapath: the module's hooks only where an l7 service is" hooks_where_served
 
 testbed_down
 t_summary
