@@ -84,13 +84,13 @@ static struct sk_buff *l7_seg_alloc(const struct l7_seg *s,
  * offload, the core on its way out) sums the segment.  Over veth and
  * loopback the receiver takes such a segment as verified: neither side
  * runs over its bytes, as for the client's segments the director
- * forwards.  __tcp_v4_send_check() is not exported.
+ * forwards.  IPv6 has __tcp_v6_send_check(); IPv4's twin is not
+ * exported.
  */
 static void l7_tcp_v4_send_check(struct sk_buff *skb, __be32 saddr,
 				 __be32 daddr)
 {
 	tcp_hdr(skb)->check = ~tcp_v4_check(skb->len, saddr, daddr, 0);
-	skb->ip_summed = CHECKSUM_PARTIAL;
 	skb->csum_start = skb_transport_header(skb) - skb->head;
 	skb->csum_offset = offsetof(struct tcphdr, check);
 }
@@ -146,6 +146,7 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	if (!skb)
 		return;
 	l7_tcp_v4_send_check(skb, s->saddr.ip, s->daddr.ip);
+	skb->ip_summed = CHECKSUM_PARTIAL;
 
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
