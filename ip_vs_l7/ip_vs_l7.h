@@ -484,6 +484,7 @@ extern bool l7_datapath;
 extern unsigned int l7_max_head;
 extern unsigned int l7_head_timeout;
 extern unsigned int l7_idle_timeout;
+extern unsigned int l7_tunnel_timeout;
 extern unsigned int l7_queue_max;
 extern unsigned int l7_queue_timeout;
 extern unsigned int l7_client_max_pooled;
@@ -583,6 +584,8 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb);
 unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb);
+unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
+			      struct sk_buff *skb, bool fin);
 unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 			    struct sk_buff *skb);
 

@@ -124,7 +124,11 @@ static struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
 		.rcv_nxt = c->c_rcv_nxt,
 		.acked = c->c_acked,
 		.fin = c->c_fin,
-		.may_ack = l7_may_ack(c),
+		/*
+		 * Through a tunnel, client bytes are the server's to
+		 * acknowledge: the director's own ACKs say only what it did.
+		 */
+		.may_ack = c->state != L7C_TUNNEL && l7_may_ack(c),
 		.idle = !c->cur,
 		.sent = c->cur && !c->head_len,
 	};
@@ -519,6 +523,7 @@ static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
 		switch (l7_tcp_rst_check(ntohl(th->seq), c->c_rcv_nxt,
 					 l7_client_rcv_wnd(c), c->c_fin)) {
 		case L7_RST_ACCEPT:
+			c->reset = true;	/* nothing to reset back */
 			l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
 			break;
 		case L7_RST_CHALLENGE:
@@ -535,6 +540,24 @@ static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
 		break;
 	}
 	return true;
+}
+
+/*
+ * A client segment through a tunnel, past the same checks as any other.
+ * The director takes none of its bytes but follows where the client's
+ * stream stands, so that only an in-order FIN counts and a RST only at
+ * exactly that point (l7_client_guard()); new bytes are progress.
+ */
+static unsigned int l7_client_tunnel(struct l7_conn *c, struct sk_buff *skb,
+				     const struct l7_cseg *cs)
+{
+	struct l7_tunnel_seg t = l7_tunnel_seg(c->c_rcv_nxt, cs);
+
+	if (t.progress) {
+		c->c_rcv_nxt = t.rcv_nxt;
+		l7_conn_progress(c);
+	}
+	return l7_splice_tunnel(c, c->cur, skb, t.fin);
 }
 
 /* In CLOSING: the FIN is still taken, and ends the wait for it. */
@@ -566,8 +589,6 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	struct l7_tcp_opts o;
 	struct l7_cseg_ctx x;
 
-	if (c->state == L7C_TUNNEL)
-		return l7_splice_c2b(c, c->cur, skb);
 	/*
 	 * Nothing of a segment whose options do not parse, or that fails
 	 * PAWS (RFC 7323 5.3), is taken or framed: a backend's TCP would
@@ -587,6 +608,8 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	x = l7_cseg_ctx_of(c);	/* the ACK may have finished a binding */
 	p = l7_cseg_plan(&x, &cs);
 	switch (p.act) {
+	case L7_CSEG_TUNNEL:
+		return l7_client_tunnel(c, skb, &cs);
 	case L7_CSEG_BODY:
 		return l7_splice_body(c, c->cur, skb);
 	case L7_CSEG_OLD:
@@ -728,6 +751,18 @@ static bool l7_client_stalls(const struct l7_conn *c)
 	       (c->d_snd_una != c->d_snd_nxt || !c->c_win);
 }
 
+/*
+ * Seconds without progress before both ends are reset: a tunnel carries
+ * whatever its two ends speak, which may be quiet for long (HAProxy's
+ * "timeout tunnel"); a request or response under way should not be.
+ */
+static unsigned int l7_idle_by(const struct l7_conn *c)
+{
+	if (c->state == L7C_TUNNEL)
+		return READ_ONCE(l7_tunnel_timeout);
+	return READ_ONCE(l7_idle_timeout);
+}
+
 /* The connection timer, with c->lock held: retransmit or give up. */
 void l7_client_timer(struct l7_conn *c)
 {
@@ -803,7 +838,7 @@ void l7_client_timer(struct l7_conn *c)
 	 * packet, so look when the connection was last heard of, and when
 	 * the client last took response bytes.
 	 */
-	idle_by = c->last_seen + l7_idle_timeout * HZ;
+	idle_by = c->last_seen + l7_idle_by(c) * HZ;
 	next = idle_by;
 	if (l7_client_stalls(c)) {
 		ack_by = c->ack_seen + l7_ack_timeout * HZ;

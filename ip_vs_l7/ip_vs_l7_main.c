@@ -58,6 +58,11 @@ module_param_named(idle_timeout, l7_idle_timeout, uint, 0644);
 MODULE_PARM_DESC(idle_timeout,
 		 "seconds a spliced connection may stay silent before both ends are reset (default 900)");
 
+unsigned int l7_tunnel_timeout = 3600;
+module_param_named(tunnel_timeout, l7_tunnel_timeout, uint, 0644);
+MODULE_PARM_DESC(tunnel_timeout,
+		 "seconds a tunnel (after a 101) may carry no byte either way before both ends are reset (default 3600)");
+
 unsigned int l7_queue_max = 1024;
 module_param_named(queue_max, l7_queue_max, uint, 0644);
 MODULE_PARM_DESC(queue_max,

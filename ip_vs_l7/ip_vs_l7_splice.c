@@ -372,17 +372,7 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 	u32 payload = s.len - th->fin;
 	unsigned int flags;
 
-	if (th->rst) {
-		/* RFC 5961: in a body, only the exact RST counts */
-		if (c->state == L7C_BODY && s.seq != c->c_rcv_nxt)
-			return NF_DROP;
-		c->reset = true;
-		l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
-	}
 	c->c_win = s.win;
-	/* elsewhere the client's clock moves only with in-order segments */
-	if (s.ts && c->state == L7C_TUNNEL)
-		l7_ts_note(&c->c_tsval, s.tsval);
 	flags = l7_map_c2b(&b->map, &s);
 	if (flags & L7_SEG_SEQ_OUTSIDE)
 		return NF_DROP;	/* never bytes of another request */
@@ -393,10 +383,6 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 		b->b_snd_nxt = s.seq + s.len;
 	this_cpu_add(pc->pool->bytes->to_server, payload);
 
-	if (c->state == L7C_TUNNEL) {
-		c->c_fin |= th->fin;
-		l7_tunnel_track_close(c);
-	}
 	if (l7_seg_readdress(skb, pc->pool->af, &pc->tcp.laddr, pc->tcp.lport,
 			     &pc->pool->baddr, pc->pool->bport))
 		return NF_DROP;
@@ -414,6 +400,21 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	return l7_c2b_send(c, b, skb, &o, &s);
+}
+
+/*
+ * c->lock held: a client segment through @b's tunnel, accepted by the
+ * same checks as any other (l7_client_segment()); @fin: its FIN is in
+ * order, and counts.
+ */
+unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
+			      struct sk_buff *skb, bool fin)
+{
+	if (fin) {
+		c->c_fin = true;
+		l7_tunnel_track_close(c);
+	}
+	return l7_splice_c2b(c, b, skb);
 }
 
 /*

@@ -101,6 +101,22 @@ struct l7_cseg_plan l7_cseg_after_body(const struct l7_cseg_ctx *x,
 				      .skip = x->rcv_nxt - s->seq };
 }
 
+struct l7_tunnel_seg l7_tunnel_seg(uint32_t rcv_nxt, const struct l7_cseg *s)
+{
+	uint32_t end = s->seq + s->len + s->fin;
+	struct l7_tunnel_seg t = { .rcv_nxt = rcv_nxt };
+
+	/* a gap before it, or it ends before where the stream stands */
+	if (l7_seq_after(s->seq, rcv_nxt) || l7_seq_before(end, rcv_nxt))
+		return t;
+	if (l7_seq_after(end, rcv_nxt)) {
+		t.rcv_nxt = end;
+		t.progress = true;
+		t.fin = s->fin;	/* not its resend: that counted already */
+	}
+	return t;
+}
+
 uint32_t l7_cseg_ack(const struct l7_cseg_ctx *x)
 {
 	/* what it acknowledged before is still true */

@@ -107,6 +107,19 @@ struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 struct l7_cseg_plan l7_cseg_after_body(const struct l7_cseg_ctx *x,
 				       const struct l7_cseg *s);
 
+/*
+ * A client segment through a tunnel (L7C_TUNNEL): none of its bytes are
+ * the director's, but it follows where the client's stream stands, so
+ * that only an in-order FIN counts (and a RST only at exactly there).
+ */
+struct l7_tunnel_seg {
+	uint32_t rcv_nxt;	/* where the client's stream stands after it */
+	bool progress;		/* it brought new bytes (or the FIN) in order */
+	bool fin;		/* its FIN is new and in order: the client closed */
+};
+
+struct l7_tunnel_seg l7_tunnel_seg(uint32_t rcv_nxt, const struct l7_cseg *s);
+
 /* The client seq the director's own segments acknowledge. */
 uint32_t l7_cseg_ack(const struct l7_cseg_ctx *x);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""upgrade.py HOST PORT PATH [--ask] [--hold S [--until FILE]]: one request,
-upgrade or not.
+"""upgrade.py HOST PORT PATH [--ask] [--hold S [--until FILE]]
+           [--pings N --every S [--blind]]: one request, upgrade or not.
 
 Sends "GET PATH" (with "Connection: Upgrade" and "Upgrade: echo" when
 --ask is given) and prints what came of it, one line, flushed:
@@ -12,13 +12,23 @@ Sends "GET PATH" (with "Connection: Upgrade" and "Upgrade: echo" when
     timeout        nothing within 10 s
 After "tunnel ok", --hold S keeps the tunnel open S seconds (or until
 FILE exists, with --until), then closes it (and prints "released").
+--pings N sends N more lines through the tunnel, one every --every S
+seconds, each checked as it comes back, and prints "pings ok N" (or how
+it failed: "reset after K", "closed after K", "timeout after K").
+--blind: before the pings, a RST and a FIN of the tunnel's own tuple at
+sequence numbers far from the stream's (raw socket: root), as an
+off-path attacker who knows the ports would send; they must change
+nothing.
 """
 
 import argparse
 import os
 import socket
+import struct
 import sys
 import time
+
+from rawnet import csum
 
 
 def read_head(sock):
@@ -32,6 +42,45 @@ def read_head(sock):
     return head, rest
 
 
+def blind(sock):
+    """A RST, then a FIN, with @sock's tuple, half the sequence space
+    away from where its stream stands."""
+    src, sport = sock.getsockname()
+    dst, dport = sock.getpeername()
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
+    for flags in (0x04, 0x11):      # RST; FIN+ACK
+        seq = (int.from_bytes(os.urandom(4), "big") | 1) & 0xFFFFFFFF
+        th = struct.pack("!HHIIBBHHH", sport, dport, seq, 0, 5 << 4, flags,
+                         512, 0, 0)
+        pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + \
+            struct.pack("!BBH", 0, socket.IPPROTO_TCP, len(th))
+        th = th[:16] + struct.pack("!H", csum(pseudo + th)) + th[18:]
+        raw.sendto(th, (dst, 0))
+    raw.close()
+
+
+def pings(sock, n, every):
+    """@n lines through the tunnel, one every @every seconds."""
+    for i in range(n):
+        time.sleep(every)
+        line = b"ping %d\n" % i
+        try:
+            sock.sendall(line)
+            got = b""
+            while len(got) < len(line):
+                data = sock.recv(4096)
+                if not data:
+                    return "closed after %d" % i
+                got += data
+        except ConnectionResetError:
+            return "reset after %d" % i
+        except socket.timeout:
+            return "timeout after %d" % i
+        if got != line:
+            return "bad echo after %d: %r" % (i, got)
+    return "pings ok %d" % n
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("host")
@@ -40,6 +89,9 @@ def main():
     ap.add_argument("--ask", action="store_true")
     ap.add_argument("--hold", type=float, default=0)
     ap.add_argument("--until")
+    ap.add_argument("--pings", type=int, default=0)
+    ap.add_argument("--every", type=float, default=1)
+    ap.add_argument("--blind", action="store_true")
     args = ap.parse_args()
     req = "GET %s HTTP/1.1\r\nHost: vip\r\n" % args.path
     if args.ask:
@@ -65,6 +117,10 @@ def main():
             rest += data
         print("tunnel ok" if rest == b"ping\n" else "tunnel bad %r" % rest,
               flush=True)
+        if args.blind:
+            blind(sock)
+        if args.pings:
+            print(pings(sock, args.pings, args.every), flush=True)
         if args.hold:
             end = time.time() + args.hold
             while time.time() < end and not (

@@ -248,6 +248,31 @@ tunnel_cap() {
 	in_dir ipvsadm -D -t "$VS2"
 }
 
+# A tunnel is a connection like the others: the client's ACKs of what
+# came through it count, so it lives as long as it is used, far past
+# ack_timeout; a RST and a FIN at sequence numbers off its stream change
+# nothing; quiet past tunnel_timeout it is reset.
+tunnel_lives() {
+	local p=/sys/module/ip_vs_l7/parameters out rst idle rc=0
+	upgrade_service || return 1
+	rst=$(svc_col client_rst "$VS2")
+	echo 3 > $p/ack_timeout
+	out=$(upgrade_to /up --ask --blind --pings 8 --every 1)
+	note "ack_timeout 3, a line every second, a blind RST and FIN: $(echo $out)"
+	[ "$out" = "$(printf 'tunnel ok\npings ok 8')" ] || rc=1
+	[ "$(svc_col client_rst "$VS2")" = "$rst" ] || rc=1
+	idle=$(svc_col idle "$VS2")
+	echo 2 > $p/tunnel_timeout
+	out=$(upgrade_to /up --ask --pings 1 --every 5)
+	note "tunnel_timeout 2, quiet for 5 s: $(echo $out)"
+	case $out in *"reset after 0"*|*"closed after 0"*) ;; *) rc=1 ;; esac
+	wait_eq $((idle + 1)) svc_col idle "$VS2" || rc=1
+	echo 30 > $p/ack_timeout
+	echo 3600 > $p/tunnel_timeout
+	[ $rc = 0 ] || report
+	return $rc
+}
+
 # Graceful restarts close pooled connections (idle ones at once, others
 # at Timeout) while requests keep binding to them: most requests
 # succeed (a request bound to a connection the server closes before
@@ -333,6 +358,7 @@ t_check "hostile: no pools for fwmark services, a pool for an IPv6 service's IPv
 t_check "hostile: a backend that accepts and closes at once is backed off" accept_close_backs_off
 t_check "hostile: ipvsadm -E -s l7 keeps a live IPVS connection, new ones spliced" edit_to_l7_keeps_ipvs_conns
 t_check "hostile: 101 only for a request that asked to upgrade" upgrade_only_when_asked
+t_check "hostile: a tunnel in use outlives ack_timeout, blind RST/FIN ignored, quiet past tunnel_timeout reset" tunnel_lives
 t_check "hostile: tunnels past max_tunnels are refused" tunnel_cap
 t_check "hostile: HTTP/1.0 keep-alive, a head at the field limit passes as it came, then close" copy_without_room
 t_check "hostile: apachectl graceful loop while requests bind" graceful_while_binding

@@ -275,6 +275,46 @@ static void ack_point(void)
 	CHECK(l7_cseg_ack(&x) == A, "closing: %u", l7_cseg_ack(&x));
 }
 
+static struct l7_tunnel_seg tunnel(uint32_t seq, uint32_t len, bool fin)
+{
+	struct l7_cseg s = { .seq = seq, .len = len, .fin = fin };
+
+	return l7_tunnel_seg(R, &s);
+}
+
+/*
+ * Through a tunnel the stream moves only with in-order bytes, and only
+ * an in-order FIN counts: a blind one anywhere else closes nothing.
+ */
+static void tunnel_follows_the_stream(void)
+{
+	struct l7_tunnel_seg t = tunnel(R, 100, false);
+
+	CHECK(t.progress && t.rcv_nxt == R + 100 && !t.fin, "in order: %u",
+	      t.rcv_nxt);
+	t = tunnel(R - 40, 100, true);
+	CHECK(t.progress && t.rcv_nxt == R + 61 && t.fin,
+	      "overlap + FIN: %u fin %d", t.rcv_nxt, t.fin);
+	t = tunnel(R, 0, true);
+	CHECK(t.progress && t.rcv_nxt == R + 1 && t.fin, "bare FIN: %u",
+	      t.rcv_nxt);
+	/* the FIN's resend (or a FIN where data was): counted already */
+	t = tunnel(R - 1, 0, true);
+	CHECK(!t.progress && t.rcv_nxt == R && !t.fin, "FIN again: %u fin %d",
+	      t.rcv_nxt, t.fin);
+	t = tunnel(R - 100, 100, false);
+	CHECK(!t.progress && t.rcv_nxt == R, "resend: %u", t.rcv_nxt);
+	t = tunnel(R, 0, false);
+	CHECK(!t.progress && !t.fin, "pure ACK: progress %d", t.progress);
+	/* a gap before it, or far from the stream: nothing counts */
+	t = tunnel(R + 1, 10, true);
+	CHECK(!t.progress && !t.fin && t.rcv_nxt == R, "gap: fin %d", t.fin);
+	t = tunnel(R + 0x80000000u, 0, true);
+	CHECK(!t.progress && !t.fin, "blind FIN: fin %d", t.fin);
+	t = tunnel(R - 5000, 10, true);
+	CHECK(!t.progress && !t.fin, "old FIN: fin %d", t.fin);
+}
+
 int main(void)
 {
 	RUN(in_order_head_bytes_are_taken);
@@ -287,5 +327,6 @@ int main(void)
 	RUN(taken_unacknowledged_after_a_body);
 	RUN(after_body);
 	RUN(ack_point);
+	RUN(tunnel_follows_the_stream);
 	return l7_test_summary("client_seg");
 }
