@@ -30,6 +30,7 @@
 #include "core/http_body.h"
 #include "core/http_req.h"
 #include "core/http_resp.h"
+#include "core/rate_floor.h"
 #include "core/req_guard.h"
 #include "core/rsp_guard.h"
 #include "core/tcp_guard.h"
@@ -166,6 +167,7 @@ enum l7_end {
 	L7_END_IDLE,		/* idle_timeout */
 	L7_END_SLOW_READER,	/* ack_timeout: the client took no response */
 	L7_END_FLUSHED,		/* service, server or module went away */
+	L7_END_SLOW_REQUEST,	/* a request body below body_minrate */
 	L7_END_COUNT
 };
 
@@ -185,6 +187,7 @@ struct l7_service_stats {
 	u64		refused_max;	/* handshakes refused: max_conns */
 	u64		refused_source;	/* ... max_conns_per_source */
 	u64		tunnels_refused; /* 101s past l7_max_tunnels */
+	u64		source_capped;	/* 503s: source_max_pooled reached */
 	u64		ended[L7_END_COUNT];
 };
 
@@ -419,7 +422,6 @@ struct l7_conn {
 	u32			c_acked;	/* highest ACK the director sent */
 	u32			d_snd_una;	/* oldest of ours not acked */
 	u32			d_snd_nxt;	/* our next seq */
-	unsigned long		ack_seen;	/* jiffies: client ACK progress */
 	u32			c_tsval;	/* newest client TSval */
 	u32			d_ts_last;	/* newest TSval we sent */
 	u16			c_mss;		/* what the client takes */
@@ -430,6 +432,9 @@ struct l7_conn {
 	bool			c_sack;
 	bool			c_fin;		/* client sent FIN */
 	bool			reset;		/* a RST went through */
+	/* how far it may fall behind sending a body, reading (floor.c) */
+	struct l7_rate_floor	body_floor;
+	struct l7_rate_floor	read_floor;
 	struct l7_tcp_ratelimit	challenge;	/* our challenge ACKs */
 
 	/* request heads not yet sent, bounded by l7_max_head */
@@ -489,8 +494,12 @@ extern unsigned int l7_queue_max;
 extern unsigned int l7_queue_timeout;
 extern unsigned int l7_client_max_pooled;
 extern unsigned int l7_ack_timeout;
+extern unsigned int l7_read_minrate;
+extern unsigned int l7_body_timeout;
+extern unsigned int l7_body_minrate;
 extern unsigned int l7_max_conns;
 extern unsigned int l7_max_conns_per_source;
+extern unsigned int l7_source_max_pooled;
 extern unsigned int l7_conn_buckets;
 extern unsigned int l7_forwarded;
 
@@ -525,6 +534,8 @@ bool l7_conn_insert(struct l7_conn *c);
 void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
 void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_closing(struct l7_conn *c);
+bool l7_source_pooled_get(struct l7_conn *c);
+void l7_source_pooled_put(struct l7_conn *c);
 bool l7_head_reserve(struct l7_conn *c, u32 need);
 void l7_head_release(struct l7_conn *c);
 void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason);
@@ -630,6 +641,14 @@ void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
 u32 l7_client_ack_point(const struct l7_conn *c);
 void l7_client_acked(struct l7_conn *c, u32 ack);
+
+/* ip_vs_l7_floor.c */
+void l7_floor_init(struct l7_conn *c);
+void l7_floor_body_start(struct l7_conn *c);
+void l7_floor_body_moved(struct l7_conn *c, u32 n);
+void l7_floor_read_moved(struct l7_conn *c, u32 n);
+void l7_floor_update(struct l7_conn *c);
+enum l7_end l7_floor_check(struct l7_conn *c, unsigned long *next);
 
 /* ip_vs_l7_icmp.c */
 struct l7_ports;

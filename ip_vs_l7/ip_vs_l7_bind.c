@@ -307,8 +307,14 @@ int l7_bind(struct l7_conn *c)
 	b = l7_binding_alloc(room, take, !body_done, &log);
 	if (!b)
 		return -ENOMEM;
+	if (!l7_source_pooled_get(c)) {
+		kfree(b);
+		l7_service_count(c->ls, source_capped);
+		return 503;
+	}
 	pc = l7_route(c, &status, &fwd);
 	if (!pc) {
+		l7_source_pooled_put(c);
 		kfree(b);
 		return status ?: -EAGAIN;
 	}
@@ -363,8 +369,6 @@ int l7_bind(struct l7_conn *c)
 		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
 				  !c->req.keep_alive);
 	/* l7_pool_take() counted the request in pool->outstanding */
-	if (list_empty(&c->bindings))
-		c->ack_seen = jiffies;	/* the client owes nothing before */
 	list_add_tail(&b->node, &c->bindings);
 	c->nr_bindings++;
 	c->cur = b;
@@ -380,6 +384,7 @@ int l7_bind(struct l7_conn *c)
 		c->state = L7C_HEAD;
 	} else {
 		c->state = L7C_BODY;
+		l7_floor_body_start(c);
 	}
 	this_cpu_add(pc->pool->bytes->to_server, b->copy_len);
 	l7_send_copy(c, b);
@@ -596,6 +601,7 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 
 static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 {
+	l7_source_pooled_put(c);
 	if (!b->rsp_guard.done)
 		l7_pool_req_done(b->pc->pool);
 	if (b->tunnel)

@@ -283,6 +283,8 @@ void l7_cur_done(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
+	bool held = c->state == L7C_HELD;
+
 	if (!b || !b->req_done || !b->rsp_guard.done)
 		return;
 	c->cur = NULL;
@@ -290,9 +292,16 @@ void l7_cur_done(struct l7_conn *c)
 		l7_close_client(c);	/* pipelined requests are void */
 		return;
 	}
-	if (c->state == L7C_HELD) {
+	/*
+	 * The client may have had the whole response before its request
+	 * ended (a server that answers before it reads the body): the
+	 * pooled connection goes back now, not at the client's next ACK.
+	 * That may dispatch a held head already.
+	 */
+	l7_binding_acked(c, c->d_snd_una, NULL);
+	if (held) {
 		/* even after the client's FIN; else at an ACK that frees one */
-		if (l7_may_dispatch(c))
+		if (c->state == L7C_HELD && l7_may_dispatch(c))
 			l7_dispatch(c);
 	} else if (c->c_fin)
 		l7_close_client(c);
@@ -337,7 +346,7 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th,
 		return;
 	if (after(ack, c->d_snd_una)) {
 		c->retries = 0;	/* progress: our FIN's resends start over */
-		c->ack_seen = jiffies;
+		l7_floor_read_moved(c, ack - c->d_snd_una);
 		l7_conn_progress(c);
 	}
 	c->d_snd_una = ack;
@@ -640,8 +649,10 @@ bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 	spin_lock_bh(&c->lock);
 	if (!c->dead)
 		b = l7_binding_of(c, pc);
-	if (b)
+	if (b) {
 		*verdict = l7_splice_b2c(c, b, skb);
+		l7_floor_update(c);
+	}
 	spin_unlock_bh(&c->lock);
 	return b;
 }
@@ -651,8 +662,10 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
 	unsigned int verdict = NF_DROP;
 
 	spin_lock_bh(&c->lock);
-	if (!c->dead)
+	if (!c->dead) {
 		verdict = l7_client_segment(c, skb);
+		l7_floor_update(c);
+	}
 	spin_unlock_bh(&c->lock);
 	return verdict;
 }
@@ -726,6 +739,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
 	c->c_tsval = o.tsval;
 	c->d_ts_last = o.tsecr;
+	l7_floor_init(c);
 	l7_head_restart(c);
 	if (!l7_conn_insert(c))
 		return NF_DROP;	/* a twin of this ACK made it already */
@@ -741,17 +755,6 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 }
 
 /*
- * A response is under way or waits for the client's ACK, and the client
- * leaves bytes of it unacknowledged or its window shut: it pins pooled
- * connections, for ack_timeout at most.
- */
-static bool l7_client_stalls(const struct l7_conn *c)
-{
-	return READ_ONCE(l7_ack_timeout) && !list_empty(&c->bindings) &&
-	       (c->d_snd_una != c->d_snd_nxt || !c->c_win);
-}
-
-/*
  * Seconds without progress before both ends are reset: a tunnel carries
  * whatever its two ends speak, which may be quiet for long (HAProxy's
  * "timeout tunnel"); a request or response under way should not be.
@@ -763,10 +766,30 @@ static unsigned int l7_idle_by(const struct l7_conn *c)
 	return READ_ONCE(l7_idle_timeout);
 }
 
+/*
+ * The client's request body fell below body_minrate (floor.c): its
+ * server waits for what does not come, holding a pooled connection.
+ * Answered 408 by the director while no response byte went out (the
+ * server is reset, the connection retired), else both ends are reset.
+ */
+static void l7_client_slow_body(struct l7_conn *c)
+{
+	struct l7_binding *b = c->cur;
+
+	c->end = L7_END_SLOW_REQUEST;
+	if (!b || b->rsp_seen) {
+		c->dead = true;
+		return;
+	}
+	l7_binding_abort(c, b);
+	l7_reply(c, 408);
+}
+
 /* The connection timer, with c->lock held: retransmit or give up. */
 void l7_client_timer(struct l7_conn *c)
 {
-	unsigned long idle_by, ack_by, next;
+	unsigned long idle_by, next;
+	enum l7_end end;
 
 	if (c->dead_reason) {
 		c->dead = true;
@@ -840,15 +863,15 @@ void l7_client_timer(struct l7_conn *c)
 	 */
 	idle_by = c->last_seen + l7_idle_by(c) * HZ;
 	next = idle_by;
-	if (l7_client_stalls(c)) {
-		ack_by = c->ack_seen + l7_ack_timeout * HZ;
-		if (!time_before(jiffies, ack_by)) {
-			c->end = L7_END_SLOW_READER;
-			c->dead = true;
-			return;
-		}
-		if (time_before(ack_by, next))
-			next = ack_by;
+	end = l7_floor_check(c, &next);
+	if (end == L7_END_SLOW_REQUEST) {
+		l7_client_slow_body(c);
+		return;
+	}
+	if (end != L7_END_COUNT) {
+		c->end = end;
+		c->dead = true;
+		return;
 	}
 	if (!time_before(jiffies, idle_by)) {
 		c->end = L7_END_IDLE;

@@ -40,6 +40,7 @@ struct l7_source {
 	u16			af;
 	union nf_inet_addr	addr;
 	unsigned int		conns;
+	atomic_t		pooled;		/* its bindings, all services */
 };
 
 /*
@@ -244,6 +245,7 @@ static int l7_source_get(struct l7_conn *c)
 			s->af = c->af;
 			s->addr = key;
 			s->conns = 0;
+			atomic_set(&s->pooled, 0);
 			hlist_add_head(&s->node, &b->chain);
 		} else {
 			err = -ENOMEM;
@@ -258,6 +260,29 @@ static int l7_source_get(struct l7_conn *c)
 	}
 	spin_unlock_bh(&b->lock);
 	return err;
+}
+
+/*
+ * One more pooled connection for @c's client address (IPv6: its /64),
+ * unless it holds source_max_pooled already: one address must not hold
+ * the servers' pools, whatever its connections do (c->lock held).
+ */
+bool l7_source_pooled_get(struct l7_conn *c)
+{
+	int max = min_t(unsigned int, READ_ONCE(l7_source_max_pooled), INT_MAX);
+	atomic_t *pooled = &c->src->pooled;
+	int n = atomic_read(pooled);
+
+	do {
+		if (max && n >= max)
+			return false;
+	} while (!atomic_try_cmpxchg(pooled, &n, n + 1));
+	return true;
+}
+
+void l7_source_pooled_put(struct l7_conn *c)
+{
+	atomic_dec(&c->src->pooled);
 }
 
 static void l7_source_put(struct l7_source *s)

@@ -83,6 +83,21 @@ module_param_named(ack_timeout, l7_ack_timeout, uint, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "seconds a client may leave response bytes unacknowledged (or its window closed) before both ends are reset, 0: never (default 30)");
 
+unsigned int l7_read_minrate = 500;
+module_param_named(read_minrate, l7_read_minrate, uint, 0644);
+MODULE_PARM_DESC(read_minrate,
+		 "bytes a second a client must read a response at, allowed to fall ack_timeout seconds behind, else both ends are reset; 0: any progress will do (default 500)");
+
+unsigned int l7_body_timeout = 10;
+module_param_named(body_timeout, l7_body_timeout, uint, 0644);
+MODULE_PARM_DESC(body_timeout,
+		 "seconds a request body may fall behind body_minrate, else 408 (or both ends reset once the response began); 0: no floor (default 10)");
+
+unsigned int l7_body_minrate = 500;
+module_param_named(body_minrate, l7_body_minrate, uint, 0644);
+MODULE_PARM_DESC(body_minrate,
+		 "bytes a second a request body must come at, allowed to fall body_timeout seconds behind; 0: any progress will do (default 500)");
+
 unsigned int l7_max_conns = 65536;
 module_param_named(max_conns, l7_max_conns, uint, 0644);
 MODULE_PARM_DESC(max_conns,
@@ -92,6 +107,11 @@ unsigned int l7_max_conns_per_source = 256;
 module_param_named(max_conns_per_source, l7_max_conns_per_source, uint, 0644);
 MODULE_PARM_DESC(max_conns_per_source,
 		 "client connections alive at most per client IPv4 address, else reset; 0: no cap (default 256)");
+
+unsigned int l7_source_max_pooled = 32;
+module_param_named(source_max_pooled, l7_source_max_pooled, uint, 0644);
+MODULE_PARM_DESC(source_max_pooled,
+		 "pooled connections the requests of one client IPv4 address or IPv6 /64 may hold at once, all services together, else 503; 0: no cap (default 32)");
 
 unsigned int l7_conn_buckets;
 module_param_named(conn_buckets, l7_conn_buckets, uint, 0444);

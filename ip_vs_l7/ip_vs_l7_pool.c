@@ -724,15 +724,13 @@ void l7_pool_destroy(struct l7_pool *pool)
  * callbacks in place (see the top of this file) and its output, should it
  * ever have any, dropped at LOCAL_OUT.
  */
-struct l7_pconn *l7_pool_take(struct l7_pool *pool)
+static struct l7_pconn *l7_pool_take_one(struct l7_pool *pool, bool *first)
 {
 	struct l7_pconn *pc = NULL;
 
 	spin_lock_bh(&pool->lock);
 	if (pool->weight > 0 && !pool->dying && !list_empty(&pool->idle) &&
 	    l7_pool_reserve(pool)) {
-		bool first;
-
 		/* the newest: least likely to be closed by the server now */
 		pc = list_last_entry(&pool->idle, struct l7_pconn, list);
 		list_move_tail(&pc->list, &pool->busy);
@@ -740,18 +738,64 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 		pool->n_busy++;
 		pc->state = L7_PC_BUSY;
 		pc->ack_owed = false;	/* the copy acknowledges */
-		first = !pc->spliced;
+		*first = !pc->spliced;
 		/* from now on its socket's state changes mean nothing */
 		WRITE_ONCE(pc->spliced, true);
 		pool->stats.bindings++;
 		if (pc->uses++)
 			pool->stats.reused++;
-		if (first)
+		if (*first)
 			l7_pconn_hash(pc);
 		if (pool->n_idle < l7_pool_min_idle && l7_pool_prefork(pool))
 			l7_pool_kick(pool, 0);	/* keep min_idle ready */
 	}
 	spin_unlock_bh(&pool->lock);
+	return pc;
+}
+
+/*
+ * @pc was just taken for the first time, and hashed: its server's
+ * segments come to the data path from now on, no longer to its socket.
+ * Until now the socket took them itself: were there any since the
+ * snapshot (l7_pconn_snapshot()) - bytes nobody asked for, which the
+ * socket acknowledged - the snapshot is stale and the bytes would be
+ * read as the response to the request bound next.  Such a connection is
+ * reset and retired, never bound.  Under no pool lock (the socket's lock
+ * comes before it, in the state_change callback).
+ */
+static bool l7_pconn_still_fresh(struct l7_pconn *pc)
+{
+	struct sock *sk = pc->sock->sk;
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 snd_nxt, rcv_nxt;
+	bool fresh;
+
+	bh_lock_sock(sk);
+	snd_nxt = tp->snd_nxt;
+	rcv_nxt = tp->rcv_nxt;
+	fresh = !sock_owned_by_user(sk) && !READ_ONCE(sk->sk_backlog.tail) &&
+		skb_queue_empty(&sk->sk_receive_queue);
+	bh_unlock_sock(sk);
+	if (fresh && rcv_nxt == pc->tcp.rcv_nxt && snd_nxt == pc->tcp.snd_nxt)
+		return true;
+	l7_send_pconn(pc, TCPHDR_RST, snd_nxt, rcv_nxt, 0, NULL, NULL, 0);
+	l7_pool_req_done(pc->pool);	/* l7_pool_take_one() counted it */
+	l7_pool_release(pc, false, false);
+	return false;
+}
+
+/*
+ * An idle pooled connection of @pool for a request, or NULL.  The pool
+ * counts the request as outstanding until l7_pool_req_done().
+ */
+struct l7_pconn *l7_pool_take(struct l7_pool *pool)
+{
+	struct l7_pconn *pc;
+	bool first = false;
+
+	do {
+		pc = l7_pool_take_one(pool, &first);
+	} while (pc && first && !l7_pconn_still_fresh(pc));
 	return pc;
 }
 

@@ -101,11 +101,8 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 			    b->rsp_copy_len);
 	b->rsp_seen = true;
 	end = b->map.rsp_range.start;
-	if (after(end, c->d_snd_nxt)) {
-		if (c->d_snd_una == c->d_snd_nxt)
-			c->ack_seen = jiffies;	/* owed from now on */
+	if (after(end, c->d_snd_nxt))
 		c->d_snd_nxt = end;
-	}
 	l7_conn_progress(c);
 	this_cpu_add(b->pc->pool->bytes->from_server, g->taken);
 	l7_rsp_copy_xmit(c, b);

@@ -507,6 +507,7 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	ended = v.ended && b == c->cur && c->state == L7C_BODY;
 	if (b == c->cur && c->state == L7C_BODY &&
 	    c->c_rcv_nxt != b->req_guard.nxt) {
+		l7_floor_body_moved(c, b->req_guard.nxt - c->c_rcv_nxt);
 		c->c_rcv_nxt = b->req_guard.nxt;
 		l7_conn_progress(c);	/* new body bytes */
 	}
@@ -628,23 +629,48 @@ static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
 	l7_b2c_guard(b, s);
 	if (!b->head_acked && !before(s->ack, l7_binding_copy_end(b))) {
 		b->head_acked = true;
+		/* the floors (floor.c) are looked at from then on */
 		if (!c->dead_reason)
-			l7_conn_expire_in(c, min_not_zero(l7_idle_timeout,
-							  l7_ack_timeout) * HZ);
+			l7_conn_expire_in(c, min_not_zero(l7_body_timeout,
+				min_not_zero(l7_idle_timeout,
+					     l7_ack_timeout)) * HZ);
 	}
 }
 
 /*
- * A backend RST on @b (at its exact seq): the binding is retired quietly
- * when the client has the whole response, or none of it came yet (the
- * request goes to another server).  Else the connection ends, and true:
- * the RST goes on to the client.
+ * The server ended its response on @b and closed or reset before the
+ * request's body was all there (Apache's 408 and 413, any early answer):
+ * it reads no more of it.  The request ends where its body stands, the
+ * client is closed after the response, and the pooled connection goes
+ * once the client has the response - nothing waits for a body that has
+ * nowhere to go.
+ */
+static void l7_rsp_ends_req(struct l7_conn *c, struct l7_binding *b)
+{
+	if (b->req_done || !b->rsp_guard.done ||
+	    !(b->rsp_guard.fin || b->b_rst) || c->cur != b)
+		return;
+	b->close_after = true;
+	l7_binding_req_end(c, b, b->req_guard.nxt);
+	c->c_seq0 = b->req_guard.nxt;
+	c->state = L7C_HEAD;
+	l7_cur_done(c);
+}
+
+/*
+ * A backend RST on @b (at its exact seq): the binding is retired at once
+ * when the client has the whole response, or quietly when none of it
+ * came yet (the request goes to another server).  Else the connection
+ * ends, and true: the RST goes on to the client.
  */
 static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
 {
 	b->b_rst = true;
-	if (b->rsp_guard.done && !before(c->d_snd_una, b->map.rsp_range.end))
+	if (b->rsp_guard.done && !before(c->d_snd_una, b->map.rsp_range.end)) {
+		l7_rsp_ends_req(c, b);
+		l7_binding_acked(c, c->d_snd_una, NULL);
 		return false;
+	}
 	if (!b->rsp_seen && c->cur == b && !b->rsp_guard.tunnel) {
 		l7_binding_lost(c, b);
 		return false;
@@ -721,8 +747,6 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 		s->tsval = c->d_ts_last;
 	l7_seg_rewrite(skb, o, s, flags, &b->map, l7_sack_b2c);
 	if (after(s->seq + s->len, c->d_snd_nxt)) {
-		if (c->d_snd_una == c->d_snd_nxt)
-			c->ack_seen = jiffies;	/* owed from now on */
 		c->d_snd_nxt = s->seq + s->len;
 		l7_conn_progress(c);	/* new response bytes */
 	}
@@ -822,6 +846,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	/* all but a bare FIN that was the server's own goes on: ACKs too */
 	if (cut && (payload || !v.strip_fin))
 		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
+	l7_rsp_ends_req(c, b);
 	if (v.ended)
 		l7_cur_done(c);
 	return verdict;

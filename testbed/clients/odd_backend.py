@@ -12,6 +12,8 @@ MODE upgrade: HTTP/1.1 keep-alive server (heads only, no bodies) that
     head at the framer's field limit: the director's copy for an
     HTTP/1.0 keep-alive client has no room for its own field); any other
     path gets a 200 with "ok\\n" and Content-Length alone.
+MODE chatty: as upgrade, but a connection on which no request came
+    within a second of accept gets one byte ("X") nobody asked for.
 
 Runs until killed.
 """
@@ -71,6 +73,24 @@ class UpgradeHandler(socketserver.BaseRequestHandler):
             sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
 
 
+class ChattyHandler(UpgradeHandler):
+    """One byte nobody asked for, a second after accept if no request
+    came by then; then requests as UpgradeHandler answers them."""
+
+    def handle(self):
+        self.request.settimeout(1.0)
+        try:
+            first = self.request.recv(4096, socket.MSG_PEEK)
+        except socket.timeout:
+            first = None
+        self.request.settimeout(None)
+        if first is None:
+            self.request.sendall(b"X")
+        elif not first:
+            return
+        super().handle()
+
+
 class Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     daemon_threads = True
@@ -79,7 +99,7 @@ class Server(socketserver.ThreadingTCPServer):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["accept-close", "upgrade"])
+    ap.add_argument("mode", choices=["accept-close", "upgrade", "chatty"])
     ap.add_argument("addr")
     ap.add_argument("port", type=int)
     ap.add_argument("--count")
@@ -87,7 +107,8 @@ def main():
     if args.mode == "accept-close":
         accept_close(args.addr, args.port, args.count)
     else:
-        srv = Server((args.addr, args.port), UpgradeHandler)
+        srv = Server((args.addr, args.port), ChattyHandler
+                     if args.mode == "chatty" else UpgradeHandler)
         threading.Thread(target=srv.serve_forever).start()
 
 

@@ -185,6 +185,125 @@ pure_acks_closed() {
 	return 0
 }
 
+# at_least N CMD...: CMD prints a number >= N
+at_least() { [ "$("${@:2}")" -ge "$1" ]; }
+
+# pooled connections busy now, all servers together
+busy_total() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk '$1 == "->" { n += $5 } END { print n + 0 }'
+}
+
+# slowpeer ARGS...: testbed/clients/slowpeer.py in the client namespace
+slowpeer() {
+	in_cli "$PY" "$L7TB_DIR/clients/slowpeer.py" "$L7TB_VIP" "$@"
+}
+
+# apache_timeout S: the backends' Apache again, with Timeout S
+apache_timeout() {
+	"$L7TB_DIR/apache" stop
+	"$L7TB_DIR/apache" start --timeout "$1"
+	wait_for pools_ready >/dev/null
+}
+
+# A request whose body never comes holds a pooled connection until its
+# server gives up on it (Timeout 3: 408, then close).  From then on the
+# server reads no more of it: the client is closed after the 408 and the
+# pooled connection goes at once - not at idle_timeout, as before.  The
+# director's own body floor is off here; a second address is served
+# meanwhile.
+server_close_releases() {
+	local pid n busy rc=0
+	apache_timeout 3
+	param body_timeout 0
+	slowpeer bodywait 12 > "$TMP/bw" 2>&1 &
+	pid=$!
+	wait_for at_least 6 busy_total || rc=1
+	busy=$(busy_total)
+	get_ok --interface "$CLIENT2" || { echo "$CLIENT2 not served"; rc=1; }
+	for n in $(seq 1 60); do
+		[ "$(busy_total)" = 0 ] && break
+		sleep 0.5
+	done
+	wait $pid
+	note "busy $busy, then $(busy_total) after $((n / 2)) s; $(cat "$TMP/bw")"
+	[ "$(busy_total)" = 0 ] || rc=1
+	grep -q 'closed 12$' "$TMP/bw" || rc=1
+	param body_timeout 10
+	apache_timeout 60
+	return $rc
+}
+
+# A request body below body_minrate for body_timeout: the director
+# answers 408 itself, the pooled connection goes, and it is counted; a
+# body at full speed is echoed whole.  (Apache's own Timeout never fires
+# on a trickle: each byte restarts it.)
+body_floor() {
+	local out slow rc=0
+	param body_timeout 2
+	slow=$(svc_col slow_request)
+	out=$(slowpeer body 50 1000)
+	note "50 B/s under a 500 B/s floor: $out; slow_request $slow -> $(svc_col slow_request)"
+	case $out in "status 408 after "*) ;; *) rc=1 ;; esac
+	[ "$(svc_col slow_request)" = $((slow + 1)) ] || rc=1
+	wait_eq 0 busy_total || { echo "busy $(busy_total)"; rc=1; }
+	out=$(slowpeer body 1000000 200000)
+	note "200 KB at full speed: $out"
+	[ "$out" = echoed ] || rc=1
+	param body_timeout 10
+	return $rc
+}
+
+# A reader below read_minrate is reset after ack_timeout behind it, even
+# though it acknowledges something every second or two (its window
+# opens by a segment at a time); before, any ACK of new bytes reset the
+# clock.  A fast reader reads the whole file.
+read_floor() {
+	local out slow rc=0
+	param ack_timeout 5
+	param read_minrate 5000
+	slow=$(svc_col slow_reader)
+	out=$(slowpeer read 1000 30)
+	note "1,000 B/s under a 5,000 B/s floor: $out; slow_reader $slow -> $(svc_col slow_reader)"
+	case $out in "reset after "*) ;; *) rc=1 ;; esac
+	[ "$(svc_col slow_reader)" = $((slow + 1)) ] || rc=1
+	wait_eq 0 busy_total || { echo "busy $(busy_total)"; rc=1; }
+	out=$(slowpeer read 5000000 60)
+	note "a fast reader: $out"
+	[ "$out" = "read whole 105c57598908f793" ] || rc=1
+	param ack_timeout 30
+	param read_minrate 500
+	return $rc
+}
+
+# source_max_pooled=2: a third and fourth request from one address while
+# two are under way get 503 from the director (counted), a request from
+# another address is served meanwhile.
+source_pooled_cap() {
+	local i before rc=0
+	param source_max_pooled 2 || return 1
+	before=$(svc_col source_capped)
+	for i in 1 2 3 4; do
+		in_cli curl -sS --max-time 30 -o /dev/null -w '%{http_code}\n' \
+			"http://$L7TB_VIP/cgi-bin/sleep?ms=3000&id=$i" \
+			> "$TMP/cap$i" 2>&1 &
+		sleep 0.3
+	done
+	wait_for at_least 2 busy_total || rc=1
+	get_ok --interface "$CLIENT2" || { echo "$CLIENT2 not served"; rc=1; }
+	wait
+	note "statuses $(sort "$TMP"/cap[1-4] | uniq -c | xargs); source_capped $before -> $(svc_col source_capped)"
+	[ "$(grep -c '^200$' "$TMP"/cap[1-4] | awk -F: '{ n += $2 } END { print n }')" = 2 ] || rc=1
+	[ "$(grep -c '^503$' "$TMP"/cap[1-4] | awk -F: '{ n += $2 } END { print n }')" = 2 ] || rc=1
+	[ "$(svc_col source_capped)" = $((before + 2)) ] || rc=1
+	param source_max_pooled 32
+	return $rc
+}
+
+t_check "bounds: a server that answers and closes before the body releases its pooled connection at once" server_close_releases
+t_check "bounds: a request body below body_minrate is answered 408 by the director" body_floor
+t_check "bounds: a reader below read_minrate is reset, a fast one reads all" read_floor
+t_check "bounds: source_max_pooled=2: more requests from one address get 503, another address served" source_pooled_cap
 t_check "bounds: max_conns_per_source=50: the 51st from one address is reset and counted, another address served" per_source_cap
 t_check "bounds: max_conns=10: the 11th is reset and counted" global_cap
 t_check "bounds: a client that only acknowledges is closed by the CLOSING deadline" pure_acks_closed

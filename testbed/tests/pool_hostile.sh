@@ -273,6 +273,29 @@ tunnel_lives() {
 	return $rc
 }
 
+# A server that sends a byte on an idle pooled connection before its
+# first request: the socket took it, so the numbers read at connect are
+# stale, and the byte would be read as the next response's first.  Such
+# a connection is reset and retired at its first bind, never bound: the
+# request is served by a fresh one, and whole.
+unsolicited_byte_retires() {
+	local rs=$(backend_ip s3):8083 out opened
+	fresh pool_min_idle=2 || return 1
+	server in_backend s3 python3 "$CLIENTS/odd_backend.py" chatty \
+		"$(backend_ip s3)" 8083
+	sleep 1
+	in_dir ipvsadm -A -t "$VS2" -s l7 &&
+		in_dir ipvsadm -a -t "$VS2" -r "$rs" -m -w 1 || return 1
+	wait_for at_least 2 rs_col "$rs" 4 || { report; return 1; }
+	sleep 2		# every idle one has its byte now
+	opened=$(rs_col "$rs" 6)
+	out=$(in_cli curl -sS --max-time 15 "http://$L7TB_VIP:81/plain" 2>&1)
+	note "after the servers' bytes: '$out'; opened $opened -> $(rs_col "$rs" 6)"
+	[ "$out" = ok ] || { report; return 1; }
+	[ "$(rs_col "$rs" 6)" -gt "$opened" ] || { report; return 1; }
+	in_dir ipvsadm -D -t "$VS2"
+}
+
 # Graceful restarts close pooled connections (idle ones at once, others
 # at Timeout) while requests keep binding to them: most requests
 # succeed (a request bound to a connection the server closes before
@@ -360,6 +383,7 @@ t_check "hostile: ipvsadm -E -s l7 keeps a live IPVS connection, new ones splice
 t_check "hostile: 101 only for a request that asked to upgrade" upgrade_only_when_asked
 t_check "hostile: a tunnel in use outlives ack_timeout, blind RST/FIN ignored, quiet past tunnel_timeout reset" tunnel_lives
 t_check "hostile: tunnels past max_tunnels are refused" tunnel_cap
+t_check "hostile: a pooled connection whose server sent a byte while idle is retired, not bound" unsolicited_byte_retires
 t_check "hostile: HTTP/1.0 keep-alive, a head at the field limit passes as it came, then close" copy_without_room
 t_check "hostile: apachectl graceful loop while requests bind" graceful_while_binding
 t_check "hostile: director namespace deleted with a live service, rmmod clean" netns_deleted_with_live_service
