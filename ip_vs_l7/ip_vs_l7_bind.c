@@ -361,6 +361,7 @@ int l7_bind(struct l7_conn *c)
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
+	l7_rsp_guard_asked(&b->rsp_guard, pc->tcp.snd_nxt);
 	/*
 	 * an HTTP/1.0 one must hear keep-alive, an HTTP/1.1 one that asked
 	 * to close must hear close: the head may be ours

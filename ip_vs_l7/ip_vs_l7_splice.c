@@ -799,6 +799,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		.seq = s.seq,
 		.len = payload,
 		.fin = th->fin,
+		.has_ack = th->ack,
+		.ack = s.ack,
 		.peek = l7_skb_peek,
 		.poke = l7_skb_poke,
 		.ctx = &pl,
@@ -812,11 +814,14 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	case L7_RSP_BAD:
 		/*
 		 * The server closed before it answered (it was closing the
-		 * connection as it was bound): nothing reached the client, the
-		 * request may go elsewhere.  Bytes that are not a response
-		 * (a 101 nobody asked for, say) reset the client.
+		 * connection as it was bound), or sent bytes before it had the
+		 * request (past an earlier response's end): nothing reached
+		 * the client, the connection is retired and the request may go
+		 * elsewhere.  Bytes that are not a response (a 101 nobody
+		 * asked for, say) reset the client.
 		 */
-		if (v.closed && !b->rsp_seen && c->cur == b) {
+		if ((v.closed || v.unsolicited) && !b->rsp_seen &&
+		    c->cur == b) {
 			l7_binding_lost(c, b);
 			return NF_DROP;
 		}

@@ -21,6 +21,12 @@ void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
 	l7_http_resp_init(&g->resp, NULL, method);
 }
 
+void l7_rsp_guard_asked(struct l7_rsp_guard *g, uint32_t first)
+{
+	g->asked = first;
+	g->asked_set = true;
+}
+
 void l7_rsp_guard_take(struct l7_rsp_guard *g, uint8_t *buf, bool close)
 {
 	g->head = buf;
@@ -245,6 +251,18 @@ static struct l7_rsp_verdict rsp_took(struct l7_rsp_guard *g,
 	return v;
 }
 
+/*
+ * New bytes (the framer has not had them) from before the backend had a
+ * byte of the request.  Resends of what came before are not new.
+ */
+static bool rsp_unsolicited(const struct l7_rsp_guard *g,
+			    const struct l7_rsp_seg *s)
+{
+	return g->asked_set && !g->tunnel && s->len && s->has_ack &&
+	       l7_seq_after(s->seq + s->len, g->fed) &&
+	       !l7_seq_after(s->ack, g->asked);
+}
+
 struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 				       const struct l7_rsp_seg *s)
 {
@@ -252,6 +270,8 @@ struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 	bool taking = g->take;
 	struct l7_rsp_verdict v;
 
+	if (rsp_unsolicited(g, s))
+		return (struct l7_rsp_verdict){ L7_RSP_BAD, .unsolicited = true };
 	rsp_rcv_note(g, s);
 	if (g->tunnel) {
 		g->fin |= s->fin;

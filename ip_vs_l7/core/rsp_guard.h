@@ -71,6 +71,8 @@ struct l7_rsp_guard {
 	bool taken_whole;	/* ->head holds every head of the response */
 	bool take_over;		/* the head was longer than ->head holds */
 	bool take_close;	/* the client must hear close, not keep-alive */
+	uint32_t asked;		/* the request's first byte, on the backend */
+	bool asked_set;		/* ->asked is known (l7_rsp_guard_asked()) */
 };
 
 /*
@@ -85,6 +87,8 @@ struct l7_rsp_seg {
 	uint32_t seq;		/* of the first payload byte */
 	uint32_t len;		/* payload bytes */
 	bool fin;
+	bool has_ack;		/* the ACK flag: ->ack is the backend's */
+	uint32_t ack;
 	l7_peek_fn peek;
 	l7_poke_fn poke;	/* with ->cloak */
 	const void *ctx;
@@ -102,6 +106,9 @@ struct l7_rsp_verdict {
 	bool ended;		/* this segment completed the response */
 	bool strip_fin;		/* the FIN is the backend's, not the client's */
 	bool closed;		/* BAD: the backend closed before the end */
+	bool unsolicited;	/* BAD: sent before the backend had a byte of
+				 * the request: not its response
+				 */
 	bool took;		/* FORWARD: the taking ended, ->taken is final */
 	uint32_t skip;		/* FORWARD: first payload bytes the guard took */
 };
@@ -113,6 +120,16 @@ struct l7_rsp_verdict {
  */
 void l7_rsp_guard_init(struct l7_rsp_guard *g, uint32_t seq,
 		       enum l7_http_method method, bool cloak);
+
+/*
+ * The request went to the backend from its seq @first on.  A response
+ * byte comes only after the backend had some of it, so a segment with
+ * new bytes that does not acknowledge @first was sent before: bytes the
+ * backend wrote past an earlier response's end (a CGI that wrote more
+ * than its Content-Length), or with no request at all.  They are nobody's
+ * response: the verdict is BAD, ->unsolicited.
+ */
+void l7_rsp_guard_asked(struct l7_rsp_guard *g, uint32_t first);
 
 /*
  * Take the response head into @buf (L7_RSP_HEAD_MAX bytes) instead of

@@ -35,6 +35,7 @@
 #include "fuzz_util.h"
 
 #define S0 0xfffffc00u	/* near the wrap: sequence arithmetic is tested */
+#define A0 0x7ffffff0u	/* the request's first byte, on the backend */
 #define MAX_SEGS 64
 #define MAX_STREAM 8192
 
@@ -105,6 +106,7 @@ struct run {
 	bool fin;
 	struct ref ref;
 	bool ended, bad, upgrade;
+	bool asked;		/* the guard knows where the request begins */
 	uint32_t contig;	/* bytes delivered in order from the start */
 	bool fin_in;
 	unsigned int took;	/* verdicts that ended the taking */
@@ -132,6 +134,25 @@ static void deliver(struct run *r, uint32_t from, uint32_t len)
 	if (r->bad || r->upgrade || (!len && !fin))
 		return;
 	memcpy(r->wire, r->d + from, len);
+	/*
+	 * The same bytes as sent before the backend had the request: new
+	 * ones are refused as nobody's response, and nothing moves.
+	 */
+	if (r->asked) {
+		struct l7_rsp_guard before = r->g;
+
+		s.has_ack = true;
+		s.ack = A0 - (from & 0xff);
+		v = l7_rsp_guard_seg(&r->g, &s);
+		if (len && !before.tunnel && from + len > before.fed - S0) {
+			FUZZ_ASSERT(v.act == L7_RSP_BAD && v.unsolicited);
+			FUZZ_ASSERT(!memcmp(&before, &r->g, sizeof(before)));
+		} else {
+			r->g = before;	/* not judged: as if never sent */
+		}
+		memcpy(r->wire, r->d + from, len);	/* a poke's undone */
+		s.ack = A0 + 1;	/* the real one acknowledges the request */
+	}
 	v = l7_rsp_guard_seg(&r->g, &s);
 	FUZZ_ASSERT(v.skip <= len && (!v.skip || v.act == L7_RSP_FORWARD));
 	r->took += v.took;
@@ -266,6 +287,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	l7_rsp_guard_init(&r.g, S0, m, (data[0] & 4) && !(data[0] & 8));
 	if (data[0] & 8)
 		l7_rsp_guard_take(&r.g, r.head, data[0] & 16);
+	r.asked = data[0] & 32;
+	if (r.asked)
+		l7_rsp_guard_asked(&r.g, A0);
 
 	/* segments anywhere, any length, any order, repeats allowed */
 	for (i = 0; i < nsegs && r.n; i++) {

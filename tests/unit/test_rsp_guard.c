@@ -237,6 +237,55 @@ static void connection_cloaked(void)
 	CHECK(!strcmp(b, r), "not cloaked: %s", b);
 }
 
+/* @data at @seq, acknowledging backend seq @ack */
+static struct l7_rsp_verdict seg_ack(struct l7_rsp_guard *g, uint32_t seq,
+				     const char *data, uint32_t ack)
+{
+	struct l7_rsp_seg s = {
+		.seq = seq,
+		.len = strlen(data),
+		.has_ack = true,
+		.ack = ack,
+		.peek = peek_mem,
+		.poke = poke_mem,
+		.ctx = data,
+	};
+
+	return l7_rsp_guard_seg(g, &s);
+}
+
+/*
+ * A response comes after its request: new bytes sent before the backend
+ * had a byte of it are nobody's response; resends of bytes before the
+ * response, and bytes that acknowledge the request, are not refused.
+ */
+static void bytes_before_the_request_are_unsolicited(void)
+{
+	const uint32_t asked = 90000;
+	struct l7_rsp_guard g;
+	struct l7_rsp_verdict v;
+
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
+	l7_rsp_guard_asked(&g, asked);
+	v = seg_ack(&g, S0, rsp5, asked);
+	CHECK(v.act == L7_RSP_BAD && v.unsolicited, "at the request: act %d",
+	      v.act);
+	v = seg_ack(&g, S0, rsp5, asked - 1000);
+	CHECK(v.act == L7_RSP_BAD && v.unsolicited, "before it: act %d", v.act);
+	CHECK(g.fed == S0 && g.rcv_nxt == S0, "no state moved: %u %u", g.fed,
+	      g.rcv_nxt);
+	/* a resend of the response before (all below ->fed): not new */
+	v = seg_ack(&g, S0 - 10, "0123456789", asked);
+	CHECK(v.act == L7_RSP_FORWARD, "resend before: act %d", v.act);
+	v = seg_ack(&g, S0, rsp5, asked + 1);
+	CHECK(v.act == L7_RSP_FORWARD && v.ended, "one byte in: act %d",
+	      v.act);
+	/* unknown request start: no judgement (the host tests' default) */
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
+	v = seg_ack(&g, S0, rsp5, asked - 1000);
+	CHECK(v.act == L7_RSP_FORWARD, "not set: act %d", v.act);
+}
+
 int main(void)
 {
 	RUN(connection_cloaked);
@@ -247,5 +296,6 @@ int main(void)
 	RUN(upgrade_and_tunnel);
 	RUN(rst_only_at_rcv_nxt);
 	RUN(head_method);
+	RUN(bytes_before_the_request_are_unsolicited);
 	return l7_test_summary("rsp_guard");
 }
