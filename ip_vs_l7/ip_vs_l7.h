@@ -167,7 +167,6 @@ enum l7_end {
 	L7_END_IDLE,		/* idle_timeout */
 	L7_END_SLOW_READER,	/* ack_timeout: the client took no response */
 	L7_END_FLUSHED,		/* service, server or module went away */
-	L7_END_SLOW_REQUEST,	/* a request body below body_minrate */
 	L7_END_COUNT
 };
 
@@ -188,6 +187,7 @@ struct l7_service_stats {
 	u64		refused_source;	/* ... max_conns_per_source */
 	u64		tunnels_refused; /* 101s past l7_max_tunnels */
 	u64		source_capped;	/* 503s: source_max_pooled reached */
+	u64		slow_request;	/* bodies below body_minrate */
 	u64		ended[L7_END_COUNT];
 };
 
@@ -648,7 +648,14 @@ void l7_floor_body_start(struct l7_conn *c);
 void l7_floor_body_moved(struct l7_conn *c, u32 n);
 void l7_floor_read_moved(struct l7_conn *c, u32 n);
 void l7_floor_update(struct l7_conn *c);
-enum l7_end l7_floor_check(struct l7_conn *c, unsigned long *next);
+/* l7_floor_check(): which floor the client fell below, if any */
+enum l7_floor_verdict {
+	L7_FLOOR_HELD,
+	L7_FLOOR_BODY,		/* its request body: body_minrate */
+	L7_FLOOR_READ,		/* its reading: read_minrate */
+};
+
+enum l7_floor_verdict l7_floor_check(struct l7_conn *c, unsigned long *next);
 
 /* ip_vs_l7_icmp.c */
 struct l7_ports;

@@ -770,14 +770,16 @@ static unsigned int l7_idle_by(const struct l7_conn *c)
  * The client's request body fell below body_minrate (floor.c): its
  * server waits for what does not come, holding a pooled connection.
  * Answered 408 by the director while no response byte went out (the
- * server is reset, the connection retired), else both ends are reset.
+ * server is reset, the connection retired), else both ends are reset
+ * (bad_request: the client broke its request).
  */
 static void l7_client_slow_body(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
-	c->end = L7_END_SLOW_REQUEST;
+	l7_service_count(c->ls, slow_request);
 	if (!b || b->rsp_seen) {
+		c->end = L7_END_BAD_REQUEST;
 		c->dead = true;
 		return;
 	}
@@ -789,7 +791,6 @@ static void l7_client_slow_body(struct l7_conn *c)
 void l7_client_timer(struct l7_conn *c)
 {
 	unsigned long idle_by, next;
-	enum l7_end end;
 
 	if (c->dead_reason) {
 		c->dead = true;
@@ -863,15 +864,16 @@ void l7_client_timer(struct l7_conn *c)
 	 */
 	idle_by = c->last_seen + l7_idle_by(c) * HZ;
 	next = idle_by;
-	end = l7_floor_check(c, &next);
-	if (end == L7_END_SLOW_REQUEST) {
+	switch (l7_floor_check(c, &next)) {
+	case L7_FLOOR_BODY:
 		l7_client_slow_body(c);
 		return;
-	}
-	if (end != L7_END_COUNT) {
-		c->end = end;
+	case L7_FLOOR_READ:
+		c->end = L7_END_SLOW_READER;
 		c->dead = true;
 		return;
+	case L7_FLOOR_HELD:
+		break;
 	}
 	if (!time_before(jiffies, idle_by)) {
 		c->end = L7_END_IDLE;

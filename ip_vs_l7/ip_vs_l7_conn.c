@@ -340,10 +340,19 @@ static void l7_conn_destroy(struct l7_conn *c)
 	hlist_del_rcu(&c->c_node);
 	spin_unlock_bh(&hb->lock);
 	spin_lock_bh(&c->lock);
-	/* a binding left means the client did not get all: reset it */
+	/*
+	 * A binding left means the client did not get all: reset it.  It
+	 * takes a RST only at exactly its rcv_nxt (RFC 5961), which is
+	 * where its last ACK pointed unless our bytes after it arrived, or
+	 * where we stopped if they all did: both, as for a server.
+	 */
 	if (!list_empty(&c->bindings) && !c->reset &&
-	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur && c->cur->rsp_guard.fin))
-		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
+	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur &&
+	      c->cur->rsp_guard.fin)) {
+		l7_send_client(c, TCPHDR_RST, c->d_snd_una, NULL, 0);
+		if (c->d_snd_una != c->d_snd_nxt)
+			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
+	}
 	if (c->requests)
 		l7_service_count(ls, ended[c->end]);
 	l7_binding_abort_all(c);

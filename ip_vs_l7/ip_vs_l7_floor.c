@@ -103,11 +103,11 @@ void l7_floor_update(struct l7_conn *c)
 }
 
 /*
- * The connection timer: L7_END_COUNT while both floors hold, and in
+ * The connection timer: L7_FLOOR_HELD while both floors hold, and in
  * *@next (brought forward only) when to look again; else the floor the
- * client fell below, as its end: L7_END_SLOW_REQUEST, L7_END_SLOW_READER.
+ * client fell below.
  */
-enum l7_end l7_floor_check(struct l7_conn *c, unsigned long *next)
+enum l7_floor_verdict l7_floor_check(struct l7_conn *c, unsigned long *next)
 {
 	struct l7_rate_rule body = l7_body_rule(), read = l7_read_rule();
 	unsigned long now = jiffies;
@@ -116,12 +116,12 @@ enum l7_end l7_floor_check(struct l7_conn *c, unsigned long *next)
 	l7_floor_update(c);
 	left = l7_rate_floor_left(&c->body_floor, &body, now);
 	if (!left)
-		return L7_END_SLOW_REQUEST;
+		return L7_FLOOR_BODY;
 	if (left != L7_RATE_FLOOR_NONE && time_before(now + left, *next))
 		*next = now + left;
 	left = l7_rate_floor_left(&c->read_floor, &read, now);
 	if (!left)
-		return L7_END_SLOW_READER;
+		return L7_FLOOR_READ;
 	if (left != L7_RATE_FLOOR_NONE && time_before(now + left, *next))
 		*next = now + left;
 	/*
@@ -131,5 +131,5 @@ enum l7_end l7_floor_check(struct l7_conn *c, unsigned long *next)
 	if (!list_empty(&c->bindings) && read.size &&
 	    time_before(now + read.size / 4, *next))
 		*next = now + max_t(u32, read.size / 4, 1);
-	return L7_END_COUNT;
+	return L7_FLOOR_HELD;
 }

@@ -11,8 +11,10 @@ the director - a pooled connection - without moving, or barely.
                    a second; prints "echoed" (the body came back whole),
                    "status N after B" (an answer before the body was all
                    sent), "reset after B" or "closed after B".
-  read RATE SECS   GET /static/1m.bin read at RATE bytes a second through a
-                   2 KB receive buffer, for SECS seconds at most; prints
+  read RATE SECS [RCVBUF]
+                   GET /static/1m.bin read at RATE bytes a second, through
+                   a receive buffer of RCVBUF bytes (2048; 0: the
+                   system's), for SECS seconds at most; prints
                    "read whole H" (1 MB, H its SHA-256's first 16 digits),
                    "reset after B", "closed after B" or "still reading
                    after B" (SECS ran out).
@@ -117,12 +119,18 @@ def body(host, rate, length):
     except socket.timeout:
         print("timeout after %d" % sent)
         return
-    ok = status_of(got) == 200 and got.partition(b"\r\n\r\n")[2] == payload
-    print("echoed" if ok else "bad echo: %r" % got[:80])
+    rest = got.partition(b"\r\n\r\n")[2]
+    if status_of(got) == 200 and rest == payload:
+        print("echoed")
+        return
+    diff = next((i for i, (a, b) in enumerate(zip(rest, payload)) if a != b),
+                min(len(rest), len(payload)))
+    print("bad echo: status %s, %d of %d bytes, first difference at %d: %r"
+          % (status_of(got), len(rest), length, diff, rest[diff:diff + 16]))
 
 
-def read(host, rate, secs):
-    s = connect(host, rcvbuf=2048)
+def read(host, rate, secs, rcvbuf=2048):
+    s = connect(host, rcvbuf=rcvbuf)
     s.sendall(b"GET /static/1m.bin HTTP/1.1\r\nHost: x\r\n\r\n")
     data, start = b"", time.monotonic()
     try:

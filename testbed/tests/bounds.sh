@@ -268,7 +268,7 @@ read_floor() {
 	case $out in "reset after "*) ;; *) rc=1 ;; esac
 	[ "$(svc_col slow_reader)" = $((slow + 1)) ] || rc=1
 	wait_eq 0 busy_total || { echo "busy $(busy_total)"; rc=1; }
-	out=$(slowpeer read 5000000 60)
+	out=$(slowpeer read 5000000 60 0)
 	note "a fast reader: $out"
 	[ "$out" = "read whole 105c57598908f793" ] || rc=1
 	param ack_timeout 30
