@@ -38,8 +38,9 @@
 
 /*
  * A segment of one family to a peer of the other (an IPv6 VIP in front
- * of IPv4 real servers, or back), or an IPv6 one with extension headers
- * (they were the client's business with the VIP): the director
+ * of IPv4 real servers, or back), an IPv6 one with extension headers or
+ * an IPv4 one with options (they were the client's business with the
+ * VIP): the director
  * terminated the client's TCP, so only the network header changes.  It
  * is built anew - no extension headers, the DS field carried over,
  * length, TTL/hop limit and checksums set on the way out (l7_forward),
@@ -88,14 +89,22 @@ static int l7_seg_rebuild(struct sk_buff *skb, u16 af)
 	return 0;
 }
 
+/*
+ * Readdress @skb to go out as @af.  A network header other than the plain
+ * one of that family - the other family, IPv6 extension headers, IPv4
+ * options (source routes, CIPSO labels, Router Alert: the sender's, the
+ * hook ran before the stack looked at them) - is rebuilt plain: nothing
+ * of it is the receiver's business.
+ */
 static int l7_seg_readdress(struct sk_buff *skb, u16 af,
 			    const union nf_inet_addr *saddr, __be16 sport,
 			    const union nf_inet_addr *daddr, __be16 dport)
 {
+	u32 plain = af == AF_INET ? sizeof(struct iphdr) :
+				    sizeof(struct ipv6hdr);
 	struct tcphdr *th;
 
-	if ((l7_skb_af(skb) != af ||
-	     (af == AF_INET6 && l7_nhlen(skb) != sizeof(struct ipv6hdr))) &&
+	if ((l7_skb_af(skb) != af || l7_nhlen(skb) != plain) &&
 	    l7_seg_rebuild(skb, af))
 		return -ENOMEM;
 	th = tcp_hdr(skb);

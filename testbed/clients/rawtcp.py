@@ -17,6 +17,8 @@ Tests:
   options   the same with a TCP-MD5 option (kind 19, 18 bytes) and an
             unknown one (kind 99) on body segments; the capture on the
             backend link holds the marked segment, without those options
+  ipopts    the same with IPv4 options (Router Alert, Record Route) on a
+            body segment: on the backend link it has none
   synfin    SYN+FIN to the VIP: no answer at all
   syn       SYN on an open connection: a challenge ACK at our snd_nxt,
             and the connection still serves a request
@@ -68,7 +70,8 @@ os.environ.setdefault("HOME", "/tmp")
 # not scapy.all: loading every layer takes a minute in the guest
 from scapy.arch import get_if_addr, get_if_hwaddr  # noqa: E402
 from scapy.config import conf  # noqa: E402
-from scapy.layers.inet import IP, TCP, fragment  # noqa: E402
+from scapy.layers.inet import IP, TCP, IPOption_RR, \
+    IPOption_Router_Alert, fragment  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
@@ -180,7 +183,7 @@ class Conn:
         return (self.ts_base + int(time.monotonic() * 1000)) % 2**32
 
     def seg(self, flags, payload=b"", seq=None, options=(), urgptr=0,
-            tsval=None, frag=0):
+            tsval=None, frag=0, ipopts=()):
         options = list(options)
         if self.ts:
             tsval = self.tsval() if tsval is None else tsval % 2**32
@@ -193,7 +196,7 @@ class Conn:
                 urgptr=urgptr, options=options)
         if "A" in flags:
             self.ack_sent = self.rcv_nxt
-        p = IP(src=self.peer.src, dst=VIP) / t
+        p = IP(src=self.peer.src, dst=VIP, options=list(ipopts)) / t
         if payload:
             p = p / Raw(payload)
         self.peer.send(p, frag)
@@ -313,7 +316,8 @@ def body_of(n, seed):
                  for _ in range(n))
 
 
-def echo_post(peer, parts, opts_of=lambda i: (), urg_of=lambda i: 0):
+def echo_post(peer, parts, opts_of=lambda i: (), urg_of=lambda i: 0,
+              ipopts_of=lambda i: ()):
     """POST the body @parts, one segment each, to /cgi-bin/echo; the
     echo must be their concatenation."""
     body = b"".join(parts)
@@ -323,7 +327,7 @@ def echo_post(peer, parts, opts_of=lambda i: (), urg_of=lambda i: 0):
            b"Content-Length: %d\r\n\r\n" % len(body))
     for i, part in enumerate(parts):
         urg = urg_of(i)
-        c.send(part, options=opts_of(i), urgptr=urg,
+        c.send(part, options=opts_of(i), urgptr=urg, ipopts=ipopts_of(i),
                **({"flags": "PAU"} if urg else {}))
     status, got = c.response()
     c.close()
@@ -353,6 +357,27 @@ def t_options(peer):
     finally:
         pkts = cap.stop()
     check_backend_capture(pkts)
+
+
+IPMARK = b"IPOPTMARK"
+
+
+def t_ipopts(peer):
+    parts = [body_of(200, 7), IPMARK + body_of(191, 8), body_of(200, 9)]
+    cap = Capture("ipopts-backend", "br0", "tcp port 80")
+    try:
+        echo_post(peer, parts, ipopts_of=lambda i: (
+            [IPOption_Router_Alert(), IPOption_RR()] if i == 1 else []))
+    finally:
+        pkts = cap.stop()
+    marked = [p for p in pkts if IP in p and TCP in p and
+              p[TCP].dport == 80 and IPMARK in bytes(p[TCP].payload)]
+    if not marked:
+        raise Fail("the marked segment never reached the backend link")
+    for p in marked:
+        if p[IP].ihl != 5:
+            raise Fail("forwarded with IPv4 options: %r" % bytes(p[IP])[20:
+                                                           p[IP].ihl * 4])
 
 
 def option_kinds(t):
@@ -945,7 +970,8 @@ def t_frag(peer):
     c.close()
 
 
-TESTS = {"urgent": t_urgent, "options": t_options, "synfin": t_synfin,
+TESTS = {"urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
+         "synfin": t_synfin,
          "syn": t_syn, "rst-window": t_rst_window,
          "rst-outside": t_rst_outside, "rst-exact": t_rst_exact,
          "martian": t_martian, "icmp-client": t_icmp_client,

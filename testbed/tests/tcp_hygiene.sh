@@ -81,7 +81,7 @@ NFT
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.  Each test then reads its line of the output,
 # which is kept with the boot's results.
-RAW_TESTS="urgent options synfin syn rst-window rst-outside rst-exact martian
+RAW_TESTS="urgent options ipopts synfin syn rst-window rst-outside rst-exact martian
 	icmp-client icmp-backend paws window frag probe-dsack probe-silent"
 RAW_OUT=${L7_RESULTS:-$TMP}/rawtcp.out
 in_cli timeout 1200 env HOME=/tmp "${RAW[@]}" "$DMAC" $RAW_TESTS \
@@ -97,6 +97,7 @@ raw_result() {
 
 t_check "tcp_hygiene: urgent data in a body reaches the backend as plain bytes" raw_result urgent
 t_check "tcp_hygiene: MD5 and unknown options on body segments are not forwarded, the bytes are" raw_result options
+t_check "tcp_hygiene: IPv4 options on a body segment are not forwarded, the bytes are" raw_result ipopts
 t_check "tcp_hygiene: SYN+FIN to the VIP gets no answer" raw_result synfin
 t_check "tcp_hygiene: SYN on a connection gets a challenge ACK, the connection lives" raw_result syn
 t_check "tcp_hygiene: RSTs in the window get one challenge ACK, the connection lives" raw_result rst-window
