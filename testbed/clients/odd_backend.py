@@ -12,7 +12,7 @@ MODE upgrade: HTTP/1.1 keep-alive server (heads only, no bodies) that
     head at the framer's field limit: the director's copy for an
     HTTP/1.0 keep-alive client has no room for its own field); any other
     path gets a 200 with "ok\\n" and Content-Length alone; /overrun gets
-    that too, then a second later a second response nobody asked for
+    that too, then half a second later a second response nobody asked for
     (a CGI that wrote past its Content-Length).
 MODE chatty: as upgrade, but a connection on which no request came
     within a second of accept gets one byte ("X") nobody asked for.
@@ -76,7 +76,7 @@ class UpgradeHandler(socketserver.BaseRequestHandler):
             if path.startswith(b"/overrun"):
                 sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
                              b"\r\nok\n")
-                time.sleep(1)
+                time.sleep(0.5)
                 sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
                              b"\r\nevil\n")
                 continue

@@ -8,7 +8,8 @@ the director - a pooled connection - without moving, or barely.
                    it closes (30 s at most).  Prints "N answered S closed C"
                    with S the statuses seen ("408x12"), C how many closed.
   body RATE LEN    one POST of LEN body bytes to /cgi-bin/echo at RATE bytes
-                   a second; prints "echoed" (the body came back whole),
+                   a second; prints "echoed" (the body came back whole,
+                   with Content-Length),
                    "status N after B" (an answer before the body was all
                    sent), "reset after B" or "closed after B".
   read RATE SECS [RCVBUF]

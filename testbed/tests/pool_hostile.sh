@@ -153,9 +153,10 @@ upgrade_to() {
 	in_cli python3 "$CLIENTS/upgrade.py" "$L7TB_VIP" 81 "$@"
 }
 
+# upgrade_service [MODULE-PARAM...]: VS2 on the odd backend's upgrade mode
 upgrade_service() {
 	local rs=$(backend_ip s3):8082
-	fresh || return 1
+	fresh "$@" || return 1
 	server in_backend s3 python3 "$CLIENTS/odd_backend.py" upgrade \
 		"$(backend_ip s3)" 8082
 	sleep 1
@@ -296,18 +297,19 @@ unsolicited_byte_retires() {
 	in_dir ipvsadm -D -t "$VS2"
 }
 
-# A server writes past a response's end a second after it (a CGI that
-# wrote more than its Content-Length), while the next request is bound
-# to the same pooled connection (the newest idle: its client came right
-# after) and the director's copy of it is still on the way (2 s of delay
-# towards the server).  Those bytes acknowledge nothing of the new
-# request: the connection is retired and the request served by another.
-# The next client never reads them.
+# A server writes past a response's end half a second after it (a CGI
+# that wrote more than its Content-Length), while the next request is
+# bound to the same pooled connection (the pool's only one: its client
+# came right after) and the director's copy of it is still on the way
+# (1 s of delay towards the server).  Those bytes acknowledge nothing of
+# the new request: the connection is retired and the request served by
+# a new one.  The next client never reads them.
 overrun_not_next_clients() {
 	local out retried
-	upgrade_service || return 1
+	upgrade_service pool_min_idle=1 pool_max=1 queue_timeout=15000 ||
+		return 1
 	retried=$(svc_col retried "$VS2")
-	in_dir tc qdisc add dev ds3 root netem delay 2s || return 1
+	in_dir tc qdisc add dev ds3 root netem delay 1s || return 1
 	out=$(in_cli "$PY" - "$L7TB_VIP" <<'PYEOF'
 import socket, sys
 def get(path):
