@@ -10,10 +10,13 @@
  *    can carry the client's in X-Forwarded-For (after any the client
  *    sent, or instead of them) or in RFC 7239 Forwarded;
  *  - the pooled connection outlives the client's: the copy never asks the
- *    server to close.  A Connection field holding only "close" and/or
- *    "keep-alive" is left out, and an HTTP/1.0 request asks for
- *    keep-alive; the director closes the client's side itself after the
- *    response when the client asked for that.
+ *    server to close.  "close" and "keep-alive" tokens are left out of a
+ *    Connection field (the whole field if nothing else is left), and an
+ *    HTTP/1.0 request asks for keep-alive; the director closes the
+ *    client's side itself after the response when the client asked for
+ *    that.  Nor does it leave the server expecting to send a 100 it never
+ *    sends, on which Apache closes: Expect fields are left out of a
+ *    request without a body and of an HTTP/1.0 one.
  *
  * Nothing that frames the request changes: request line, Host,
  * Content-Length, Transfer-Encoding and every other field are copied
@@ -53,7 +56,7 @@ struct l7_copy_opts {
 	const char *client;	/* the client's address as text */
 	uint8_t client_len;	/* at most L7_ADDR_TEXT_MAX */
 	bool client_v6;		/* Forwarded quotes and brackets it */
-	bool keep_alive;	/* never ask the server to close */
+	bool keep_alive;	/* never ask or lead the server to close */
 };
 
 /*

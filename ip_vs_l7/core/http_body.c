@@ -29,7 +29,8 @@ enum {
  * *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )
  */
 enum {
-	X_SEMI,		/* after the size or an extension: OWS, ';' or CR */
+	X_BWS,		/* OWS after the size: more (counted), ';' or CR */
+	X_SEMI,		/* after an extension: OWS, ';' or CR */
 	X_NAME0,	/* after ';': OWS or the first byte of a name */
 	X_NAME,
 	X_EQ,		/* OWS after a name: '=', ';' or CR may follow */
@@ -83,13 +84,17 @@ void l7_http_body_init(struct l7_http_body *b,
 
 /* ---- chunk-size line ---- */
 
-/* chunk-size: hex digits, then extensions or CR; ->sub: a digit seen. */
+/*
+ * chunk-size: hex digits, then extensions or CR; ->sub: a digit seen.
+ * Apache reads the size into an off_t and refuses 2^63 or more: so does
+ * the director, so that such a body never costs a pooled connection.
+ */
 static enum l7_body_status chunk_size_byte(struct l7_http_body *b, uint8_t c)
 {
 	int h = l7_hex_val(c);
 
 	if (h >= 0) {
-		if (b->remaining >> 60)	/* one more digit would overflow */
+		if (b->remaining >> 59)	/* one more digit makes 2^63 or more */
 			return fail(b, L7_BODY_E_CHUNK_SIZE);
 		b->remaining = b->remaining << 4 | (uint64_t)h;
 		b->sub = 1;
@@ -104,7 +109,8 @@ static enum l7_body_status chunk_size_byte(struct l7_http_body *b, uint8_t c)
 		return L7_BODY_MORE;
 	}
 	if (c == ';' || l7_is_ows(c)) {
-		b->sub = c == ';' ? X_NAME0 : X_SEMI;
+		b->sub = c == ';' ? X_NAME0 : X_BWS;
+		b->bws = 1;
 		b->state = B_EXT;
 		return L7_BODY_MORE;
 	}
@@ -124,6 +130,14 @@ static bool is_qdtext(uint8_t c)
 static int chunk_ext_syntax(struct l7_http_body *b, uint8_t c)
 {
 	switch (b->sub) {
+	case X_BWS:
+		/* Apache takes up to 10 blanks here, then answers 400 */
+		if (l7_is_ows(c) && ++b->bws > L7_BODY_MAX_CHUNK_BWS)
+			return fail(b, L7_BODY_E_CHUNK_SIZE);
+		if (c != ';')
+			return -1;
+		b->sub = X_NAME0;
+		return L7_BODY_MORE;
 	case X_SEMI:
 		if (c != ';')
 			return -1;

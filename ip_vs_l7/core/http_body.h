@@ -13,6 +13,10 @@
  *
  * It is strict (RFC 9112 7.1): a body the director frames differently
  * from the peer is a smuggling vector, so every ambiguity is an error.
+ * Where Apache 2.4 refuses a chunk-size line (a size of 2^63 or more,
+ * more than L7_BODY_MAX_CHUNK_BWS blanks after it) so does the framer,
+ * so that a body in the head's segment is answered before it costs a
+ * pooled connection.
  */
 #ifndef _IP_VS_L7_CORE_HTTP_BODY_H
 #define _IP_VS_L7_CORE_HTTP_BODY_H
@@ -22,6 +26,8 @@
 #define L7_BODY_DEFAULT_MAX_TRAILER	4096
 #define L7_BODY_DEFAULT_MAX_TRAILERS	100	/* trailer fields */
 #define L7_BODY_DEFAULT_MAX_CHUNK_LINE	4096
+/* blanks after a chunk size, at most: Apache's limit (http_filters.c) */
+#define L7_BODY_MAX_CHUNK_BWS		10
 
 struct l7_http_body_limits {
 	uint32_t max_trailer;	/* bytes after last-chunk, final CRLF included */
@@ -37,7 +43,7 @@ enum l7_body_status {
 
 enum l7_body_err {
 	L7_BODY_E_NONE = 0,
-	L7_BODY_E_CHUNK_SIZE,		/* no hex digit, bad byte, or overflow */
+	L7_BODY_E_CHUNK_SIZE,		/* bad or 2^63+, 11+ blanks after it */
 	L7_BODY_E_CHUNK_EXT,		/* malformed chunk extension */
 	L7_BODY_E_CHUNK_LINE_TOO_LARGE,	/* chunk-size line over max_chunk_line */
 	L7_BODY_E_CHUNK_DATA_END,	/* chunk data not followed by CRLF */
@@ -63,6 +69,7 @@ struct l7_http_body {
 	struct l7_field_line fl;	/* the trailer field line being read */
 	uint8_t state;
 	uint8_t sub;		/* sub-state of a chunk-size line */
+	uint8_t bws;		/* blanks after the chunk size */
 };
 
 /*

@@ -38,9 +38,10 @@ static const char *const err_names[L7_HTTP_E_COUNT] = {
 	[L7_HTTP_E_OBS_FOLD]		= "folded or whitespace-led header line",
 	[L7_HTTP_E_HEADER_VALUE]	= "bad header value",
 	[L7_HTTP_E_HOST]		= "missing, repeated or bad Host",
-	[L7_HTTP_E_CONTENT_LENGTH]	= "bad Content-Length",
+	[L7_HTTP_E_CONTENT_LENGTH]	= "bad, repeated or list Content-Length",
 	[L7_HTTP_E_TE_AND_CL]		= "Transfer-Encoding with Content-Length",
 	[L7_HTTP_E_TRANSFER_ENCODING]	= "bad Transfer-Encoding",
+	[L7_HTTP_E_BLANK_LINES]		= "too many empty lines before the request",
 	[L7_HTTP_E_EXPECT]		= "unsupported expectation",
 	[L7_HTTP_E_HEAD_TOO_LARGE]	= "request head too large",
 	[L7_HTTP_E_TOO_MANY_HEADERS]	= "too many header fields",
@@ -166,9 +167,31 @@ static enum l7_http_status version_byte(struct l7_http_req *r, uint8_t c)
 
 /* ---- header fields ---- */
 
+/* Content-Length or Transfer-Encoding: the error for the field read */
+static enum l7_http_err framing_field_err(const struct l7_http_req *r)
+{
+	return r->f.field == L7_F_CONTENT_LENGTH ? L7_HTTP_E_CONTENT_LENGTH :
+						   L7_HTTP_E_TRANSFER_ENCODING;
+}
+
+/*
+ * Apache merges repeated fields into one list: a second Content-Length
+ * is a list it refuses, and a Transfer-Encoding field after one that
+ * ended in chunked puts something after that chunked, where it refuses
+ * anything, even an empty element (ap_is_chunked()).
+ */
+static bool field_repeats_framing(const struct l7_http_req *r)
+{
+	if (r->f.field == L7_F_CONTENT_LENGTH)
+		return r->f.cl_seen;
+	return r->f.field == L7_F_TRANSFER_ENCODING && r->f.te_chunked_last;
+}
+
 static enum l7_http_status name_end(struct l7_http_req *r)
 {
 	l7_fields_name_end(&r->f);
+	if (field_repeats_framing(r))
+		return fail(r, framing_field_err(r));
 	if (r->f.field != L7_F_HOST)
 		return L7_HTTP_MORE;
 	if (r->has_host)
@@ -232,15 +255,36 @@ static enum l7_http_status field_event(struct l7_http_req *r,
 	return L7_HTTP_MORE;
 }
 
+/*
+ * A byte, taken by the shared reader, that Apache would refuse: it reads
+ * Content-Length as one off_t, not a list (even of equal values, which
+ * RFC 9110 8.6 lets a recipient accept), and takes chunked as final only
+ * with nothing after it, not even an empty list element.
+ */
+static bool value_byte_refused(const struct l7_http_req *r, uint8_t c)
+{
+	switch (r->f.field) {
+	case L7_F_CONTENT_LENGTH:
+		return c == ',' || r->f.cl_cur >> 63;
+	case L7_F_TRANSFER_ENCODING:
+		return c == ',' && r->f.te_chunked_last;
+	}
+	return false;
+}
+
 static enum l7_http_status value_byte(struct l7_http_req *r, uint8_t c)
 {
+	enum l7_http_status st;
 	enum l7_fv_ev ev;
 	int w = -1;
 
 	if (r->f.field == L7_F_HOST)
 		return host_byte(r, c);
 	ev = l7_fields_value_byte(&r->f, &r->content_length, &w, c);
-	return field_event(r, ev, w);
+	st = field_event(r, ev, w);
+	if (st == L7_HTTP_MORE && value_byte_refused(r, c))
+		return fail(r, framing_field_err(r));
+	return st;
 }
 
 static enum l7_http_status value_end(struct l7_http_req *r)
@@ -334,6 +378,9 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 	case S_LEAD_LF:
 		if (c != '\n')
 			return fail(r, L7_HTTP_E_LINE_END);
+		/* ->sub counts them; Apache answers one more with 400 */
+		if (++r->sub > L7_HTTP_MAX_BLANK_LINES)
+			return fail(r, L7_HTTP_E_BLANK_LINES);
 		r->state = S_LEAD;
 		return L7_HTTP_MORE;
 	case S_METHOD:

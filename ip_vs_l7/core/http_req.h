@@ -10,7 +10,12 @@
  *
  * The framer is deliberately strict (RFC 9112): a content switch that
  * reads a head differently from the backend that will act on it is a
- * request-smuggling vector, so every ambiguity is an error.
+ * request-smuggling vector, so every ambiguity is an error.  Nor does it
+ * take a head that Apache 2.4 answers with an error and a close: sent on,
+ * such a head would cost a pooled connection.  So a Content-Length field
+ * comes once and holds one length below 2^63, no more than
+ * L7_HTTP_MAX_BLANK_LINES empty lines come first, and nothing, not even
+ * an empty list element, follows the final "chunked".
  */
 #ifndef _IP_VS_L7_CORE_HTTP_REQ_H
 #define _IP_VS_L7_CORE_HTTP_REQ_H
@@ -19,6 +24,8 @@
 
 #define L7_HTTP_DEFAULT_MAX_HEAD	8192
 #define L7_HTTP_DEFAULT_MAX_HEADERS	100
+/* empty lines taken before a request line: Apache's DEFAULT_LIMIT_BLANK_LINES */
+#define L7_HTTP_MAX_BLANK_LINES		10
 
 enum l7_http_method {
 	L7_HTTP_M_OTHER = 0,	/* a valid token we do not know */
@@ -64,9 +71,10 @@ enum l7_http_err {
 	L7_HTTP_E_OBS_FOLD,		/* line folding or whitespace-led line */
 	L7_HTTP_E_HEADER_VALUE,		/* control character in a field value */
 	L7_HTTP_E_HOST,			/* Host missing (1.1), repeated or invalid */
-	L7_HTTP_E_CONTENT_LENGTH,	/* not digits, overflow, or conflicting */
+	L7_HTTP_E_CONTENT_LENGTH,	/* not digits, 2^63 or more, repeated or a list */
 	L7_HTTP_E_TE_AND_CL,		/* both framings: smuggling risk */
 	L7_HTTP_E_TRANSFER_ENCODING,	/* chunked not last/once, or in 1.0 */
+	L7_HTTP_E_BLANK_LINES,		/* more than 10 empty lines first */
 	L7_HTTP_E_EXPECT,		/* an expectation other than 100-continue */
 	L7_HTTP_E_HEAD_TOO_LARGE,	/* head longer than max_head */
 	L7_HTTP_E_TOO_MANY_HEADERS,	/* more than max_headers fields */

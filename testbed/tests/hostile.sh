@@ -10,7 +10,9 @@
 # of responses and has RSTs forged in its name.  Small MTUs on either
 # side of the director, and a router with a small link toward a client
 # (whose "fragmentation needed" only the data path can act on), test path
-# MTU through the splice.  The bytes that
+# MTU through the splice.  Heads on which Apache would answer and close
+# (testbed/clients/apache_heads.py) are refused by the director or
+# rewritten in its copy, so that none costs a pooled connection.  The bytes that
 # reach backends are read from their access logs and from a capture on
 # the director's backend bridge.  Runs inside the guest.
 set -u
@@ -189,6 +191,79 @@ body_error_first_segment() {
 		rc=1
 	fi
 	echo "raw client saw: $(echo "$out" | tr '\n' ' ')"
+	return $rc
+}
+
+# ---- heads on which Apache would answer and close ----
+
+REFUSED_HEADS="cl-repeat cl-list cl-2e63 chunk-2e63 chunk-bws11 blank-lines11 te-comma"
+KEPT_ROUNDS=10
+
+# heads CASE... [--repeat N]: testbed/clients/apache_heads.py's lines
+heads() {
+	in_cli "$PY" "$CLIENTS/apache_heads.py" "$L7TB_VIP" "$@"
+}
+
+# burned: pooled connections the port-80 servers' pools opened, less
+# those that replaced one aged out or closed by its server while idle:
+# the ones that replaced a connection its server closed after an answer
+burned() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk '$1 == "->" && $2 ~ /:80$/ { n += $6 - $8 - $11 } END { print n + 0 }'
+}
+
+# pools_settled: no pooled connection busy, every pool refilled
+pools_settled() {
+	in_dir cat /proc/net/ip_vs_l7 |
+		awk '$1 == "->" && $2 ~ /:80$/ && $5 == 0 && $4 >= 8 { n++ }
+			END { exit !(n == 3) }'
+}
+
+# all_status CODE LINES: every status on every CASE line is CODE
+all_status() {
+	echo "$2" | awk -v c="$1" '{ for (i = 2; i <= NF; i++) if ($i != c) bad = 1 }
+		NF < 2 { bad = 1 } END { exit bad }'
+}
+
+# Each refused head gets the director's own 400: no backend logs it and
+# no pooled connection is retired for it.
+apache_refused() {
+	local out before answered n rc=0
+	wait_for pools_settled
+	clear_logs
+	before=$(burned)
+	answered=$(svc_col "$VS" answered)
+	out=$(heads $REFUSED_HEADS)
+	echo "$out"
+	all_status 400 "$out" || { echo "want 400 for each"; rc=1; }
+	n=$(($(svc_col "$VS" answered) - answered))
+	[ "$n" = "$(echo $REFUSED_HEADS | wc -w)" ] ||
+		{ echo "the director itself answered $n of them"; rc=1; }
+	if [ -n "$(logged '" 4[01][0-9] ')" ]; then
+		echo "a backend answered one:"
+		logged '" 4[01][0-9] ' | sed 's/^/  /'
+		rc=1
+	fi
+	wait_for pools_settled || rc=1
+	n=$(($(burned) - before))
+	[ "$n" -le 0 ] || { echo "$n pooled connections retired"; rc=1; }
+	return $rc
+}
+
+# apache_kept CASE: KEPT_ROUNDS requests, each on a new client
+# connection, all answered 200, and their pooled connections kept: far
+# fewer retired than one per request
+apache_kept() {
+	local out before n rc=0
+	wait_for pools_settled
+	before=$(burned)
+	out=$(heads "$1" --repeat $KEPT_ROUNDS)
+	echo "$out"
+	all_status 200 "$out" || { echo "want 200 for each"; rc=1; }
+	wait_for pools_settled || rc=1
+	n=$(($(burned) - before))
+	[ $((2 * n)) -lt $KEPT_ROUNDS ] ||
+		{ echo "$n pooled connections retired for $KEPT_ROUNDS requests"; rc=1; }
 	return $rc
 }
 
@@ -438,6 +513,10 @@ t_check "hostile: body framed then dropped (option past the header), resent diff
 t_check "hostile: a taken head resent with other bytes never reaches a backend" head_resend
 t_check "hostile: a FIN with bad options inside a body does not end framing" fin_bad_options ts9
 t_check "hostile: a bad chunk-size line in the first segment gets 400, nothing forwarded" body_error_first_segment
+t_check "hostile: heads Apache refuses and closes on (Content-Length repeated, a list or 2^63, chunk size 2^63, 11 blanks after it, 11 empty lines first, chunked ,): the director's 400, no pooled connection retired" apache_refused
+for c in conn-close-x expect-get expect-1.0 chunk-bws10 blank-lines10; do
+	t_check "hostile: heads Apache keeps the connection for ($c): 200s, pooled connections kept" apache_kept $c
+done
 if bad_backend_up; then
 	t_check "hostile: backend resets mid-response (Content-Length): the client is reset" reset_mid_response /cut-cl
 	t_check "hostile: backend resets mid-response (until close): the client is reset" reset_mid_response /cut-eof

@@ -11,8 +11,9 @@
  * length, with
  * the same method, target, version, Host and body framing; no shorter
  * than the head minus the fields it may leave out, no longer than
- * L7_COPY_GROWTH more; keep-alive where asked (unless the client's
- * Connection field carries more than persistence); and, replacing
+ * L7_COPY_GROWTH more; keep-alive where asked, with the client's other
+ * Connection tokens in order, and no Expect field where Apache would be
+ * left expecting to send a 100 (no body, or HTTP/1.0); and, replacing
  * X-Forwarded-For, exactly one such field carrying the client's address.
  */
 #include "head_copy.h"
@@ -56,9 +57,50 @@ static int count_fields(const uint8_t *h, uint32_t len, const char *name,
 	return n;
 }
 
+/*
+ * The tokens of @h's Connection fields other than "close" and
+ * "keep-alive", each followed by a NUL, into @out: how many bytes.
+ */
+static uint32_t other_connection_tokens(const uint8_t *h, uint32_t len,
+					uint8_t *out)
+{
+	uint32_t i = 0, n = 0;
+
+	while (i < len && h[i] != '\n')
+		i++;
+	for (i++; i < len; i++) {
+		uint32_t j = i, k;
+
+		while (j < len && h[j] != '\n')
+			j++;
+		k = i;
+		while (k < j && h[k] != ':')
+			k++;
+		if (k < j && l7_name_is(h + i, k - i, "connection")) {
+			while (++k < j) {
+				uint32_t t = k;
+
+				while (k < j && l7_is_tchar(h[k]))
+					k++;
+				if (k == t || l7_name_is(h + t, k - t, "close") ||
+				    l7_name_is(h + t, k - t, "keep-alive"))
+					continue;
+				memcpy(out + n, h + t, k - t);
+				n += k - t;
+				out[n++] = 0;
+			}
+		}
+		i = j;
+	}
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t out[L7_HTTP_DEFAULT_MAX_HEAD + L7_COPY_GROWTH];
+	static uint8_t tok_head[2 * L7_HTTP_DEFAULT_MAX_HEAD];
+	static uint8_t tok_copy[2 * L7_HTTP_DEFAULT_MAX_HEAD];
+	bool bodiless;
 	struct l7_http_req req, again;
 	struct l7_copy_opts o;
 	const uint8_t *h, *v;
@@ -108,10 +150,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(same_span(h, req.method_span, out, again.method_span));
 	if (req.has_host)
 		FUZZ_ASSERT(same_span(h, req.host, out, again.host));
-	if (o.keep_alive && !again.keep_alive)
-		FUZZ_ASSERT(req.upgrade || !req.keep_alive);
-	if (req.keep_alive)
+	if (o.keep_alive || req.keep_alive)
 		FUZZ_ASSERT(again.keep_alive);
+	if (o.keep_alive) {
+		FUZZ_ASSERT(other_connection_tokens(h, req.head_len, tok_head) ==
+			    (vlen = other_connection_tokens(out, n, tok_copy)));
+		FUZZ_ASSERT(!memcmp(tok_head, tok_copy, vlen));
+		/* Apache closes on an expectation it never met */
+		bodiless = req.body == L7_HTTP_BODY_NONE ||
+			   (req.body == L7_HTTP_BODY_LENGTH &&
+			    !req.content_length);
+		if (bodiless || req.version_minor == 0)
+			FUZZ_ASSERT(count_fields(out, n, "expect", &v,
+						 &vlen) == 0 &&
+				    !again.expect_continue);
+		else
+			FUZZ_ASSERT(again.expect_continue ==
+				    req.expect_continue);
+	}
 	if (o.fwd == L7_FWD_XFF_REPLACE) {
 		FUZZ_ASSERT(count_fields(out, n, "x-forwarded-for", &v,
 					 &vlen) == 1);

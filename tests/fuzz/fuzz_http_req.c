@@ -6,6 +6,9 @@
  * limits and the step of the "every k bytes" split.  The rest is a
  * client stream; after each head the framer is started again on the
  * bytes that follow, as for pipelined requests (up to 4 heads).
+ *
+ * A head the framer takes must be one Apache 2.4 takes without closing,
+ * as far as apache_refuses(), a model of its reading, can tell.
  */
 #include "http_req.h"
 #include "fuzz_util.h"
@@ -58,6 +61,90 @@ static void record(struct head_result *h, const struct l7_http_req *r,
 	h->keep_alive = r->keep_alive;
 	h->expect_continue = r->expect_continue;
 	h->upgrade = r->upgrade;
+}
+
+static bool ci_equal(const uint8_t *p, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i]; i++)
+		if (l7_to_lower(p[i]) != (uint8_t)s[i])
+			return false;
+	return i == n && !s[i];
+}
+
+/* Apache's ap_parse_strict_length(): digits only, below 2^63. */
+static bool apache_length(const uint8_t *v, size_t n)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!l7_is_digit(v[i]) || x > (UINT64_MAX >> 1) / 10)
+			return false;
+		x = x * 10 + (v[i] - '0');
+		if (x >> 63)
+			return false;
+	}
+	return n > 0;
+}
+
+/*
+ * Apache's ap_is_chunked() on the Transfer-Encoding fields merged as it
+ * merges them (values trimmed, joined with ", "): "chunked" last, with
+ * nothing after it and a blank, ',' or nothing before it.
+ */
+static bool apache_chunked(const uint8_t *m, size_t n)
+{
+	if (n < 7 || !ci_equal(m + n - 7, 7, "chunked"))
+		return false;
+	return n == 7 || m[n - 8] == ' ' || m[n - 8] == '\t' || m[n - 8] == ',';
+}
+
+/*
+ * Where Apache refuses a head the framer framed (well-formed lines, so
+ * read simply) and closes: more than 10 empty lines first, Content-Length
+ * repeated (Apache merges it into a list) or not one length below 2^63,
+ * Transfer-Encoding not ending in chunked.  NULL if it takes it.
+ */
+static const char *apache_refuses(const uint8_t *p, uint32_t len)
+{
+	static uint8_t te[2 * L7_HTTP_DEFAULT_MAX_HEAD + 512];
+	size_t i = 0, nte = 0, lines = 0, ncl = 0, nfields_te = 0;
+
+	for (; i + 1 < len && p[i] == '\r' && p[i + 1] == '\n'; i += 2)
+		lines++;
+	if (lines > 10)
+		return "more than 10 empty lines first";
+	while (i < len && p[i] != '\n')
+		i++;
+	for (i++; i + 2 < len; ) {
+		size_t name = i, colon, v, e, next;
+
+		for (colon = i; p[colon] != ':'; colon++)
+			;
+		for (next = colon; p[next] != '\n'; next++)
+			;
+		for (v = colon + 1; l7_is_ows(p[v]); v++)
+			;
+		for (e = next - 1; e > v && l7_is_ows(p[e - 1]); e--)
+			;
+		if (ci_equal(p + name, colon - name, "content-length") &&
+		    (++ncl > 1 || !apache_length(p + v, e - v)))
+			return "Content-Length repeated or not one length";
+		if (ci_equal(p + name, colon - name, "transfer-encoding")) {
+			if (nfields_te++) {
+				memcpy(te + nte, ", ", 2);
+				nte += 2;
+			}
+			memcpy(te + nte, p + v, e - v);
+			nte += e - v;
+		}
+		i = next + 1;
+	}
+	if (nfields_te && !apache_chunked(te, nte))
+		return "Transfer-Encoding not ending in chunked";
+	return NULL;
 }
 
 static void check_span(struct l7_http_span s, uint32_t head_len)
@@ -115,6 +202,7 @@ static void check_head(const struct head_result *h, const uint8_t *d,
 		FUZZ_ASSERT(h->minor >= 1);
 	if (h->expect_continue)
 		FUZZ_ASSERT(h->minor >= 1);
+	FUZZ_ASSERT(!apache_refuses(p, h->head_len));
 }
 
 static void run(const uint8_t *d, size_t len, const struct fuzz_split *s,

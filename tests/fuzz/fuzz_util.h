@@ -59,9 +59,11 @@ static inline void fuzz_every(struct fuzz_split *s, size_t len, size_t k)
 
 /*
  * An independent, whole-buffer reading of a chunked body (RFC 9112 7.1,
- * with BWS allowed wherever the framer allows it) to compare the framer
- * against.  Returns 1 with *at just past the body, 0 if @n bytes end
- * before it does, -1 with *at on the first byte that cannot continue it.
+ * with BWS allowed wherever the framer allows it, but Apache 2.4's
+ * limits: a chunk size below 2^63, at most 10 blanks after it) to
+ * compare the framer against.  Returns 1 with *at just past the body, 0
+ * if @n bytes end before it does, -1 with *at on the first byte that
+ * cannot continue it.
  */
 static inline bool ref_token(const uint8_t *p, size_t n, size_t *i)
 {
@@ -94,10 +96,11 @@ static inline int ref_chunked(const uint8_t *p, size_t n, size_t *at)
 
 	for (;;) {
 		uint64_t size = 0;
-		size_t digits = 0;
+		size_t digits = 0, bws = 0;
 
 		while (i < n && l7_hex_val(p[i]) >= 0) {
-			if (size >> 60) {
+			/* Apache's off_t: 16 * size + digit < 2^63 */
+			if (size >= 1ull << 59) {
 				*at = i;
 				return -1;
 			}
@@ -105,6 +108,12 @@ static inline int ref_chunked(const uint8_t *p, size_t n, size_t *at)
 			digits++;
 		}
 		REF_NEED(digits > 0);
+		for (; i < n && l7_is_ows(p[i]); i++) {
+			if (++bws > 10) {
+				*at = i;
+				return -1;
+			}
+		}
 		for (;;) {
 			ref_ows(p, n, &i);
 			REF_NEED(p[i] == '\r' || p[i] == ';');

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit tests for core/head_copy.c: the director's copy of a request
- * head carries the client's address and never asks the server to close,
- * and frames exactly as the client's head does.
+ * head carries the client's address and never asks or leads the server
+ * to close, and frames exactly as the client's head does.
  */
+#define _GNU_SOURCE	/* strcasestr() */
+#include <stdio.h>
 #include <string.h>
 
 #include "head_copy.h"
@@ -101,15 +103,102 @@ static void never_asks_to_close(void)
 	c = copy("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", &o);
 	CHECK(c && !strcmp(c, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
 	      "once: %s", c);
-	/* other tokens (an upgrade, hop-by-hop names): left alone */
+	/* other tokens (an upgrade, hop-by-hop names) stay, without close */
 	c = copy("GET / HTTP/1.1\r\nConnection: close, upgrade\r\n"
 		 "Upgrade: websocket\r\nHost: a\r\n\r\n", &o);
-	CHECK(c && strstr(c, "Connection: close, upgrade\r\n"), "%s", c);
+	CHECK(c && strstr(c, "\r\nConnection: upgrade\r\nUpgrade"), "%s", c);
+	CHECK(frame(c, &again) && again.upgrade && again.keep_alive,
+	      "upgrade kept");
+	/* a field without close or keep-alive: byte for byte */
+	c = copy("GET / HTTP/1.1\r\nConnection: ,upgrade ,\t\r\n"
+		 "Upgrade: websocket\r\nHost: a\r\n\r\n", &o);
+	CHECK(c && strstr(c, "\r\nConnection: ,upgrade ,\t\r\n"), "%s", c);
 	/* off: byte for byte */
 	o.keep_alive = false;
 	c = copy("GET / HTTP/1.1\r\nConnection: close\r\nHost: a\r\n\r\n", &o);
 	CHECK(c && !strcmp(c, "GET / HTTP/1.1\r\nConnection: close\r\n"
 			      "Host: a\r\n\r\n"), "%s", c);
+}
+
+/*
+ * Apache closes on "close" among other tokens too: the copy keeps the
+ * others and their separators, and the client still gets its close.
+ */
+static void close_among_other_tokens(void)
+{
+	static const struct {
+		const char *field, *copied;	/* NULL: left out */
+	} cases[] = {
+		{ "Connection: close, x", "Connection: x" },
+		{ "Connection: x, close", "Connection: x" },
+		{ "Connection:close,x", "Connection:x" },
+		{ "connection: a,  CLOSE,b\t", "connection: a,  b" },
+		{ "Connection: keep-alive, close , te,close ", "Connection: te" },
+		{ "Connection: ,close, ,keep-alive,", NULL },
+	};
+	struct l7_copy_opts o = { .keep_alive = true };
+	struct l7_http_req again;
+	char head[128], want[128];
+	const char *c;
+	size_t i;
+
+	for (i = 0; i < L7_ARRAY_SIZE(cases); i++) {
+		snprintf(head, sizeof(head),
+			 "GET / HTTP/1.1\r\nHost: a\r\n%s\r\nX: y\r\n\r\n",
+			 cases[i].field);
+		snprintf(want, sizeof(want),
+			 "GET / HTTP/1.1\r\nHost: a\r\n%s%sX: y\r\n\r\n",
+			 cases[i].copied ?: "", cases[i].copied ? "\r\n" : "");
+		c = copy(head, &o);
+		CHECK(c && !strcmp(c, want), "%s: copy %s", cases[i].field, c);
+		CHECK(!req.keep_alive && frame(c, &again) && again.keep_alive,
+		      "%s: the client closes, the server keeps it",
+		      cases[i].field);
+	}
+}
+
+/*
+ * Apache closes after a request that left it expecting to send a 100:
+ * one without a body, or any HTTP/1.0 request.  Their Expect fields stay
+ * out of the copy; one a body follows is the server's to answer.
+ */
+static void expect_only_with_a_body(void)
+{
+	static const struct {
+		const char *head;
+		bool kept;
+	} cases[] = {
+		{ "GET / HTTP/1.1\r\nExpect: 100-continue\r\nHost: a\r\n\r\n",
+		  false },
+		{ "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n"
+		  "expect:100-Continue\r\n\r\n", false },
+		{ "POST / HTTP/1.0\r\nContent-Length: 5\r\n"
+		  "Expect: 100-continue\r\n\r\n", false },
+		{ "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+		  "Expect: 100-continue\r\n\r\n", true },
+		{ "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+		  "Expect: 100-continue\r\n\r\n", true },
+	};
+	struct l7_copy_opts o = { .keep_alive = true };
+	struct l7_http_req again;
+	const char *c;
+	size_t i;
+
+	for (i = 0; i < L7_ARRAY_SIZE(cases); i++) {
+		c = copy(cases[i].head, &o);
+		CHECK(c && frame(c, &again) && again.body == req.body &&
+		      again.content_length == req.content_length,
+		      "case %zu: %s", i, c);
+		CHECK(!strcasestr(c, "\r\nExpect:") == !cases[i].kept,
+		      "case %zu: %s", i, c);
+		CHECK(again.expect_continue == (cases[i].kept &&
+						req.expect_continue),
+		      "case %zu: expect_continue %d", i, again.expect_continue);
+	}
+	/* off: byte for byte */
+	o.keep_alive = false;
+	c = copy(cases[0].head, &o);
+	CHECK(c && !strcmp(c, cases[0].head), "%s", c);
 }
 
 /* Framing fields are copied as they are, and frame the same. */
@@ -136,6 +225,8 @@ int main(void)
 	RUN(xff_replaced);
 	RUN(forwarded_v6);
 	RUN(never_asks_to_close);
+	RUN(close_among_other_tokens);
+	RUN(expect_only_with_a_body);
 	RUN(framing_unchanged);
 	return l7_test_summary("head_copy");
 }

@@ -120,11 +120,20 @@ static const struct good_case good[] = {
 	  "GE / HTTP/1.1\r\nHost: h\r\n\r\n",
 	  { L7_HTTP_M_OTHER, "GE", "/", L7_HTTP_T_ORIGIN, 1, "h",
 	    L7_HTTP_BODY_NONE, 0, true, false, false, 1 } },
-	{ "empty Host, repeated equal Content-Length",
-	  "POST / HTTP/1.1\r\nHost:\r\nContent-Length: 5, 5\r\n"
-	  "content-length: 5\r\n\r\n",
+	{ "empty Host, Content-Length with leading zeros and OWS",
+	  "POST / HTTP/1.1\r\nHost:\r\nContent-Length: \t005 \r\n\r\n",
 	  { L7_HTTP_M_POST, "POST", "/", L7_HTTP_T_ORIGIN, 1, "",
-	    L7_HTTP_BODY_LENGTH, 5, true, false, false, 3 } },
+	    L7_HTTP_BODY_LENGTH, 5, true, false, false, 2 } },
+	{ "10 empty lines first (Apache's most)",
+	  "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+	  "GET / HTTP/1.1\r\nHost: h\r\n\r\n",
+	  { L7_HTTP_M_GET, "GET", "/", L7_HTTP_T_ORIGIN, 1, "h",
+	    L7_HTTP_BODY_NONE, 0, true, false, false, 1 } },
+	{ "chunked last, OWS after it",
+	  "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip,chunked \t\r\n"
+	  "X: chunked ,\r\n\r\n",
+	  { L7_HTTP_M_POST, "POST", "/", L7_HTTP_T_ORIGIN, 1, "h",
+	    L7_HTTP_BODY_CHUNKED, 0, true, false, false, 3 } },
 	{ "names that extend known ones are not them",
 	  "GET / HTTP/1.1\r\nHost: h\r\nHosts: x y\r\nContent-Lengths: zz\r\n"
 	  "Connection-X: close\r\nX-Transfer-Encoding: foo\r\n\r\n",
@@ -134,10 +143,10 @@ static const struct good_case good[] = {
 	  "GET / HTTP/1.1\r\nHost: h\r\nX-Name: caf\xc3\xa9\tbar\r\n\r\n",
 	  { L7_HTTP_M_GET, "GET", "/", L7_HTTP_T_ORIGIN, 1, "h",
 	    L7_HTTP_BODY_NONE, 0, true, false, false, 2 } },
-	{ "Content-Length 0, max uint64",
-	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 18446744073709551615\r\n\r\n",
+	{ "Content-Length 2^63 - 1 (Apache's most)",
+	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 9223372036854775807\r\n\r\n",
 	  { L7_HTTP_M_POST, "POST", "/", L7_HTTP_T_ORIGIN, 1, "h",
-	    L7_HTTP_BODY_LENGTH, 18446744073709551615ull, true, false, false,
+	    L7_HTTP_BODY_LENGTH, 9223372036854775807ull, true, false, false,
 	    2 } },
 };
 
@@ -220,6 +229,18 @@ static const struct bad_case bad[] = {
 	{ "Content-Length overflow",
 	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 18446744073709551616\r\n\r\n",
 	  L7_HTTP_E_CONTENT_LENGTH, 400 },
+	{ "Content-Length 2^63 (Apache's off_t)",
+	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 9223372036854775808\r\n\r\n",
+	  L7_HTTP_E_CONTENT_LENGTH, 400 },
+	{ "repeated equal Content-Length (Apache: a list)",
+	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n"
+	  "content-length: 5\r\n\r\n", L7_HTTP_E_CONTENT_LENGTH, 400 },
+	{ "equal Content-Length list",
+	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\n\r\n",
+	  L7_HTTP_E_CONTENT_LENGTH, 400 },
+	{ "11 empty lines first",
+	  "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+	  "GET / HTTP/1.1\r\nHost: h\r\n\r\n", L7_HTTP_E_BLANK_LINES, 400 },
 	{ "TE and CL",
 	  "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n"
 	  "Transfer-Encoding: chunked\r\n\r\n", L7_HTTP_E_TE_AND_CL, 400 },
@@ -230,6 +251,15 @@ static const struct bad_case bad[] = {
 	  "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n"
 	  "Transfer-Encoding: chunked\r\n\r\n",
 	  L7_HTTP_E_TRANSFER_ENCODING, 400 },
+	{ "comma after chunked",
+	  "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked ,\r\n\r\n",
+	  L7_HTTP_E_TRANSFER_ENCODING, 400 },
+	{ "comma right after chunked",
+	  "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked,\r\n\r\n",
+	  L7_HTTP_E_TRANSFER_ENCODING, 400 },
+	{ "empty Transfer-Encoding after chunked (Apache: \"chunked, \")",
+	  "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n"
+	  "Transfer-Encoding:\r\n\r\n", L7_HTTP_E_TRANSFER_ENCODING, 400 },
 	{ "chunked with parameter",
 	  "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked;x=1\r\n\r\n",
 	  L7_HTTP_E_TRANSFER_ENCODING, 400 },
