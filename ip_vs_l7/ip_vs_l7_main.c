@@ -108,10 +108,16 @@ module_param_named(max_conns_per_source, l7_max_conns_per_source, uint, 0644);
 MODULE_PARM_DESC(max_conns_per_source,
 		 "client connections alive at most per client IPv4 address, else reset; 0: no cap (default 256)");
 
-unsigned int l7_source_max_pooled = 32;
+/*
+ * Off by default: one address may stand for many clients (a NAT, a
+ * proxy, a load generator), and the floors bound how long any request
+ * holds a pooled connection.  Directors facing untrusted clients set it,
+ * e.g. to pool_max / 8.
+ */
+unsigned int l7_source_max_pooled;
 module_param_named(source_max_pooled, l7_source_max_pooled, uint, 0644);
 MODULE_PARM_DESC(source_max_pooled,
-		 "pooled connections the requests of one client IPv4 address or IPv6 /64 may hold at once, all services together, else 503; 0: no cap (default 32)");
+		 "pooled connections the requests of one client IPv4 address or IPv6 /64 may hold at once, all services together, else 503; 0: no cap (default 0)");
 
 unsigned int l7_conn_buckets;
 module_param_named(conn_buckets, l7_conn_buckets, uint, 0444);

@@ -298,7 +298,7 @@ source_pooled_cap() {
 	[ "$(grep -c '^200$' "$TMP"/cap[1-4] | awk -F: '{ n += $2 } END { print n }')" = 2 ] || rc=1
 	[ "$(grep -c '^503$' "$TMP"/cap[1-4] | awk -F: '{ n += $2 } END { print n }')" = 2 ] || rc=1
 	[ "$(svc_col source_capped)" = $((before + 2)) ] || rc=1
-	param source_max_pooled 32
+	param source_max_pooled 0
 	return $rc
 }
 
