@@ -50,6 +50,9 @@ FIELDS_100 = (b"HTTP/1.1 200 OK\r\n" +
 class UpgradeHandler(socketserver.BaseRequestHandler):
     def handle(self):
         sock = self.request
+        # as Apache: a write goes out at once, never held back by Nagle
+        # until the peer's next ACK (which would carry its next request)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         buf = b""
         while True:
             while b"\r\n\r\n" not in buf:
