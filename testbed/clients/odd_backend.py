@@ -11,9 +11,7 @@ MODE upgrade: HTTP/1.1 keep-alive server (heads only, no bodies) that
     "ok\\n" and exactly 100 header fields, none of them Connection (a
     head at the framer's field limit: the director's copy for an
     HTTP/1.0 keep-alive client has no room for its own field); any other
-    path gets a 200 with "ok\\n" and Content-Length alone; /overrun gets
-    that too, then half a second later a second response nobody asked for
-    (a CGI that wrote past its Content-Length).
+    path gets a 200 with "ok\\n" and Content-Length alone.
 MODE chatty: as upgrade, but a connection on which no request came
     within a second of accept gets one byte ("X") nobody asked for.
 
@@ -24,7 +22,6 @@ import argparse
 import socket
 import socketserver
 import threading
-import time
 
 
 def accept_close(addr, port, count_file):
@@ -75,13 +72,6 @@ class UpgradeHandler(socketserver.BaseRequestHandler):
                     sock.sendall(data)
             if path.startswith(b"/fields"):
                 sock.sendall(FIELDS_100)
-                continue
-            if path.startswith(b"/overrun"):
-                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
-                             b"\r\nok\n")
-                time.sleep(0.5)
-                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
-                             b"\r\nevil\n")
                 continue
             sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
 
