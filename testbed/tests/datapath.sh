@@ -221,6 +221,39 @@ userns_rules_refused() {
 	return $rc
 }
 
+# param_refused NAME VALUE: writing VALUE to the module's parameter NAME
+# at run time fails and leaves the value it had
+param_refused() {
+	local f=/sys/module/ip_vs_l7/parameters/$1 before after
+	before=$(cat "$f") || return 1
+	if echo "$2" 2> /dev/null > "$f"; then
+		echo "$1=$2 accepted"
+		echo "$before" > "$f"
+		return 1
+	fi
+	after=$(cat "$f")
+	[ "$after" = "$before" ] || { echo "$1 is $after, was $before"; return 1; }
+}
+
+# Parameters written at run time are checked as at load: a value that
+# would refuse or expire everything, or overflow a timer, is refused.
+params_checked_at_run_time() {
+	local rc=0
+	param_refused client_max_pooled 0 || rc=1
+	param_refused pool_max 0 || rc=1
+	param_refused head_timeout 0 || rc=1
+	param_refused idle_timeout 0 || rc=1
+	param_refused ack_timeout 99999999 || rc=1
+	param_refused queue_timeout 4294967295 || rc=1
+	param_refused pool_idle_ttl x || rc=1
+	# and a good value still goes in
+	echo 5 > /sys/module/ip_vs_l7/parameters/client_max_pooled &&
+		[ "$(cat /sys/module/ip_vs_l7/parameters/client_max_pooled)" = 5 ] ||
+		{ echo "client_max_pooled=5 not taken"; rc=1; }
+	echo 4 > /sys/module/ip_vs_l7/parameters/client_max_pooled
+	return $rc
+}
+
 t_check "datapath: bad heads get 400/417/501/505 from the director" bad_heads_answered
 t_check "datapath: a head over 8 KB gets 431" oversized_head_431
 t_check "datapath: a client too slow with its head gets 408" slow_client_408
@@ -231,6 +264,7 @@ t_check "datapath: no byte reached a backend, no IPVS connection" nothing_reache
 t_check "datapath: every connection freed" no_connection_leaks
 t_check "datapath: the module's hooks only where an l7 service is" hooks_where_served
 t_check "datapath: no l7 service in a user namespace's network namespace" userns_service_refused
+t_check "datapath: module parameters written at run time are range-checked" params_checked_at_run_time
 t_check "datapath: no l7 rules in a user namespace's network namespace" userns_rules_refused
 
 testbed_down
