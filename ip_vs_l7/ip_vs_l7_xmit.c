@@ -152,7 +152,15 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = 0;
 	iph->tot_len = htons(skb->len);
+	/*
+	 * ID 0, as Linux gives a DF segment it sends without a socket (its
+	 * RSTs and ACKs in reply): nothing to reassemble, and a capture
+	 * tells the director's own segments from the servers' it forwards,
+	 * which keep their sockets' IDs.
+	 */
+	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
 	iph->protocol = IPPROTO_TCP;
