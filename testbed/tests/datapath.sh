@@ -9,6 +9,7 @@ set -u
 
 VS=$L7TB_VIP:80
 HEAD_TIMEOUT=3
+TMP_TS=$(mktemp)
 
 modprobe ip_vs_l7 datapath=1 head_timeout=$HEAD_TIMEOUT
 testbed_up
@@ -260,6 +261,28 @@ params_checked_at_run_time() {
 	return $rc
 }
 
+# The director's TCP timestamps tell no uptime: its SYN-ACK's TSval is
+# its millisecond clock plus an offset keyed by the two addresses (as
+# Linux's own), not milliseconds since boot.  (A random offset lands
+# within a minute of the uptime once in 36,000 runs.)
+synack_tsval_not_uptime() {
+	local f=$TMP_TS ts up d pid
+	in_dir timeout 20 tcpdump -l -nn -c 1 -i dcli \
+		"src port 80 and tcp[tcpflags] & tcp-syn != 0" \
+		> "$f" 2> "$f.err" &
+	pid=$!
+	wait_for grep -q listening "$f.err" || return 1
+	expect_status 400 'BAD\r\n\r\n' || return 1
+	wait $pid
+	ts=$(sed -n 's/.*TS val \([0-9]*\).*/\1/p' "$f")
+	up=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
+	[ -n "$ts" ] || { echo "no TSval in: $(cat "$f")"; return 1; }
+	d=$(((ts - up) & 0xffffffff))
+	[ $d -lt $((1 << 31)) ] || d=$(((1 << 32) - d))
+	echo "SYN-ACK TSval $ts, uptime $up ms: $d ms apart"
+	[ $d -gt 60000 ]
+}
+
 t_check "datapath: bad heads get 400/417/501/505 from the director" bad_heads_answered
 t_check "datapath: a head over 8 KB gets 431" oversized_head_431
 t_check "datapath: a client too slow with its head gets 408" slow_client_408
@@ -271,7 +294,9 @@ t_check "datapath: every connection freed" no_connection_leaks
 t_check "datapath: the module's hooks only where an l7 service is" hooks_where_served
 t_check "datapath: no l7 service in a user namespace's network namespace" userns_service_refused
 t_check "datapath: module parameters written at run time are range-checked" params_checked_at_run_time
+t_check "datapath: the director's TCP timestamps are not its uptime" synack_tsval_not_uptime
 t_check "datapath: no l7 rules in a user namespace's network namespace" userns_rules_refused
 
 testbed_down
+rm -f "$TMP_TS" "$TMP_TS.err"
 t_summary
