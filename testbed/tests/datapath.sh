@@ -205,7 +205,7 @@ netns_other() {
 userns_rules_refused() {
 	local pid rc=0 out st
 	# unshare runs sleep in the process it made the namespaces in
-	"${IN_USERNS[@]}" sleep 30 &
+	"${IN_USERNS[@]}" sleep 30 > /dev/null 2>&1 &
 	pid=$!
 	wait_for netns_other $pid || { kill $pid; return 1; }
 	# exit status: the errno, 1 (EPERM); a dump's refusal has no message
