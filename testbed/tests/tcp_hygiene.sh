@@ -171,10 +171,12 @@ floor_segments() {
 	in_dir tcpdump -r "$TMP/floor.pcap" -nn 2> /dev/null |
 		awk -v vip="$L7TB_VIP.80" -v floor="$1" '
 		/need to frag/ { after = 1; next }
-		!after || $3 != vip || $NF == 0 { next }
-		{ n[$NF]++; all++ }
-		$NF >= floor - 40 && $NF <= floor { at++ }
-		$NF < floor - 40 { below++ }
+		!after || $3 != vip || !match($0, /length [0-9]+/) { next }
+		{ len = substr($0, RSTART + 7, RLENGTH - 7) + 0 }
+		len == 0 { next }
+		{ n[len]++; all++ }
+		len >= floor - 40 && len <= floor { at++ }
+		len < floor - 40 { below++ }
 		END {
 			for (l in n) if (mode == "" || n[l] > n[mode]) mode = l
 			printf "after the error: %d data segments, %d at the floor (%d-%d bytes), %d below, most of %s bytes\n",
