@@ -601,7 +601,6 @@ unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 			    struct sk_buff *skb);
 
 /* ip_vs_l7_xmit.c */
-u32 l7_now_ts(void);
 void l7_send_client(struct l7_conn *c, u8 flags,
 		    u32 seq, const void *data, u32 len);
 void l7_send_client_ack(struct l7_conn *c, u32 ack);

@@ -9,9 +9,10 @@
  * refusal says why in the extended ack.
  *
  * Privilege is that of IPVS's own family: CAP_NET_ADMIN in the initial
- * user namespace (GENL_ADMIN_PERM).  A namespace whose owner lacks it
- * cannot drive IPVS over netlink either, so there would be no service
- * for its rules, and the parser is not open to unprivileged users.
+ * user namespace (GENL_ADMIN_PERM).  On top of that, no rule set of a
+ * network namespace owned by another user namespace is read or written,
+ * as no l7 service is made there (l7_net_allowed()): root of the initial
+ * user namespace entering such a namespace configures nothing of ours.
  *
  * The family is a module of its own, ip_vs_l7_genl.ko, on top of
  * ip_vs_l7.ko (the store it fills).  IPVS loads a scheduler's module from
@@ -88,8 +89,23 @@ static int l7_nl_put_key(struct sk_buff *skb, const struct l7_rkey *key)
 	return 0;
 }
 
+/* a namespace whose rule sets may be used, or -EPERM */
+static int l7_nl_net_allowed(const struct net *net,
+			     struct netlink_ext_ack *extack)
+{
+	if (l7_net_allowed(net))
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "IPVS_L7 is refused in a network namespace outside the initial user namespace");
+	return -EPERM;
+}
+
 static int l7_nl_req_key(struct genl_info *info, struct l7_rkey *key)
 {
+	int err = l7_nl_net_allowed(genl_info_net(info), info->extack);
+
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, IPVS_L7_ATTR_SERVICE)) {
 		NL_SET_ERR_MSG(info->extack, "no service given");
 		return -EINVAL;
@@ -295,6 +311,9 @@ static int l7_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	struct l7_rkey key;
 	int err;
 
+	err = l7_nl_net_allowed(genl_info_net(info), info->extack);
+	if (err)
+		return err;
 	if (!info->attrs[IPVS_L7_ATTR_SERVICE]) {
 		l7_rules_flush(genl_info_net(info), NULL);
 		return 0;
@@ -553,6 +572,9 @@ static int l7_nl_dump_start(struct netlink_callback *cb)
 	struct nlattr *tb[IPVS_L7_ATTR_MAX + 1];
 	int err;
 
+	err = l7_nl_net_allowed(sock_net(cb->skb->sk), cb->extack);
+	if (err)
+		return err;
 	memset(d, 0, sizeof(*d));
 	/* validated already; parsed again for the optional filter */
 	err = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, IPVS_L7_ATTR_MAX,
@@ -646,8 +668,10 @@ out:
 }
 
 /*
- * Every command needs CAP_NET_ADMIN (see the top).  GET_INFO takes no
- * attribute: without a policy of its own the core refuses any.
+ * Every command needs CAP_NET_ADMIN (see the top); every one that reads
+ * or writes a rule set, a namespace that may have l7 services.  GET_INFO
+ * (the family's constants) takes no attribute: without a policy of its
+ * own the core refuses any.
  */
 static const struct genl_ops l7_genl_ops[] = {
 	{

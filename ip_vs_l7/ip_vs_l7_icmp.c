@@ -11,7 +11,9 @@
  * is about instead, and lets the packet go on to the stack (an idle
  * pooled socket learns from it as usual).  The quoted segment must lie in
  * the window of data the director has sent on that side, as TCP checks
- * (RFC 5927), so a blind attacker cannot shrink a flow's segments.
+ * (RFC 5927), so a blind attacker cannot shrink a flow's segments; and
+ * the segment size never goes below Linux's floor (core/tcp_pmtu.h), so
+ * that a client cannot make the director answer in tiny segments.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -27,6 +29,7 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
+#include "core/tcp_pmtu.h"
 
 /* The part of a quoted TCP header that RFC 792 guarantees: 8 bytes. */
 struct l7_tcp_quote {
@@ -43,21 +46,24 @@ struct l7_quote {
 	struct l7_tcp_quote	tcp;
 };
 
-/* The payload a segment of ours may carry on a path of @mtu. */
-static u16 l7_mtu_to_mss(u16 af, u32 mtu)
+/*
+ * The MSS a side of ours at @cur may be lowered to on a path of @mtu,
+ * with the floors the namespace's sysctls set for its own sockets.
+ */
+static u16 l7_mtu_to_mss(struct net *net, u16 af, u32 mtu, u16 cur)
 {
-	if (af == AF_INET6)
-		return max_t(u32, mtu, IPV6_MIN_MTU) -
-		       sizeof(struct ipv6hdr) - sizeof(struct tcphdr);
-	return max_t(u32, mtu, IPV4_MIN_MTU) - sizeof(struct iphdr) -
-	       sizeof(struct tcphdr);
+	struct l7_pmtu_floor floor = {
+		.min_pmtu = READ_ONCE(net->ipv4.ip_rt_min_pmtu),
+		.min_snd_mss = READ_ONCE(net->ipv4.sysctl_tcp_min_snd_mss),
+	};
+
+	return l7_pmtu_mss(af == AF_INET6, mtu, &floor, cur);
 }
 
 /* An error about a segment the director sent to a client. */
 static void l7_icmp_client(struct net *net, const struct l7_quote *q,
 			   u32 mtu)
 {
-	u16 mss = l7_mtu_to_mss(q->af, mtu);
 	u32 seq = ntohl(q->tcp.seq);
 	struct l7_conn *c;
 
@@ -67,8 +73,8 @@ static void l7_icmp_client(struct net *net, const struct l7_quote *q,
 		return;
 	spin_lock_bh(&c->lock);
 	if (!c->dead && !before(seq, c->d_snd_una) &&
-	    before(seq, c->d_snd_nxt) && mss < c->c_mss)
-		c->c_mss = mss;
+	    before(seq, c->d_snd_nxt))
+		c->c_mss = l7_mtu_to_mss(net, q->af, mtu, c->c_mss);
 	spin_unlock_bh(&c->lock);
 }
 
@@ -76,7 +82,6 @@ static void l7_icmp_client(struct net *net, const struct l7_quote *q,
 static void l7_icmp_backend(struct net *net, const struct l7_quote *q,
 			    u32 mtu)
 {
-	u16 mss = l7_mtu_to_mss(q->af, mtu);
 	u32 seq = ntohl(q->tcp.seq);
 	struct l7_binding *b;
 	struct l7_pconn *pc;
@@ -91,9 +96,8 @@ static void l7_icmp_backend(struct net *net, const struct l7_quote *q,
 		return;	/* idle: the director sends nothing there */
 	spin_lock_bh(&c->lock);
 	b = c->dead ? NULL : l7_binding_of(c, pc);
-	if (b && !before(seq, b->b_acked) && before(seq, b->b_snd_nxt) &&
-	    mss < pc->tcp.mss)
-		pc->tcp.mss = mss;
+	if (b && !before(seq, b->b_acked) && before(seq, b->b_snd_nxt))
+		pc->tcp.mss = l7_mtu_to_mss(net, q->af, mtu, pc->tcp.mss);
 	spin_unlock_bh(&c->lock);
 }
 

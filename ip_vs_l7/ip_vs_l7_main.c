@@ -19,18 +19,73 @@
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
 
+/*
+ * Parameters with a range are checked by their setter, which runs for a
+ * value given at load and for one written to /sys/module/ip_vs_l7/
+ * parameters/ alike: a bad value is refused (-EINVAL) and the old one
+ * stays.  Times stay below a week, so that seconds * HZ and milliseconds
+ * fit the unsigned int they are computed in.
+ */
+#define L7_PARAM_SECS_MAX	(7 * 24 * 3600)
+
+/* at least 1: 0 would refuse or expire everything */
+static int l7_param_set_positive(const char *val,
+				 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, UINT_MAX);
+}
+
+/* seconds, 0 allowed (where it means "never") */
+static int l7_param_set_secs(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, L7_PARAM_SECS_MAX);
+}
+
+/* seconds, at least 1 */
+static int l7_param_set_secs_positive(const char *val,
+				      const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, L7_PARAM_SECS_MAX);
+}
+
+static int l7_param_set_msecs(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0,
+				     L7_PARAM_SECS_MAX * MSEC_PER_SEC);
+}
+
+static const struct kernel_param_ops l7_param_positive = {
+	.set = l7_param_set_positive,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops l7_param_secs = {
+	.set = l7_param_set_secs,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops l7_param_secs_positive = {
+	.set = l7_param_set_secs_positive,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops l7_param_msecs = {
+	.set = l7_param_set_msecs,
+	.get = param_get_uint,
+};
+
 unsigned int l7_pool_min_idle = 8;
 module_param_named(pool_min_idle, l7_pool_min_idle, uint, 0644);
 MODULE_PARM_DESC(pool_min_idle,
 		 "idle pre-established connections kept per real server (default 8)");
 
 unsigned int l7_pool_max = 256;
-module_param_named(pool_max, l7_pool_max, uint, 0644);
+module_param_cb(pool_max, &l7_param_positive, &l7_pool_max, 0644);
 MODULE_PARM_DESC(pool_max,
 		 "pooled connections per real server at most (default 256)");
 
 unsigned int l7_pool_idle_ttl = 20;
-module_param_named(pool_idle_ttl, l7_pool_idle_ttl, uint, 0644);
+module_param_cb(pool_idle_ttl, &l7_param_secs, &l7_pool_idle_ttl, 0644);
 MODULE_PARM_DESC(pool_idle_ttl,
 		 "seconds an idle pooled connection is kept before it is replaced, 0: forever (default 20)");
 
@@ -49,17 +104,20 @@ module_param_named(max_head, l7_max_head, uint, 0444);
 MODULE_PARM_DESC(max_head, "request head limit in bytes, else 431 (default 8192)");
 
 unsigned int l7_head_timeout = 30;
-module_param_named(head_timeout, l7_head_timeout, uint, 0644);
+module_param_cb(head_timeout, &l7_param_secs_positive, &l7_head_timeout,
+		0644);
 MODULE_PARM_DESC(head_timeout,
 		 "seconds a client may take to send a request head, else 408 (default 30)");
 
 unsigned int l7_idle_timeout = 900;
-module_param_named(idle_timeout, l7_idle_timeout, uint, 0644);
+module_param_cb(idle_timeout, &l7_param_secs_positive, &l7_idle_timeout,
+		0644);
 MODULE_PARM_DESC(idle_timeout,
 		 "seconds a spliced connection may stay silent before both ends are reset (default 900)");
 
 unsigned int l7_tunnel_timeout = 3600;
-module_param_named(tunnel_timeout, l7_tunnel_timeout, uint, 0644);
+module_param_cb(tunnel_timeout, &l7_param_secs_positive, &l7_tunnel_timeout,
+		0644);
 MODULE_PARM_DESC(tunnel_timeout,
 		 "seconds a tunnel (after a 101) may carry no byte either way before both ends are reset (default 3600)");
 
@@ -69,17 +127,18 @@ MODULE_PARM_DESC(queue_max,
 		 "requests per service waiting for a pooled connection, else 503 (default 1024)");
 
 unsigned int l7_queue_timeout = 5000;
-module_param_named(queue_timeout, l7_queue_timeout, uint, 0644);
+module_param_cb(queue_timeout, &l7_param_msecs, &l7_queue_timeout, 0644);
 MODULE_PARM_DESC(queue_timeout,
 		 "milliseconds a request may wait for a pooled connection, else 503 (default 5000)");
 
 unsigned int l7_client_max_pooled = 4;
-module_param_named(client_max_pooled, l7_client_max_pooled, uint, 0644);
+module_param_cb(client_max_pooled, &l7_param_positive,
+		&l7_client_max_pooled, 0644);
 MODULE_PARM_DESC(client_max_pooled,
 		 "pooled connections one client connection may hold at once; its further pipelined requests wait (default 4)");
 
 unsigned int l7_ack_timeout = 30;
-module_param_named(ack_timeout, l7_ack_timeout, uint, 0644);
+module_param_cb(ack_timeout, &l7_param_secs, &l7_ack_timeout, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "seconds a client may leave response bytes unacknowledged (or its window closed) before both ends are reset, 0: never (default 30)");
 
@@ -89,7 +148,7 @@ MODULE_PARM_DESC(read_minrate,
 		 "bytes a second a client must read a response at, allowed to fall ack_timeout seconds behind, else both ends are reset; 0: any progress will do (default 500)");
 
 unsigned int l7_body_timeout = 10;
-module_param_named(body_timeout, l7_body_timeout, uint, 0644);
+module_param_cb(body_timeout, &l7_param_secs, &l7_body_timeout, 0644);
 MODULE_PARM_DESC(body_timeout,
 		 "seconds a request body may fall behind body_minrate, else 408 (or both ends reset once the response began); 0: no floor (default 10)");
 
@@ -162,7 +221,7 @@ static int __init ip_vs_l7_init(void)
 {
 	int err;
 
-	if (l7_max_head < 64 || !l7_client_max_pooled)
+	if (l7_max_head < 64)
 		return -EINVAL;
 	err = l7_conn_module_init();
 	if (err)

@@ -24,6 +24,8 @@
 #include <linux/netfilter.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/user_namespace.h>
+#include <net/net_namespace.h>
 #include <net/netlink.h>
 
 #include "core/head_copy.h"
@@ -32,6 +34,19 @@
 #include "uapi/ip_vs_l7_genl.h"
 
 struct net;
+
+/*
+ * Only a network namespace of the initial user namespace may have l7
+ * services or rules.  IPVS lets the root of any user namespace (which
+ * Debian lets an unprivileged user create) add services in its own
+ * network namespace, but max_conns, the pools' workqueue and the service
+ * and rule hashes are shared by every namespace, and the data path and
+ * its parser would be open to unprivileged users.
+ */
+static inline bool l7_net_allowed(const struct net *net)
+{
+	return net->user_ns == &init_user_ns;
+}
 
 /*
  * A service key.  An IPv4 VIP sits in ->addr.ip with the other twelve

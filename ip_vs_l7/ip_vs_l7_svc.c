@@ -264,6 +264,10 @@ int l7_service_init(struct ip_vs_service *svc)
 	struct ip_vs_dest *dest;
 	int err;
 
+	if (!l7_net_allowed(svc->ipvs->net)) {
+		pr_info_ratelimited("l7: refused a service in a network namespace outside the initial user namespace\n");
+		return -EPERM;
+	}
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return -ENOMEM;

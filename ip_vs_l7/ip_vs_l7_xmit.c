@@ -12,6 +12,8 @@
 
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/net.h>
+#include <linux/siphash.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
 #include <net/ip.h>
@@ -27,9 +29,40 @@
 #include "core/tcp_opt.h"
 
 /* Millisecond timestamp clock, monotonic, as Linux's default TS clock. */
-u32 l7_now_ts(void)
+static u32 l7_now_ts(void)
 {
 	return (u32)div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
+}
+
+static siphash_aligned_key_t l7_ts_key;
+
+/*
+ * The TSval the director sends from @saddr to @daddr now: the clock plus
+ * an offset keyed by the two addresses, as Linux's secure_tcp_ts_off(),
+ * so that it tells no uptime and does not link one director's VIPs.  A
+ * function of the addresses alone: the SYN-ACK's (the cookie's low bits
+ * put in) and every later segment of the connection agree without
+ * keeping it.
+ */
+static u32 l7_ts_now(u16 af, const union nf_inet_addr *saddr,
+		     const union nf_inet_addr *daddr)
+{
+	struct {
+		struct in6_addr saddr;
+		struct in6_addr daddr;
+	} addrs;
+	u32 off;
+
+	net_get_random_once(&l7_ts_key, sizeof(l7_ts_key));
+	if (af == AF_INET) {
+		off = siphash_2u32((__force u32)saddr->ip,
+				   (__force u32)daddr->ip, &l7_ts_key);
+	} else {
+		addrs.saddr = saddr->in6;
+		addrs.daddr = daddr->in6;
+		off = siphash(&addrs, sizeof(addrs), &l7_ts_key);
+	}
+	return l7_now_ts() + off;
 }
 
 struct l7_seg {
@@ -152,7 +185,15 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = 0;
 	iph->tot_len = htons(skb->len);
+	/*
+	 * ID 0, as Linux gives a DF segment it sends without a socket (its
+	 * RSTs and ACKs in reply): nothing to reassemble, and a capture
+	 * tells the director's own segments from the servers' it forwards,
+	 * which keep their sockets' IDs.
+	 */
+	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = READ_ONCE(net->ipv4.sysctl_ip_default_ttl);
 	iph->protocol = IPPROTO_TCP;
@@ -208,7 +249,7 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 	};
 
 	if (c->c_ts) {
-		u32 now = l7_now_ts();
+		u32 now = l7_ts_now(c->af, &c->vaddr, &c->caddr);
 
 		/* never behind what the client saw, for its PAWS check */
 		if (before(now, c->d_ts_last))
@@ -393,7 +434,9 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 	/* without timestamps the cookie cannot carry SACK or scaling */
 	if (ts) {
 		want.present |= L7_TCPO_TS;
-		want.tsval = l7_cookie_ts_encode(l7_now_ts(), wscale, sack);
+		want.tsval = l7_cookie_ts_encode(l7_ts_now(s.af, &s.saddr,
+							   &s.daddr),
+						 wscale, sack);
 		want.tsecr = tsecr;
 		if (sack)
 			want.present |= L7_TCPO_SACK_PERM;

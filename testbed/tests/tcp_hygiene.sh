@@ -113,6 +113,143 @@ t_check "tcp_hygiene: a request sent as IP fragments is answered" raw_result fra
 t_check "tcp_hygiene: a client's D-SACK of a server's resend, after its ACK of the whole response, reaches that server" raw_result probe-dsack
 t_check "tcp_hygiene: without it, the pooled connection is back in the pool within a second" raw_result probe-silent
 
+# ICMP "fragmentation needed, MTU 68" from a client about its own
+# download: the director lowers the segment size no further than Linux
+# would (min_pmtu, 552: segments of 512 bytes less options), never to
+# 16-byte segments, and the download is byte-exact.
+FLOOR_PORT=41900
+
+# The download: 100 KB read, then "paused" until the file $3 exists,
+# then the rest; prints the body's length and SHA-256.  A small receive
+# buffer keeps the director's sending paced by the reads, so that there
+# is always more to send.
+FLOOR_CLIENT='
+import hashlib, os, socket, sys, time
+vip, port, go = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+s.bind(("", port))
+s.settimeout(60)
+s.connect((vip, 80))
+s.sendall(b"GET /static/1m.bin HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+data = b""
+while len(data) < 100000:
+    data += s.recv(65536)
+print("paused", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.05)
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+head, _, body = data.partition(b"\r\n\r\n")
+print("body", len(body), hashlib.sha256(body).hexdigest(), flush=True)
+'
+
+# icmp_dest_unreachs: "destination unreachable" messages the director's
+# stack has taken (after the l7 hook, which passes them on)
+icmp_dest_unreachs() {
+	in_dir awk '/^Icmp:/ { if (n++) print $5 }' /proc/net/snmp
+}
+
+dest_unreachs_above() { [ "$(icmp_dest_unreachs)" -gt "$1" ]; }
+
+# first_seg_seq FILE: the seq of the next data segment to the client's
+# port on the director's client link, into FILE (30 s at most)
+first_seg_seq() {
+	in_dir timeout 30 tcpdump -l -nn -S -c 1 -i dcli \
+		"tcp src port 80 and dst port $FLOOR_PORT and greater 200" \
+		2> "$1.err" | sed -n 's/.* seq \([0-9]*\):.*/\1/p' > "$1"
+}
+
+# floor_segments FLOOR: from the capture, the payload lengths of the
+# director's data segments after the error: most must be at the floor
+# (less options), and smaller ones (the tails of what a server sent at
+# once, cut by GSO) no more than those
+floor_segments() {
+	in_dir tcpdump -r "$TMP/floor.pcap" -nn 2> /dev/null |
+		awk -v vip="$L7TB_VIP.80" -v floor="$1" '
+		/need to frag/ { after = 1; next }
+		!after || $3 != vip || !match($0, /length [0-9]+/) { next }
+		{ len = substr($0, RSTART + 7, RLENGTH - 7) + 0 }
+		len == 0 { next }
+		{ n[len]++; all++ }
+		len >= floor - 40 && len <= floor { at++ }
+		len < floor - 40 { below++ }
+		END {
+			for (l in n) if (mode == "" || n[l] > n[mode]) mode = l
+			printf "after the error: %d data segments, %d at the floor (%d-%d bytes), %d below, most of %s bytes\n",
+				all, at, floor - 40, floor, below, mode
+			exit !(all && mode >= floor - 40 && mode <= floor && below <= at)
+		}'
+}
+
+icmp_mtu_68_floored() {
+	local go=$TMP/floor.go log=${L7_RESULTS:-$TMP}/floor.log cap cli seq
+	local icmps floor want rc=0
+	floor=$(($(in_dir sysctl -n net.ipv4.route.min_pmtu) - 40))
+	want=$(awk '$2 == "static/1m.bin" { print $1 }' \
+		"$L7TB_DIR/www/SHA256SUMS")
+	rm -f "$go"
+	# started directly: $! must be tcpdump
+	ip netns exec l7dir tcpdump -i dcli -n -U -s 128 -w "$TMP/floor.pcap" \
+		"host $L7TB_CLIENT and (tcp port $FLOOR_PORT or icmp)" \
+		> /dev/null 2> "$TMP/floor.cap.err" &
+	cap=$!
+	wait_for grep -q listening "$TMP/floor.cap.err" ||
+		{ kill $cap; return 1; }
+	in_cli timeout 120 $PY -c "$FLOOR_CLIENT" "$L7TB_VIP" $FLOOR_PORT \
+		"$go" > "$TMP/floor.out" 2>&1 &
+	cli=$!
+	wait_for grep -q paused "$TMP/floor.out" ||
+		{ kill $cap $cli; cat "$TMP/floor.out"; return 1; }
+	echo "paused" > "$log"
+	# from now on what the director sends the client stays in flight
+	in_cli nft -f - <<NFT
+table ip l7floor {
+	chain in {
+		type filter hook input priority 0; policy accept;
+		tcp sport 80 tcp dport $FLOOR_PORT ip length > 64 drop
+	}
+}
+NFT
+	first_seg_seq "$TMP/floor.seq" &
+	wait_for grep -q listening "$TMP/floor.seq.err"
+	touch "$go"
+	wait $!
+	seq=$(cat "$TMP/floor.seq")
+	icmps=$(icmp_dest_unreachs)
+	echo "quoting seq ${seq:-none}, in flight; $icmps taken" | tee -a "$log"
+	[ -n "$seq" ] &&
+	in_cli $PY -c '
+import socket, sys
+sys.path.insert(0, sys.argv[1])
+from rawnet import icmp_frag_needed
+vip, cli, port, seq = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.sendto(icmp_frag_needed(vip, cli, 80, port, seq, 68), (vip, 0))
+' "$L7TB_DIR/clients" "$L7TB_VIP" "$L7TB_CLIENT" $FLOOR_PORT "$seq" ||
+		rc=1
+	# the director has looked at it once its stack has counted it
+	wait_for dest_unreachs_above "$icmps" || rc=1
+	in_cli nft delete table ip l7floor
+	echo "sent; drop gone" >> "$log"
+	wait $cli || rc=1
+	echo "client done" >> "$log"
+	sleep 1.5	# tcpdump hands over its last packets
+	kill $cap
+	wait $cap
+	cat "$TMP/floor.out"
+	grep -qx "body 1048576 $want" "$TMP/floor.out" ||
+		{ echo "want body 1048576 $want"; rc=1; }
+	floor_segments "$floor" || rc=1
+	return $rc
+}
+
+t_check "tcp_hygiene: ICMP frag needed with MTU 68 about a download: segments no smaller than Linux's floor, bytes exact" icmp_mtu_68_floored
+
 # Fragments of UDP datagrams of 3,000 bytes (no ping in the guest)
 # between the director and the client: the client's namespace has no l7
 # service and sees them as fragments; the director's, with one, sees
