@@ -146,7 +146,7 @@ void l7_tcp_accept_apply(struct l7_tcp_endpoint *e, const struct l7_tcp_in *s,
 		e->snd_una = s->ack;
 }
 
-enum l7_tcp_idle_act l7_tcp_accept_idle(uint32_t rcv_nxt, uint32_t rcv_wnd,
+enum l7_tcp_idle_act l7_tcp_accept_idle(const struct l7_tcp_idle *p,
 					const struct l7_tcp_in *s)
 {
 	uint32_t end = s->seq + s->len;
@@ -154,7 +154,8 @@ enum l7_tcp_idle_act l7_tcp_accept_idle(uint32_t rcv_nxt, uint32_t rcv_wnd,
 	if (l7_tcp_flags_check(s->flags, true) == L7_FLAGS_DROP)
 		return L7_IDLE_DROP;
 	if (s->flags & L7_TCPF_RST) {
-		switch (l7_tcp_rst_check(s->seq, rcv_nxt, rcv_wnd, false)) {
+		switch (l7_tcp_rst_check(s->seq, p->rcv_nxt, p->rcv_wnd,
+					 false)) {
 		case L7_RST_ACCEPT:
 			return L7_IDLE_RETIRE;
 		case L7_RST_CHALLENGE:
@@ -167,12 +168,17 @@ enum l7_tcp_idle_act l7_tcp_accept_idle(uint32_t rcv_nxt, uint32_t rcv_wnd,
 		return L7_IDLE_CHALLENGE;
 	if (!s->len)
 		return L7_IDLE_DROP;	/* an ACK or window update */
-	if (l7_seq_before(s->seq, rcv_nxt) && !l7_seq_after(end, rcv_nxt) &&
-	    !(s->flags & L7_TCPF_FIN))
+	if (l7_seq_before(s->seq, p->rcv_nxt) &&
+	    !l7_seq_after(end, p->rcv_nxt) && !(s->flags & L7_TCPF_FIN))
 		return L7_IDLE_ACK;	/* a resend, or a keepalive probe */
-	if (!l7_seq_after(s->seq, rcv_nxt) && l7_seq_after(end, rcv_nxt))
-		return L7_IDLE_RETIRE;	/* it covers rcv_nxt */
-	if (l7_seq_after(s->seq, rcv_nxt) && s->seq - rcv_nxt < rcv_wnd)
+	if (l7_seq_after(s->seq, p->rcv_nxt))
+		return s->seq - p->rcv_nxt < p->rcv_wnd ? L7_IDLE_CHALLENGE :
+							 L7_IDLE_DROP;
+	if (!l7_seq_after(end, p->rcv_nxt))
+		return L7_IDLE_DROP;	/* a FIN behind rcv_nxt */
+	/* it covers rcv_nxt: if its ACK is of something the director sent */
+	if (l7_seq_after(s->ack, p->snd_nxt) ||
+	    l7_seq_before(s->ack, p->snd_nxt - p->max_window))
 		return L7_IDLE_CHALLENGE;
-	return L7_IDLE_DROP;
+	return L7_IDLE_RETIRE;
 }

@@ -94,16 +94,23 @@ enum l7_tcp_idle_act {
 	L7_IDLE_RETIRE,		/* FIN, data or RST at rcv_nxt: it is over */
 };
 
+/* An idle pooled connection, as the director last left it. */
+struct l7_tcp_idle {
+	uint32_t rcv_nxt;	/* the server's next seq */
+	uint32_t rcv_wnd;	/* the window announced to it, bytes */
+	uint32_t snd_nxt;	/* the director's next seq */
+	uint32_t max_window;	/* the largest window the server may have had */
+};
+
 /*
  * An idle pooled connection expects nothing from its server but ACKs:
  * a FIN (its keep-alive timeout), a byte it was not asked for, or a RST
  * retires it - at an acceptable sequence number only: a FIN or data
- * covering @rcv_nxt, a RST exactly there.  A resend wholly below
- * @rcv_nxt (our ACK was lost), or a keepalive probe at rcv_nxt - 1, is
- * acknowledged again.  @rcv_wnd is the window announced to the server,
- * in bytes.
+ * covering rcv_nxt with an ACK within max_window of snd_nxt and not past
+ * it, a RST exactly at rcv_nxt.  A resend wholly below rcv_nxt (our ACK
+ * was lost), or a keepalive probe at rcv_nxt - 1, is acknowledged again.
  */
-enum l7_tcp_idle_act l7_tcp_accept_idle(uint32_t rcv_nxt, uint32_t rcv_wnd,
+enum l7_tcp_idle_act l7_tcp_accept_idle(const struct l7_tcp_idle *p,
 					const struct l7_tcp_in *s);
 
 #endif /* _IP_VS_L7_CORE_TCP_ACCEPT_H */

@@ -248,36 +248,47 @@ static void test_zero_receive_window(void)
 
 static void test_idle(void)
 {
+	const struct l7_tcp_idle idle = {
+		.rcv_nxt = 5000, .rcv_wnd = 65535, .snd_nxt = 100,
+		.max_window = 65535,
+	};
 	struct l7_tcp_in s = seg(5000, 100, 1, 1, ACK | L7_TCPF_FIN);
 
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_RETIRE,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_RETIRE,
 	      "FIN at rcv_nxt");
 	s.seq = 5001;
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_CHALLENGE,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_CHALLENGE,
 	      "FIN ahead, in window");
 	s.seq = 5000 + 0x80000000;
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_DROP,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_DROP,
 	      "FIN far away");
 	s.seq = 4000;
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_DROP,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_DROP,
 	      "FIN behind");
 	s = seg(4990, 100, 10, 1, ACK);
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_ACK, "resend");
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_ACK, "resend");
 	s = seg(4999, 100, 1, 1, ACK);
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_ACK, "probe");
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_ACK, "probe");
 	s = seg(4999, 100, 2, 1, ACK);
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_RETIRE,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_RETIRE,
 	      "a new byte");
 	s = seg(5000, 100, 0, 1, L7_TCPF_RST);
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_RETIRE, "RST");
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_RETIRE, "RST");
 	s.seq = 5010;
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_CHALLENGE,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_CHALLENGE,
 	      "RST in window");
 	s.seq = 4000;
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_DROP,
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_DROP,
 	      "RST outside");
 	s = seg(5000, 100, 0, 1, ACK);
-	CHECK(l7_tcp_accept_idle(5000, 65535, &s) == L7_IDLE_DROP, "ACK");
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_DROP, "ACK");
+	/* a FIN at rcv_nxt with an ACK of nothing the director sent */
+	s = seg(5000, 101, 1, 1, ACK | L7_TCPF_FIN);
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_CHALLENGE,
+	      "ACK of unsent data");
+	s.ack = 100 - 65536;
+	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_CHALLENGE,
+	      "ACK too old");
 }
 
 int main(void)
