@@ -4,7 +4,6 @@
  */
 #include "tcp_accept.h"
 #include "tcp_guard.h"
-#include "tcp_map.h"
 
 static const struct l7_tcp_accept refuse_drop = { L7_ACC_DROP };
 static const struct l7_tcp_accept refuse_challenge = { L7_ACC_CHALLENGE };
@@ -144,6 +143,22 @@ void l7_tcp_accept_apply(struct l7_tcp_endpoint *e, const struct l7_tcp_in *s,
 	}
 	if (v->ack_ok && l7_seq_after(s->ack, e->snd_una))
 		e->snd_una = s->ack;
+}
+
+/*
+ * The seq of an acceptable segment lies at most a window before the
+ * point last acknowledged (its end reaches that point), and no later
+ * than the window's right edge.  A splice may see a segment after its
+ * payload was taken and cut, so it can only hold its seq to that.
+ */
+struct l7_seg_bounds l7_tcp_accept_bounds(const struct l7_tcp_endpoint *e)
+{
+	uint32_t edge = e->rcv_nxt + rcv_window(e);
+
+	return (struct l7_seg_bounds){
+		.ack = { e->snd_una - old_ack_span(e), e->snd_nxt },
+		.seq = { e->rcv_wup - (edge - e->rcv_wup), edge },
+	};
 }
 
 enum l7_tcp_idle_act l7_tcp_accept_idle(const struct l7_tcp_idle *p,

@@ -25,6 +25,7 @@
 #define _IP_VS_L7_CORE_TCP_ACCEPT_H
 
 #include "l7_types.h"
+#include "tcp_map.h"
 
 /* The director's view of one connection, as receiver and sender. */
 struct l7_tcp_endpoint {
@@ -85,6 +86,12 @@ struct l7_tcp_accept l7_tcp_accept(const struct l7_tcp_endpoint *e,
 /* What an acceptable segment changes in @e: snd_una, window, TS.Recent. */
 void l7_tcp_accept_apply(struct l7_tcp_endpoint *e, const struct l7_tcp_in *s,
 			 const struct l7_tcp_accept *v);
+
+/*
+ * The ACKs and pure-ACK seqs the connection @e accepts, for a splice
+ * that has to check them again where it maps them (l7_map_c2b()).
+ */
+struct l7_seg_bounds l7_tcp_accept_bounds(const struct l7_tcp_endpoint *e);
 
 /* What a server's segment on an idle pooled connection does. */
 enum l7_tcp_idle_act {
