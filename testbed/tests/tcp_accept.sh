@@ -50,16 +50,7 @@ REF_PID=$!
 ref_listening() { in_dir ss -Hltn "sport = :$REFPORT" | grep -q .; }
 wait_for -s 60 ref_listening || echo "the reference listener is not up"
 
-# The client's kernel resets connections it does not know of: not the
-# raw client's (source ports 40000-40999).
-in_cli nft -f - <<'NFT'
-table ip l7acc {
-	chain out {
-		type filter hook output priority 0; policy accept;
-		tcp sport 40000-40999 tcp flags & rst == rst drop
-	}
-}
-NFT
+raw_client_rsts drop
 
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.
@@ -68,13 +59,6 @@ RAW_OUT=${L7_RESULTS:-/tmp}/rawaccept.out
 in_cli timeout 600 env HOME=/tmp "${RAW[@]}" "$DMAC" "$REFPORT" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
 
-# raw_result TEST: passes when the raw client printed "ok   TEST"
-raw_result() {
-	grep -qx "ok   $1" "$RAW_OUT" && return 0
-	grep "^FAIL $1:" "$RAW_OUT" ||
-		{ echo "no result; the client printed:"; tail -n 20 "$RAW_OUT"; }
-	return 1
-}
 
 # both TEST: the l7 service and the Linux reference agree
 both() { raw_result "$1-linux" && raw_result "$1"; }
@@ -96,7 +80,7 @@ t_check "tcp_accept: /proc/net/ip_vs_l7 counts the refused client segments" unac
 
 kill "$REF_PID" 2>/dev/null
 wait "$REF_PID" 2>/dev/null
-in_cli nft delete table ip l7acc
+raw_client_rsts keep
 testbed_down
 rm -f "$INDEX"
 t_summary
