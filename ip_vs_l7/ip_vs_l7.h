@@ -33,6 +33,7 @@
 #include "core/rate_floor.h"
 #include "core/req_guard.h"
 #include "core/rsp_guard.h"
+#include "core/tcp_accept.h"
 #include "core/tcp_guard.h"
 #include "core/tcp_map.h"
 
@@ -189,6 +190,7 @@ struct l7_service_stats {
 	u64		source_capped;	/* 503s: source_max_pooled reached */
 	u64		slow_request;	/* bodies below body_minrate */
 	u64		ended[L7_END_COUNT];
+	u64		unacceptable;	/* client segments refused (tcp_accept) */
 };
 
 /*
@@ -425,7 +427,11 @@ struct l7_conn {
 	u32			c_tsval;	/* newest client TSval */
 	u32			d_ts_last;	/* newest TSval we sent */
 	u16			c_mss;		/* what the client takes */
-	u16			c_win;		/* client's last window field */
+	u16			c_win;		/* client's window field (tcp_accept) */
+	u32			c_wl1;		/* client seq of the one that set it */
+	u32			c_max_win;	/* the largest it announced, bytes */
+	u32			c_rcv_edge;	/* right edge of our window to it */
+	u32			d_snd_isn;	/* d_snd_una at the handshake */
 	s8			c_wscale;	/* shift of its window field */
 	s8			d_wscale;	/* shift it applies to ours */
 	bool			c_ts;
@@ -640,6 +646,8 @@ void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
 u32 l7_client_ack_point(const struct l7_conn *c);
 void l7_client_acked(struct l7_conn *c, u32 ack);
+void l7_client_announced(struct l7_conn *c, u32 ack, u16 win);
+struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
 
 /* ip_vs_l7_floor.c */
 void l7_floor_init(struct l7_conn *c);

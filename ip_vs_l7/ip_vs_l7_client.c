@@ -177,6 +177,47 @@ void l7_client_acked(struct l7_conn *c, u32 ack)
 		c->ack_timer = false;
 }
 
+/*
+ * A segment to the client, ours or a server's, acknowledged up to @ack
+ * and announced a window field of @win (at our shift): the right edge of
+ * what the client may send only moves on (Linux never shrinks it).
+ */
+void l7_client_announced(struct l7_conn *c, u32 ack, u16 win)
+{
+	u32 edge = ack + ((u32)win << max_t(int, c->d_wscale, 0));
+
+	if (after(edge, c->c_rcv_edge))
+		c->c_rcv_edge = edge;
+}
+
+/* The client's connection, as core/tcp_accept.c reads it. */
+static struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c)
+{
+	return (struct l7_tcp_endpoint){
+		.rcv_nxt = c->c_rcv_nxt,
+		.rcv_wup = c->c_acked,
+		.rcv_edge = c->c_rcv_edge,
+		.snd_una = c->d_snd_una,
+		.snd_nxt = c->d_snd_nxt,
+		.snd_isn = c->d_snd_isn,
+		.snd_wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0),
+		.snd_wl1 = c->c_wl1,
+		.max_window = c->c_max_win,
+		.ts_recent = c->c_tsval,
+		.snd_wscale = c->c_wscale,
+		.ts = c->c_ts,
+		.fin_in = c->c_fin,
+	};
+}
+
+/* What a client segment may carry for a splice to map (l7_map_c2b()). */
+struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c)
+{
+	struct l7_tcp_endpoint e = l7_client_endpoint(c);
+
+	return l7_tcp_accept_bounds(&e);
+}
+
 /* The connection timer: the ACK owed, unless a response carried it. */
 static void l7_ack_timer(struct l7_conn *c)
 {
@@ -379,6 +420,12 @@ static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 
 	if (!b || !th->ack)
 		return NF_DROP;
+	/*
+	 * An ACK older than the client's last (it acknowledges nothing), or
+	 * of bytes never sent to it, tells a server nothing true.
+	 */
+	if (before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
+		return NF_DROP;
 	if (!pure) {
 		if (!after(ack, b->c_ack_passed))
 			return NF_DROP;	/* would read as a duplicate ACK */
@@ -517,45 +564,54 @@ static void l7_challenge_ack(struct l7_conn *c)
 }
 
 /*
- * Flags first (RFC 5961): a RST ends the connection only at exactly
- * c_rcv_nxt, one elsewhere in our window gets a challenge ACK, others
- * nothing; a SYN gets a challenge ACK; SYN+FIN, SYN+RST or a segment
- * without ACK are dropped unanswered.  True when the segment is done
- * with.
+ * A segment core/tcp_accept.c refused: counted, and answered as it says.
+ * A RST at exactly c_rcv_nxt ends the connection.
  */
-static bool l7_client_guard(struct l7_conn *c, const struct tcphdr *th)
+static void l7_client_refused(struct l7_conn *c,
+			      const struct l7_tcp_accept *v)
 {
-	switch (l7_tcp_flags_check(tcp_flag_byte(th), true)) {
-	case L7_FLAGS_OK:
-		return false;
-	case L7_FLAGS_RST:
-		switch (l7_tcp_rst_check(ntohl(th->seq), c->c_rcv_nxt,
-					 l7_client_rcv_wnd(c), c->c_fin)) {
-		case L7_RST_ACCEPT:
-			c->reset = true;	/* nothing to reset back */
-			l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
-			break;
-		case L7_RST_CHALLENGE:
-			l7_challenge_ack(c);
-			break;
-		case L7_RST_DROP:
-			break;
-		}
-		return true;
-	case L7_FLAGS_CHALLENGE:
+	switch (v->act) {
+	case L7_ACC_RESET:
+		c->reset = true;	/* nothing to reset back */
+		l7_conn_end(c, L7_END_CLIENT_RST, "reset by client");
+		return;
+	case L7_ACC_CHALLENGE:
 		l7_challenge_ack(c);
-		return true;
-	case L7_FLAGS_DROP:
+		break;
+	default:
 		break;
 	}
-	return true;
+	l7_service_count(c->ls, unacceptable);
+}
+
+/*
+ * An acceptable segment: its timestamp and window, where it may set
+ * them (TS.Recent per RFC 7323 4.3, the window per snd_wl1), then its
+ * ACK.
+ */
+static void l7_client_accepted(struct l7_conn *c, const struct tcphdr *th,
+			       const struct l7_tcp_opts *o,
+			       const struct l7_tcp_in *in,
+			       const struct l7_tcp_accept *v)
+{
+	struct l7_tcp_endpoint e = l7_client_endpoint(c);
+
+	l7_tcp_accept_apply(&e, in, v);
+	c->c_tsval = e.ts_recent;
+	if (v->window) {
+		c->c_win = in->win;
+		c->c_wl1 = e.snd_wl1;
+		c->c_max_win = e.max_window;
+	}
+	if (v->ack_ok)
+		l7_client_ack(c, th, o);
 }
 
 /*
  * A client segment through a tunnel, past the same checks as any other.
  * The director takes none of its bytes but follows where the client's
  * stream stands, so that only an in-order FIN counts and a RST only at
- * exactly that point (l7_client_guard()); new bytes are progress.
+ * exactly that point (core/tcp_accept.c); new bytes are progress.
  */
 static unsigned int l7_client_tunnel(struct l7_conn *c, struct sk_buff *skb,
 				     const struct l7_cseg *cs)
@@ -594,25 +650,37 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		.len = skb->len - hlen,
 		.fin = th->fin,
 	};
+	struct l7_tcp_endpoint e;
+	struct l7_tcp_accept v;
 	struct l7_cseg_plan p;
 	struct l7_tcp_opts o;
 	struct l7_cseg_ctx x;
+	struct l7_tcp_in in;
 
 	/*
-	 * Nothing of a segment whose options do not parse, or that fails
-	 * PAWS (RFC 7323 5.3), is taken or framed: a backend's TCP would
-	 * drop it too.
+	 * Nothing of a segment whose options do not parse, or that is not
+	 * acceptable (core/tcp_accept.c: window, PAWS, RST, SYN, ACK), is
+	 * taken, framed or passed on, and it changes nothing: a Linux
+	 * endpoint would drop it too.
 	 */
 	if (l7_parse_opts(th, &o) < 0)
 		return NF_DROP;
-	if (!l7_tcp_paws_ok(c->c_ts, th->rst, &o, c->c_tsval))
+	in = (struct l7_tcp_in){
+		.seq = cs.seq,
+		.ack = ntohl(th->ack_seq),
+		.len = cs.len + th->syn + th->fin,
+		.tsval = o.tsval,
+		.win = ntohs(th->window),
+		.flags = tcp_flag_byte(th),
+		.ts = o.present & L7_TCPO_TS,
+	};
+	e = l7_client_endpoint(c);
+	v = l7_tcp_accept(&e, &in);
+	if (v.act != L7_ACC_OK) {
+		l7_client_refused(c, &v);
 		return NF_DROP;
-	if (l7_client_guard(c, th))
-		return NF_DROP;
-	if (c->c_ts && !after(cs.seq, c->c_rcv_nxt))
-		l7_ts_note(&c->c_tsval, o.tsval);
-	c->c_win = ntohs(th->window);
-	l7_client_ack(c, th, &o);
+	}
+	l7_client_accepted(c, th, &o, &in, &v);
 
 	x = l7_cseg_ctx_of(c);	/* the ACK may have finished a binding */
 	p = l7_cseg_plan(&x, &cs);
@@ -739,6 +807,11 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
 	c->c_tsval = o.tsval;
 	c->d_ts_last = o.tsecr;
+	c->d_snd_isn = c->d_snd_una;
+	c->c_win = ntohs(th->window);
+	c->c_wl1 = c->c_rcv_nxt;
+	c->c_max_win = (u32)c->c_win << max(wscale, 0);
+	c->c_rcv_edge = c->c_rcv_nxt + 65535;	/* our SYN-ACK's, unscaled */
 	l7_floor_init(c);
 	l7_head_restart(c);
 	if (!l7_conn_insert(c))

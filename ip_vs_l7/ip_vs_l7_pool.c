@@ -846,37 +846,60 @@ void l7_pool_count_error(struct l7_pool *pool)
 	spin_unlock_bh(&pool->lock);
 }
 
+/* What core/tcp_accept.c needs of an idle pooled connection. */
+static struct l7_tcp_idle l7_pconn_idle_view(const struct l7_pconn_tcp *t)
+{
+	return (struct l7_tcp_idle){
+		.rcv_nxt = t->rcv_nxt,
+		.rcv_wnd = (u32)t->win << max_t(int, t->rcv_wscale, 0),
+		.snd_nxt = t->snd_nxt,
+		.max_window = 65535U << max_t(int, t->snd_wscale, 0),
+	};
+}
+
 /*
  * Softirq: a server's segment on a pooled connection that is idle after
- * a binding.  Only the data path knows its numbers, so it answers: a
- * resent response tail gets its ACK again (ours was lost); a FIN (the
- * server's keep-alive timeout) or anything unexpected retires the
- * connection - with a RST, as nothing is left to say on it.
+ * a binding.  Only the data path knows its numbers, so it answers
+ * (core/tcp_accept.c): a resent response tail gets its ACK again (ours
+ * was lost), as does a segment in the window but not at rcv_nxt; a FIN
+ * (the server's keep-alive timeout) or data at rcv_nxt, or a RST exactly
+ * there, retires the connection - with a RST, as nothing is left to say
+ * on it.  Anything else is not the server's, and changes nothing.
  */
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	u32 len = skb->len - l7_nhlen(skb) - th->doff * 4;
+	struct l7_tcp_in in = {
+		.seq = ntohl(th->seq),
+		.ack = ntohl(th->ack_seq),
+		.len = len + th->syn + th->fin,
+		.win = ntohs(th->window),
+		.flags = tcp_flag_byte(th),
+	};
 	struct l7_pool *pool = pc->pool;
 	struct l7_pconn_tcp t = {};
+	struct l7_tcp_idle view;
 	bool ack = false;
 
 	spin_lock_bh(&pool->lock);
 	if (pc->state == L7_PC_IDLE) {
 		t = pc->tcp;
-		/* a resent tail, or a keepalive probe at rcv_nxt - 1 */
-		if (!th->rst && !th->fin &&
-		    before(ntohl(th->seq), pc->tcp.rcv_nxt) &&
-		    !after(ntohl(th->seq) + len, pc->tcp.rcv_nxt)) {
+		view = l7_pconn_idle_view(&t);
+		switch (l7_tcp_accept_idle(&view, &in)) {
+		case L7_IDLE_ACK:
+		case L7_IDLE_CHALLENGE:
 			ack = true;
-		} else if (!th->rst && !th->fin && !len) {
-			/* a window update or ACK: nothing to say */
-		} else if (!th->rst || ntohl(th->seq) == pc->tcp.rcv_nxt) {
+			break;
+		case L7_IDLE_RETIRE:
 			pc->quiet = th->rst;
 			l7_pconn_unlink(pc);
 			l7_pconn_discard(pc, &pool->dead);
 			pool->stats.closed++;
 			l7_pool_kick(pool, 0);
+			break;
+		case L7_IDLE_DROP:
+			break;
 		}
 	}
 	spin_unlock_bh(&pool->lock);

@@ -375,15 +375,20 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 				struct sk_buff *skb, struct l7_tcp_opts *o,
 				struct l7_tcp_seg *seg)
 {
+	struct l7_seg_bounds ok = l7_client_bounds(c);
 	struct l7_pconn *pc = b->pc;
 	struct l7_tcp_seg s = *seg;
 	struct tcphdr *th = tcp_hdr(skb);
 	u32 payload = s.len - th->fin;
 	unsigned int flags;
 
-	c->c_win = s.win;
-	flags = l7_map_c2b(&b->map, &s);
-	if (flags & L7_SEG_SEQ_OUTSIDE)
+	/*
+	 * The window and timestamp were taken where core/tcp_accept.c said
+	 * (l7_client_segment()); an ACK or seq of nothing on C is never
+	 * pinned into the binding.
+	 */
+	flags = l7_map_c2b(&b->map, &s, &ok);
+	if (flags & (L7_SEG_SEQ_OUTSIDE | L7_SEG_FOREIGN))
 		return NF_DROP;	/* never bytes of another request */
 	l7_seg_rewrite(skb, o, &s, flags, &b->map, l7_sack_c2b);
 	if (s.ts && !(flags & L7_SEG_STRIP_TS))
@@ -734,6 +739,8 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 		l7_b2c_earlier(c, b, b_seq, s->seq, payload);
 		return NF_DROP;	/* an earlier client's bytes, or beyond */
 	}
+	if (flags & L7_SEG_FOREIGN)
+		return NF_DROP;
 	if (payload) {
 		b->rsp_seen = true;
 		if (after(last, b->rsp_last_pkt))
@@ -751,6 +758,8 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 		s->ack = c->c_acked;
 	else if (tcp_hdr(skb)->ack)
 		l7_client_acked(c, s->ack);
+	if (tcp_hdr(skb)->ack)
+		l7_client_announced(c, s->ack, s->win);
 	/* and the client's PAWS check sees one clock across bindings */
 	if (s->ts && c->c_ts && before(s->tsval, c->d_ts_last))
 		s->tsval = c->d_ts_last;
@@ -796,7 +805,10 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	payload = s.len - th->fin;
 	if (th->rst && !l7_backend_rst_ok(c, b, s.seq))
 		return NF_DROP;
-	if (th->ack && !after(s.ack, b->b_snd_nxt))
+	/* an ACK of bytes never sent to it: not the server's (RFC 5961 5.2) */
+	if (th->ack && after(s.ack, b->b_snd_nxt))
+		return NF_DROP;
+	if (th->ack)
 		l7_b2c_ack(c, b, &s);
 	if (s.ts && after(s.tsval, b->b_tsval))
 		b->b_tsval = s.tsval;

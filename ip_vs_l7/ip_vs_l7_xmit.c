@@ -261,6 +261,7 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
 	l7_client_acked(c, s.ack);
+	l7_client_announced(c, s.ack, s.win);
 	l7_xmit(c->net, &s);
 }
 

@@ -191,6 +191,35 @@ clear_logs() {
 	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
 }
 
+# ---- clients that write their segments by hand (scapy) ----
+
+# raw_client_rsts keep|drop: the client's kernel resets connections it
+# does not know of; with drop, not those of the raw clients (source ports
+# 40000-40999)
+raw_client_rsts() {
+	if [ "$1" = keep ]; then
+		in_cli nft delete table ip l7raw
+		return
+	fi
+	in_cli nft -f - <<'NFT'
+table ip l7raw {
+	chain out {
+		type filter hook output priority 0; policy accept;
+		tcp sport 40000-40999 tcp flags & rst == rst drop
+	}
+}
+NFT
+}
+
+# raw_result TEST: passes when the raw client's output, in the file
+# $RAW_OUT, holds "ok   TEST"
+raw_result() {
+	grep -qx "ok   $1" "$RAW_OUT" && return 0
+	grep "^FAIL $1:" "$RAW_OUT" ||
+		{ echo "no result; the client printed:"; tail -n 20 "$RAW_OUT"; }
+	return 1
+}
+
 # ---- suite set-up and tear-down ----
 
 # testbed_up [apache options]: network, backends, no virtual services

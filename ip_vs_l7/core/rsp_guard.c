@@ -165,19 +165,21 @@ static struct l7_rsp_verdict rsp_follow(struct l7_rsp_guard *g,
 /*
  * The backend's FIN after @s's payload: after the response (its own
  * business: the pooled connection is retired, the client's goes on), the
- * end of a close-delimited body, or a response cut short.
+ * end of a close-delimited body, or a response cut short.  Only at
+ * exactly the response's end so far: anywhere else it is out of order,
+ * or not the backend's at all.
  */
 static struct l7_rsp_verdict rsp_fin(struct l7_rsp_guard *g,
 				     const struct l7_rsp_seg *s,
 				     struct l7_rsp_verdict v)
 {
+	if (g->fed != s->seq + s->len)
+		return (struct l7_rsp_verdict){ L7_RSP_WAIT };
 	if (g->done) {
 		g->fin = true;
 		v.strip_fin = true;
 		return v;
 	}
-	if (g->fed != s->seq + s->len)
-		return (struct l7_rsp_verdict){ L7_RSP_WAIT };
 	g->fin = true;
 	if (l7_http_resp_eof(&g->resp) != L7_RESP_DONE)	/* cut short */
 		return (struct l7_rsp_verdict){ L7_RSP_BAD, .closed = true };

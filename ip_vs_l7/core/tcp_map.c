@@ -121,22 +121,35 @@ void l7_binding_rsp_copy(struct l7_binding_map *m, uint32_t b_end,
 	m->rsp = l7_seq_xlate_make(b_end, m->rsp_range.start);
 }
 
+static bool in_span(const struct l7_seq_span *sp, uint32_t x)
+{
+	return l7_seq_between(x, sp->lo, sp->hi);
+}
+
 /*
  * An ACK outside the binding cannot be translated through it: below the
  * start it acknowledges bytes another binding carried, which this
  * backend (or client) never saw, and Linux drops a segment whose ACK is
  * older than its window (a "too old" ACK) or newer than anything it sent
- * ("ACK of unsent data") together with its payload.  Pinning it to the
- * nearest end keeps the payload and acknowledges nothing wrong.  @x is in
- * client-side space.
+ * ("ACK of unsent data") together with its payload.  When the connection
+ * it came in on vouches for it (@ok), pinning it to the nearest end keeps
+ * the payload and acknowledges nothing wrong.  Past the end with nobody
+ * to vouch, it names bytes never sent: foreign.  A value outside @ok is
+ * foreign wherever it lies: never pinned into the range, where it would
+ * read as a real acknowledgement.  @x is in client-side space.
  */
-static unsigned int clamp_ack(const struct l7_seq_range *r, uint32_t *x)
+static unsigned int clamp_ack(const struct l7_seq_range *r, uint32_t *x,
+			      const struct l7_seq_span *ok)
 {
+	if (ok && !in_span(ok, *x))
+		return L7_SEG_FOREIGN;
 	switch (l7_range_where(r, *x)) {
 	case L7_EARLIER:
 		*x = r->start;
 		return L7_SEG_ACK_EARLIER;
 	case L7_LATER:
+		if (!ok)
+			return L7_SEG_FOREIGN;
 		*x = r->end;
 		return L7_SEG_ACK_LATER;
 	default:
@@ -148,14 +161,21 @@ static unsigned int clamp_ack(const struct l7_seq_range *r, uint32_t *x)
  * Data outside the binding went, or goes, through another binding: the
  * caller has to pick that one.  An empty segment (a pure ACK) carries no
  * data to misdeliver, so its seq is pinned into the range instead, where
- * the receiver expects it.  @seq is in client-side space.
+ * the receiver expects it - if it is one the sender's connection accepts
+ * (@ok), or, with nobody to vouch, no further past the closed end than
+ * the one a FIN takes.  Otherwise it is foreign.  @seq is in client-side
+ * space.
  */
 static unsigned int check_seq(const struct l7_seq_range *r, uint32_t *seq,
-			      uint32_t len)
+			      uint32_t len, const struct l7_seq_span *ok)
 {
 	enum l7_where w = l7_range_where(r, *seq);
 
 	if (len == 0) {
+		if (ok && !in_span(ok, *seq))
+			return L7_SEG_FOREIGN;
+		if (w == L7_LATER && !ok && *seq != r->end + 1)
+			return L7_SEG_FOREIGN;
 		if (w == L7_EARLIER)
 			*seq = r->start;
 		else if (w == L7_LATER)
@@ -185,13 +205,14 @@ static unsigned int map_ts(struct l7_tcp_seg *s, bool rcv_ts, uint32_t off,
 	return 0;
 }
 
-unsigned int l7_map_c2b(const struct l7_binding_map *m, struct l7_tcp_seg *s)
+unsigned int l7_map_c2b(const struct l7_binding_map *m, struct l7_tcp_seg *s,
+			const struct l7_seg_bounds *ok)
 {
 	unsigned int flags;
 
-	flags = check_seq(&m->req_range, &s->seq, s->len);
+	flags = check_seq(&m->req_range, &s->seq, s->len, &ok->seq);
 	s->seq = l7_seq_fwd(&m->req, s->seq);
-	flags |= clamp_ack(&m->rsp_range, &s->ack);
+	flags |= clamp_ack(&m->rsp_range, &s->ack, &ok->ack);
 	s->ack = l7_seq_inv(&m->rsp, s->ack);
 	s->win = l7_win_rescale(s->win, m->win_c2b.from, m->win_c2b.to);
 	return flags | map_ts(s, m->b_ts, m->ts_c2b, m->ts_b2c);
@@ -202,9 +223,9 @@ unsigned int l7_map_b2c(const struct l7_binding_map *m, struct l7_tcp_seg *s)
 	unsigned int flags;
 
 	s->seq = l7_seq_fwd(&m->rsp, s->seq);
-	flags = check_seq(&m->rsp_range, &s->seq, s->len);
+	flags = check_seq(&m->rsp_range, &s->seq, s->len, NULL);
 	s->ack = l7_seq_inv(&m->req, s->ack);
-	flags |= clamp_ack(&m->req_range, &s->ack);
+	flags |= clamp_ack(&m->req_range, &s->ack, NULL);
 	s->win = l7_win_rescale(s->win, m->win_b2c.from, m->win_b2c.to);
 	return flags | map_ts(s, m->c_ts, m->ts_b2c, m->ts_c2b);
 }

@@ -199,11 +199,40 @@ struct l7_tcp_seg {
 #define L7_SEG_SEQ_OUTSIDE	0x02	/* data not (all) in this binding */
 #define L7_SEG_ACK_EARLIER	0x04	/* ACK raised to the binding start */
 #define L7_SEG_ACK_LATER	0x08	/* ACK lowered to the binding end */
+#define L7_SEG_FOREIGN		0x10	/* names nothing it could: drop it */
 
-/* Map a client->backend segment in place; returns L7_SEG_* flags. */
-unsigned int l7_map_c2b(const struct l7_binding_map *m, struct l7_tcp_seg *s);
+/* [lo, hi] of a sequence space, modulo 2^32 */
+struct l7_seq_span {
+	uint32_t lo;
+	uint32_t hi;
+};
 
-/* Map a backend->client segment in place; returns L7_SEG_* flags. */
+/*
+ * What the connection a client segment came in on accepts, in client-side
+ * space: an ACK in ->ack, a pure ACK's seq in ->seq (l7_tcp_accept_bounds()
+ * in tcp_accept.h makes them from the connection's state).
+ */
+struct l7_seg_bounds {
+	struct l7_seq_span ack;
+	struct l7_seq_span seq;
+};
+
+/*
+ * Map a client->backend segment in place; returns L7_SEG_* flags.  An
+ * ACK, or a pure ACK's seq, outside @ok is L7_SEG_FOREIGN.  Inside @ok
+ * but outside the binding it is pinned to the binding's nearer end: the
+ * connection vouches for it (an ACK of an earlier or later binding's
+ * response, a pure ACK sent after the next request began).
+ */
+unsigned int l7_map_c2b(const struct l7_binding_map *m, struct l7_tcp_seg *s,
+			const struct l7_seg_bounds *ok);
+
+/*
+ * Map a backend->client segment in place; returns L7_SEG_* flags.  The
+ * binding is all the director sent on the pooled connection since it
+ * began: an ACK past the request's end, or a pure ACK's seq past the
+ * response's end and the server's FIN, is L7_SEG_FOREIGN.
+ */
 unsigned int l7_map_b2c(const struct l7_binding_map *m, struct l7_tcp_seg *s);
 
 /*

@@ -67,16 +67,7 @@ frag_count() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }'
 }
 
-# The client's kernel resets connections it does not know of: not the
-# raw client's (source ports 40000-40999).
-in_cli nft -f - <<'NFT'
-table ip l7hyg {
-	chain out {
-		type filter hook output priority 0; policy accept;
-		tcp sport 40000-40999 tcp flags & rst == rst drop
-	}
-}
-NFT
+raw_client_rsts drop
 
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.  Each test then reads its line of the output,
@@ -87,13 +78,6 @@ RAW_OUT=${L7_RESULTS:-$TMP}/rawtcp.out
 in_cli timeout 1200 env HOME=/tmp "${RAW[@]}" "$DMAC" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
 
-# raw_result TEST: passes when the raw client printed "ok   TEST"
-raw_result() {
-	grep -qx "ok   $1" "$RAW_OUT" && return 0
-	grep "^FAIL $1:" "$RAW_OUT" ||
-		{ echo "no result; the client printed:"; tail -n 20 "$RAW_OUT"; }
-	return 1
-}
 
 t_check "tcp_hygiene: urgent data in a body reaches the backend as plain bytes" raw_result urgent
 t_check "tcp_hygiene: MD5 and unknown options on body segments are not forwarded, the bytes are" raw_result options
@@ -304,7 +288,7 @@ t_check "tcp_hygiene: once the l7 service is gone, its namespace no longer reass
 kill "$SINK_PID" 2>/dev/null
 wait "$SINK_PID" 2>/dev/null
 for ns in l7cli l7dir; do ip netns exec $ns nft delete table ip l7frag; done
-in_cli nft delete table ip l7hyg
+raw_client_rsts keep
 testbed_down
 rm -rf "$TMP"
 t_summary

@@ -131,6 +131,21 @@ static void fin_placement(void)
 	v = seg(&g, S0 + 30, "", true);
 	CHECK(v.act == L7_RSP_WAIT, "act %d", v.act);
 
+	/*
+	 * After a finished response, a FIN anywhere but at its end is not
+	 * the backend's: it changes nothing (the binding is kept).
+	 */
+	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
+	seg(&g, S0, rsp5, false);
+	v = seg(&g, S0 + 0x80000000u, "", true);
+	CHECK(v.act == L7_RSP_WAIT && !g.fin, "blind FIN: act %d fin %d",
+	      v.act, g.fin);
+	v = seg(&g, S0 + strlen(rsp5) + 1, "", true);
+	CHECK(v.act == L7_RSP_WAIT && !g.fin, "FIN ahead: act %d", v.act);
+	v = seg(&g, S0 + strlen(rsp5), "", true);
+	CHECK(v.act == L7_RSP_FORWARD && v.strip_fin && g.fin,
+	      "FIN at the end: act %d", v.act);
+
 	/* a Content-Length body cut short */
 	l7_rsp_guard_init(&g, S0, L7_HTTP_M_GET, false);
 	v = seg(&g, S0, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nab",

@@ -14,6 +14,12 @@
 #include "tcp_map.h"
 #include "l7_test.h"
 
+/* bounds that vouch for every value: the binding alone decides */
+static const struct l7_seg_bounds any = {
+	.ack = { 0, 0xffffffff },
+	.seq = { 0, 0xffffffff },
+};
+
 static uint32_t rnd32(void)
 {
 	return (uint32_t)(l7_rand() >> 32);
@@ -145,7 +151,7 @@ static void test_map_segments_across_wrap(void)
 	s = (struct l7_tcp_seg){ .seq = 0xfffffffa, .ack = 0x80000022,
 				 .len = 100, .win = 1000, .ts = true,
 				 .tsval = 1003, .tsecr = 0x15 };
-	f = l7_map_c2b(&m, &s);
+	f = l7_map_c2b(&m, &s, &any);
 	CHECK(f == 0, "flags %#x", f);
 	CHECK(s.seq == 0x100a, "seq %#x: 0x1000 + 10", s.seq);
 	/* ack is 0x32 past c_snd: 0xfffffffe + 0x32 wraps to 0x30 */
@@ -186,27 +192,27 @@ static void test_map_flags(void)
 
 	/* data past the end of the request: another binding's */
 	s = (struct l7_tcp_seg){ .seq = 0x100, .ack = 0x7ffffff0, .len = 5 };
-	f = l7_map_c2b(&m, &s);
+	f = l7_map_c2b(&m, &s, &any);
 	CHECK(f == L7_SEG_SEQ_OUTSIDE, "after end: %#x", f);
 	s = (struct l7_tcp_seg){ .seq = 0xf0, .ack = 0x7ffffff0, .len = 0x20 };
-	CHECK(l7_map_c2b(&m, &s) == L7_SEG_SEQ_OUTSIDE, "straddles end");
+	CHECK(l7_map_c2b(&m, &s, &any) == L7_SEG_SEQ_OUTSIDE, "straddles end");
 	s = (struct l7_tcp_seg){ .seq = 0xffffffe0, .ack = 0x7ffffff0,
 				 .len = 1 };
-	CHECK(l7_map_c2b(&m, &s) == L7_SEG_SEQ_OUTSIDE, "before start");
+	CHECK(l7_map_c2b(&m, &s, &any) == L7_SEG_SEQ_OUTSIDE, "before start");
 	s = (struct l7_tcp_seg){ .seq = 0xf0, .ack = 0x7ffffff0, .len = 0x10 };
-	CHECK(l7_map_c2b(&m, &s) == 0 && s.seq == 0x1100, "up to the end");
+	CHECK(l7_map_c2b(&m, &s, &any) == 0 && s.seq == 0x1100, "up to the end");
 
 	/* a pure ACK sent after the next request began: seq pinned to end */
 	s = (struct l7_tcp_seg){ .seq = 0x300, .ack = 0x7ffffff0 };
-	f = l7_map_c2b(&m, &s);
+	f = l7_map_c2b(&m, &s, &any);
 	CHECK(f == 0 && s.seq == 0x1110, "pure ACK seq %#x", s.seq);
 	s = (struct l7_tcp_seg){ .seq = 0xffffff00, .ack = 0x7ffffff0 };
-	CHECK(l7_map_c2b(&m, &s) == 0 && s.seq == 0x1000, "old pure ACK");
+	CHECK(l7_map_c2b(&m, &s, &any) == 0 && s.seq == 0x1000, "old pure ACK");
 
 	/* the client has TS, the pooled connection does not */
 	s = (struct l7_tcp_seg){ .seq = 0, .ack = 0x7ffffff0, .ts = true,
 				 .tsval = 77, .tsecr = 88 };
-	f = l7_map_c2b(&m, &s);
+	f = l7_map_c2b(&m, &s, &any);
 	CHECK(f == L7_SEG_STRIP_TS && s.tsval == 77, "strip c2b: %#x", f);
 	s = (struct l7_tcp_seg){ .seq = 0xfffffffe, .ack = 0x1000 };
 	CHECK(l7_map_b2c(&m, &s) == 0, "no TS, nothing to strip");
@@ -217,16 +223,63 @@ static void test_map_flags(void)
 	s = (struct l7_tcp_seg){ .seq = 0xfffffffe, .ack = 0x1000, .ts = true };
 	CHECK(l7_map_b2c(&m, &s) == L7_SEG_STRIP_TS, "strip b2c");
 
-	/* the backend ACKs beyond what this request sent it */
+	/*
+	 * The backend ACKs beyond what this request sent it: bytes the
+	 * director never sent on the pooled connection.  Once pinned to the
+	 * request's end, which turned a forged ACK into a real one; refused.
+	 */
 	l7_range_close(&m.req_range, 0x100);
 	s = (struct l7_tcp_seg){ .seq = 0xfffffffe, .ack = 0x2000 };
 	f = l7_map_b2c(&m, &s);
-	CHECK(f == L7_SEG_ACK_LATER && s.ack == 0x100, "ack later %#x",
-	      s.ack);
+	CHECK(f & L7_SEG_FOREIGN, "ack later %#x", f);
 	s = (struct l7_tcp_seg){ .seq = 0xfffffffe, .ack = 0xf00 };
 	f = l7_map_b2c(&m, &s);
 	CHECK(f == L7_SEG_ACK_EARLIER && s.ack == 0xfffffff0,
 	      "ack earlier %#x", s.ack);
+}
+
+/*
+ * A forged pure ACK on a closed binding, seq half the space past the
+ * client's, ACK far past the response: it was pinned to the copy's end
+ * and the response's end, and reached the server as an ACK of the whole
+ * response.  Outside what the client's connection accepts, it is
+ * foreign; inside, it is pinned as before.
+ */
+static void test_map_foreign(void)
+{
+	const struct l7_seg_bounds ok = {
+		.ack = { 0x7ffffff0, 0x80000100 },	/* sent on C so far */
+		.seq = { 0x100, 0x100 + 65535 },	/* window on C */
+	};
+	struct l7_binding_params p;
+	struct l7_binding_map m;
+	struct l7_tcp_seg s;
+	unsigned int f;
+
+	wrap_params(&p);
+	l7_binding_init(&m, &p, NULL);
+	l7_range_close(&m.req_range, 0x100);
+	l7_range_close(&m.rsp_range, 0x80000080);
+
+	s = (struct l7_tcp_seg){ .seq = 0x100 + 0x90000000,
+				 .ack = 0x80000080 };
+	CHECK(l7_map_c2b(&m, &s, &ok) & L7_SEG_FOREIGN, "seq far away");
+	s = (struct l7_tcp_seg){ .seq = 0x100, .ack = 0x7ffffff0u + 0x70000000u };
+	CHECK(l7_map_c2b(&m, &s, &ok) & L7_SEG_FOREIGN, "ack far away");
+	s = (struct l7_tcp_seg){ .seq = 0x100, .ack = 0x80000101 };
+	CHECK(l7_map_c2b(&m, &s, &ok) & L7_SEG_FOREIGN, "ack of unsent");
+	/* the next response's bytes too: the whole of this one, pinned */
+	s = (struct l7_tcp_seg){ .seq = 0x180, .ack = 0x80000100 };
+	f = l7_map_c2b(&m, &s, &ok);
+	CHECK(f == L7_SEG_ACK_LATER && s.seq == 0x1110,
+	      "vouched: %#x seq %#x", f, s.seq);
+
+	/* the server's pure ACK: past the response and its FIN, foreign */
+	s = (struct l7_tcp_seg){ .seq = 0xfffffffeu + 0x91, .ack = 0x1000 };
+	CHECK(l7_map_b2c(&m, &s) == 0 && s.seq == 0x80000080,
+	      "after its FIN: seq %#x", s.seq);
+	s = (struct l7_tcp_seg){ .seq = 0xfffffffeu + 0x92, .ack = 0x1000 };
+	CHECK(l7_map_b2c(&m, &s) & L7_SEG_FOREIGN, "past it");
 }
 
 static void test_ts_offset(void)
@@ -301,7 +354,7 @@ static void test_ts_pooled_connection_monotonic(void)
 			clk[who] += rate[who];
 			s = (struct l7_tcp_seg){ .ts = true };
 			s.tsval = clk[who];
-			l7_map_c2b(&m, &s);
+			l7_map_c2b(&m, &s, &any);
 			CHECK(!l7_seq_before(s.tsval, seen),
 			      "binding %d seg %d: %#x after %#x", b, k,
 			      s.tsval, seen);
@@ -557,12 +610,12 @@ static void test_earlier_binding_ack(void)
 
 	/* routed to B2 anyway, the old ACK acknowledges nothing there */
 	s = (struct l7_tcp_seg){ .seq = 0x180, .ack = 0xffffff80 };
-	f = l7_map_c2b(&two, &s);
+	f = l7_map_c2b(&two, &s, &any);
 	CHECK(f == L7_SEG_ACK_EARLIER && s.ack == 0x44440000,
 	      "old ack on B2: %#x", s.ack);
 	/* and through the first binding it reaches B1 correctly */
 	s = (struct l7_tcp_seg){ .seq = 0x180, .ack = 0xffffff80 };
-	f = l7_map_c2b(&one, &s);
+	f = l7_map_c2b(&one, &s, &any);
 	CHECK(f == 0 && s.ack == 0x22220080 && s.seq == 0x11110080,
 	      "old ack on B1: %#x", s.ack);
 }
@@ -631,7 +684,7 @@ static void test_client_ack_options_end_to_end(void)
 	      "parse");
 	s.tsval = o.tsval;
 	s.tsecr = o.tsecr;
-	CHECK(l7_map_c2b(&m, &s) == 0 && s.ack == 0x40000020, "seg");
+	CHECK(l7_map_c2b(&m, &s, &any) == 0 && s.ack == 0x40000020, "seg");
 	CHECK(l7_tcp_opts_set_ts(a, 40, &o, s.tsval, s.tsecr) == 0, "ts");
 	n = l7_sack_c2b(&m, o.sack, o.sack_count);
 	CHECK(n == 2, "blocks %u", n);
@@ -657,6 +710,7 @@ int main(void)
 	RUN(test_win_rescale_values);
 	RUN(test_sack_c2b);
 	RUN(test_sack_b2c);
+	RUN(test_map_foreign);
 	RUN(test_sack_dup);
 	RUN(test_earlier_binding_ack);
 	RUN(test_prev_binding_keeps_offsets);

@@ -1,0 +1,256 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""rawaccept.py DMAC REFPORT TEST...: forged segments with the tuple of a
+live connection, which the director must treat as a Linux endpoint does
+- change nothing, pass nothing on.  Each client-side TEST runs twice:
+against the l7 service (VIP:80) and against a plain Linux listener on
+VIP:REFPORT in the director's namespace (the reference, started by the
+suite), each a keep-alive connection with timestamps written by hand
+(rawtcp.Conn).  The next request on it must be answered with the same
+bytes as before.  One line per TEST and target, "ok   TEST" or
+"FAIL TEST: why" (the reference's lines say "TEST-linux").
+
+Tests:
+  ts-poison  four pure ACKs, seq X and X + 2^31, TSval Y and Y + 2^31,
+             none in the window (RFC 7323 TS.Recent poisoning)
+  zero-window  a pure ACK with a wrong seq announcing a zero window,
+             while a POST waits for its body: the body, sent after the
+             suite's ack_timeout, is echoed
+  ack-past   during a response of 10 KB the client does not acknowledge,
+             a pure ACK at the right seq acknowledging 2^30 bytes past
+             it: on br0 no segment from the director to the server
+             acknowledges any of the response before the client does
+  idle-fin   (l7 only) from a server's namespace, a FIN and a data byte
+             at wrong seqs to the director's end of a pooled connection
+             idle after a request: it stays (still established at the
+             server, no RST on br0, Closed unchanged in /proc)
+"""
+
+import random
+import socket
+import subprocess
+import sys
+import time
+
+import rawtcp
+from rawnet import netns
+from rawtcp import (GW, IP, TCP, VIP, Capture, Conn, Fail, Peer, in_dir,
+                    payload_of)
+from scapy.packet import Raw
+
+GET = rawtcp.GET
+GET10K = b"GET /static/10k.bin HTTP/1.1\r\nHost: h\r\n\r\n"
+
+
+def forge(c, seq, ack, window=65535, tsval=None, flags="A"):
+    """A segment with @c's tuple, built as @c builds its own."""
+    opts = []
+    if c.ts:
+        opts = [("NOP", None), ("NOP", None),
+                ("Timestamp", ((c.tsval() if tsval is None else tsval)
+                               % 2**32, c.ts_recent))]
+    c.peer.send(IP(src=c.peer.src, dst=VIP) /
+                TCP(sport=c.sport, dport=c.dport, flags=flags,
+                    seq=seq % 2**32, ack=ack % 2**32, window=window,
+                    options=opts))
+
+
+def body(c, req=GET):
+    c.send(req)
+    status, got = c.response()
+    if b" 200 " not in status:
+        raise Fail("%r answered %r" % (req.split(b"\r")[0], status))
+    return got
+
+
+def live(peer, dport):
+    """A keep-alive connection with timestamps, one request done."""
+    c = Conn(peer, dport=dport, ts=True)
+    c.connect()
+    return c, body(c)
+
+
+def goes_on(c, before):
+    """The next request on @c is answered, with the same bytes."""
+    c.pump(1, lambda: False)        # take any challenge ACKs first
+    after = body(c)
+    if after != before:
+        raise Fail("the next response differs: %d bytes, want %d" %
+                   (len(after), len(before)))
+    c.close()
+
+
+def t_ts_poison(peer, dport):
+    c, before = live(peer, dport)
+    x, y = c.snd_nxt + 2**30, c.tsval() + 2**30
+    for seq in (x, x + 2**31):
+        for tsval in (y, y + 2**31):
+            forge(c, seq, c.rcv_nxt, tsval=tsval)
+    goes_on(c, before)
+
+
+# longer than the suite's ack_timeout (3 s): a shut window with a request
+# under way ends the connection (slow_reader) after that
+STALL_WAIT = 5
+
+
+def t_zero_window(peer, dport):
+    c, before = live(peer, dport)
+    c.send(b"POST /cgi-bin/echo HTTP/1.1\r\nHost: h\r\n"
+           b"Content-Length: 10\r\n\r\n")
+    forge(c, c.snd_nxt + 2**31, c.rcv_nxt, window=0)
+    c.pump(STALL_WAIT, lambda: False)
+    c.send(b"0123456789")
+    status, got = c.response()
+    if b" 200 " not in status or got != b"0123456789":
+        raise Fail("echo after the forged window: %r %r" % (status, got))
+    goes_on(c, before)
+
+
+def acks_into_response(pkts):
+    """Segments to a server on br0 that acknowledge bytes of the response
+    it sent there (the largest one in @pkts)."""
+    sent = {}
+    for p in pkts:
+        if TCP in p and p[TCP].sport == 80 and payload_of(p):
+            key = (p[IP].src, p[TCP].dport)
+            s = sent.setdefault(key, [p[TCP].seq, 0])
+            s[1] += len(payload_of(p))
+    if not sent:
+        raise Fail("no response on br0")
+    key, (start, _) = max(sent.items(), key=lambda kv: kv[1][1])
+    return [p for p in pkts if TCP in p and p[IP].dst == key[0] and
+            p[TCP].sport == key[1] and p[TCP].flags.A and
+            0 < (p[TCP].ack - start) % 2**32 < 2**31]
+
+
+def t_ack_past(peer, dport):
+    c, _ = live(peer, dport)
+    cap = Capture("accept-ack-past", "br0", "tcp port 80") \
+        if dport == 80 else None
+    try:
+        c.ack_data = False
+        c.seg("PA", GET10K)
+        c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
+        c.pump(3, lambda: False)
+        forge(c, c.snd_nxt, c.rcv_nxt + 2**30)
+        c.pump(1, lambda: False)
+    finally:
+        pkts = cap.stop() if cap else []
+    if cap:
+        acks = acks_into_response(pkts)
+        if acks:
+            raise Fail("the director acknowledged the response to its "
+                       "server before the client did: %s" %
+                       acks[0].summary())
+    c.ack_data = True
+    c.seg("A")
+    status, got = c.response()
+    if b" 200 " not in status or len(got) != 10240:
+        raise Fail("10k.bin: %r, %d bytes" % (status, len(got)))
+    goes_on(c, body(c))
+
+
+def backend_ns(addr):
+    return "l7s" + addr.rsplit(".", 1)[1][-1]
+
+
+def established(addr):
+    """Ports of the director's end of the established connections to the
+    server at @addr."""
+    out = subprocess.run(["ip", "netns", "exec", backend_ns(addr), "ss",
+                          "-Htn", "state", "established", "( sport = :80 )"],
+                         capture_output=True, text=True).stdout
+    return {int(line.split()[-1].rsplit(":", 1)[1])
+            for line in out.splitlines() if line.strip()}
+
+
+def served_pconn(peer):
+    """(server, director's port) of a pooled connection that served a
+    request and is idle again: only those are the splice's to judge (one
+    never bound is its socket's)."""
+    for _ in range(4):
+        cap = Capture("accept-idle-served", "br0", "tcp src port 80")
+        try:
+            c = Conn(peer, ts=True)
+            c.connect()
+            for _ in range(6):
+                body(c)     # left open: a reset would end its bindings
+        finally:
+            pkts = cap.stop()
+        served = {(p[IP].src, p[TCP].dport) for p in pkts
+                  if TCP in p and payload_of(p)}
+        for addr, lport in sorted(served):
+            if lport in established(addr):
+                return addr, lport
+    raise Fail("no pooled connection that served a request is left")
+
+
+def pool_closed(addr):
+    out = subprocess.run(in_dir("cat", "/proc/net/ip_vs_l7"),
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) > 8 and f[0] == "->" and f[1] == addr + ":80":
+            return int(f[7])
+    raise Fail("no line for %s in /proc/net/ip_vs_l7" % addr)
+
+
+def t_idle_fin(peer, dport):
+    addr, lport = served_pconn(peer)
+    closed = pool_closed(addr)
+    with netns(backend_ns(addr)):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                             socket.IPPROTO_TCP)
+    cap = Capture("accept-idle-fin", "br0", "tcp port %d" % lport)
+    try:
+        for flags, data in (("FA", b""), ("PA", b"X")):
+            seg = IP(src=addr, dst=GW) / TCP(
+                sport=80, dport=lport, flags=flags,
+                seq=random.getrandbits(32), ack=random.getrandbits(32),
+                window=502)
+            if data:
+                seg = seg / Raw(data)
+            sock.sendto(bytes(seg)[20:], (GW, 0))
+        time.sleep(1)
+    finally:
+        pkts = cap.stop()
+    rsts = [p for p in pkts if TCP in p and p[TCP].flags.R]
+    if rsts:
+        raise Fail("the director reset it: %s" % rsts[0].summary())
+    if lport not in established(addr):
+        raise Fail("the pooled connection from port %d to %s is gone" %
+                   (lport, addr))
+    if pool_closed(addr) != closed:
+        raise Fail("Closed went from %d to %d" % (closed, pool_closed(addr)))
+
+
+CLIENT_TESTS = {"ts-poison": t_ts_poison, "zero-window": t_zero_window,
+                "ack-past": t_ack_past}
+L7_TESTS = {"idle-fin": t_idle_fin}
+
+
+def main():
+    tests = sys.argv[3:]
+    if len(sys.argv) < 4 or any(t not in CLIENT_TESTS and t not in L7_TESTS
+                                for t in tests):
+        print(__doc__, file=sys.stderr)
+        return 2
+    peer = Peer(sys.argv[1])
+    runs = [(t, 80, t) for t in tests]
+    runs += [(t, int(sys.argv[2]), t + "-linux") for t in tests
+             if t in CLIENT_TESTS]
+    failed = 0
+    for test, dport, name in runs:
+        try:
+            (CLIENT_TESTS.get(test) or L7_TESTS[test])(peer, dport)
+            print("ok   %s" % name, flush=True)
+        except Exception as e:  # a test's own failure or a broken client
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e),
+                  flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
