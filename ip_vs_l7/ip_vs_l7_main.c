@@ -140,7 +140,7 @@ MODULE_PARM_DESC(client_max_pooled,
 unsigned int l7_ack_timeout = 30;
 module_param_cb(ack_timeout, &l7_param_secs, &l7_ack_timeout, 0644);
 MODULE_PARM_DESC(ack_timeout,
-		 "seconds a client may leave response bytes unacknowledged (or its window closed) before both ends are reset, 0: never (default 30)");
+		 "seconds a client may fall behind read_minrate while it has response bytes to acknowledge (or a window smaller than a segment) before both ends are reset; one that stops is reset after exactly this; 0: never (default 30)");
 
 unsigned int l7_read_minrate = 500;
 module_param_named(read_minrate, l7_read_minrate, uint, 0644);
