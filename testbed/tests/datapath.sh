@@ -291,10 +291,12 @@ t_check "datapath: 10,000 unanswered SYNs leave no state" syn_flood_no_state
 t_check "datapath: works with conntrack dropping ct state invalid" conntrack_invalid_drop
 t_check "datapath: no byte reached a backend, no IPVS connection" nothing_reached_backends
 t_check "datapath: every connection freed" no_connection_leaks
+t_check "datapath: the director's TCP timestamps are not its uptime" synack_tsval_not_uptime
+# deletes the service (where the kernel can list hooks): after the cases
+# that talk to it
 t_check "datapath: the module's hooks only where an l7 service is" hooks_where_served
 t_check "datapath: no l7 service in a user namespace's network namespace" userns_service_refused
 t_check "datapath: module parameters written at run time are range-checked" params_checked_at_run_time
-t_check "datapath: the director's TCP timestamps are not its uptime" synack_tsval_not_uptime
 t_check "datapath: no l7 rules in a user namespace's network namespace" userns_rules_refused
 
 testbed_down
