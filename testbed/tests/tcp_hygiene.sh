@@ -170,7 +170,19 @@ floor_segments() {
 		}'
 }
 
+# The client stops reading on purpose (its kernel drops the director's
+# data meanwhile) for as long as the emulated guest takes to send the
+# ICMP: the read floor (ack_timeout, 30 s) must not end it first.
 icmp_mtu_68_floored() {
+	local p=/sys/module/ip_vs_l7/parameters/ack_timeout rc
+	echo 600 > $p || return 1
+	icmp_mtu_68_floored_case
+	rc=$?
+	echo 30 > $p
+	return $rc
+}
+
+icmp_mtu_68_floored_case() {
 	local go=$TMP/floor.go log=${L7_RESULTS:-$TMP}/floor.log cap cli seq
 	local icmps floor want rc=0
 	floor=$(($(in_dir sysctl -n net.ipv4.route.min_pmtu) - 40))
