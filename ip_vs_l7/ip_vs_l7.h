@@ -486,6 +486,12 @@ struct l7_conn {
 	unsigned long		probed_until;
 };
 
+/* The client's window in bytes: its last window field, scaled. */
+static inline u32 l7_client_snd_wnd(const struct l7_conn *c)
+{
+	return (u32)c->c_win << max_t(int, c->c_wscale, 0);
+}
+
 /* ip_vs_l7_main.c: module parameters */
 extern unsigned int l7_pool_min_idle;
 extern unsigned int l7_pool_max;

@@ -200,7 +200,7 @@ static struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c)
 		.snd_una = c->d_snd_una,
 		.snd_nxt = c->d_snd_nxt,
 		.snd_isn = c->d_snd_isn,
-		.snd_wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0),
+		.snd_wnd = l7_client_snd_wnd(c),
 		.snd_wl1 = c->c_wl1,
 		.max_window = c->c_max_win,
 		.ts_recent = c->c_tsval,

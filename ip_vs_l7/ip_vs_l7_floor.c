@@ -51,7 +51,7 @@ static bool l7_floor_owes_body(const struct l7_conn *c)
  */
 static bool l7_floor_owes_read(const struct l7_conn *c)
 {
-	u32 wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0);
+	u32 wnd = l7_client_snd_wnd(c);
 
 	return !list_empty(&c->bindings) &&
 	       (c->d_snd_una != c->d_snd_nxt || wnd < c->c_mss);

@@ -591,7 +591,7 @@ static bool l7_rsp_upgrade(struct l7_conn *c, struct l7_binding *b)
 static bool l7_backend_rst_ok(struct l7_conn *c, struct l7_binding *b,
 			      u32 seq)
 {
-	u32 wnd = (u32)c->c_win << max_t(int, c->c_wscale, 0);
+	u32 wnd = l7_client_snd_wnd(c);
 
 	switch (l7_rsp_guard_rst(&b->rsp_guard, seq, wnd)) {
 	case L7_RST_ACCEPT:
