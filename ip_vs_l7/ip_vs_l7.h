@@ -26,6 +26,7 @@
 #include <net/ipv6.h>
 
 #include "core/client_seg.h"
+#include "core/conn_clock.h"
 #include "core/head_copy.h"
 #include "core/http_body.h"
 #include "core/http_req.h"
@@ -414,10 +415,9 @@ struct l7_conn {
 	__be16			vport;
 	struct l7_dst_cache	dst;		/* to the client */
 	struct l7_source	*src;		/* its client address's count */
-	struct timer_list	timer;		/* timeouts, retransmits */
-	unsigned long		last_seen;	/* jiffies of the last progress */
-	unsigned long		closing_until;	/* hard deadline in CLOSING */
-	unsigned int		retries;
+	struct timer_list	timer;		/* at ->clock's next deadline */
+	struct l7_clock		clock;		/* every deadline (clock.c) */
+	unsigned int		retries;	/* of our reply or FIN */
 
 	/* the client side of TCP, as the director plays it */
 	u32			c_rcv_nxt;	/* next client seq the director takes */
@@ -460,30 +460,17 @@ struct l7_conn {
 	u32			reply_len;
 	u32			reply_seq;
 
-	/*
-	 * The timer also resends response heads of the director's
-	 * (ip_vs_l7_rsp_copy.c) while the client lacks one, and sends an
-	 * ACK of a request the server's response did not acknowledge in
-	 * time: ->due is when the connection's state wants it, ->copy_due
-	 * the next resend, ->ack_due the ACK.
-	 */
-	unsigned long		due;
-	unsigned long		copy_due;
-	unsigned long		ack_due;
-	bool			copy_timer;	/* ->copy_due is set */
-	bool			ack_timer;	/* ->ack_due is set */
-	u8			copy_retries;
+	u8			copy_retries;	/* of response heads of ours */
 
 	struct list_head	bindings;	/* l7_binding, oldest first */
 	unsigned int		nr_bindings;	/* at most l7_client_max_pooled */
 	struct l7_binding	*cur;		/* request/response under way */
 	/*
 	 * Out of ->bindings: one whose response the client has whole and
-	 * whose server resent some of it, until ->probed_until, for the
+	 * whose server resent some of it, until L7_CLK_DUP_WAIT, for the
 	 * client's report of the duplicate (l7_binding_acked()).
 	 */
 	struct l7_binding	*probed;
-	unsigned long		probed_until;
 };
 
 /* The client's window in bytes: its last window field, scaled. */
@@ -543,8 +530,6 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls,
 			      const union nf_inet_addr *caddr, __be16 cport,
 			      const union nf_inet_addr *vaddr, __be16 vport);
 bool l7_conn_insert(struct l7_conn *c);
-void l7_conn_expire_in(struct l7_conn *c, unsigned long delay);
-void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_closing(struct l7_conn *c);
 bool l7_source_pooled_get(struct l7_conn *c);
 void l7_source_pooled_put(struct l7_conn *c);
@@ -566,8 +551,16 @@ void l7_pconn_unhash(struct l7_pconn *pc);
  */
 static inline void l7_conn_progress(struct l7_conn *c)
 {
-	c->last_seen = jiffies;
+	l7_clock_progress(&c->clock, jiffies);
 }
+
+/* ip_vs_l7_clock.c */
+void l7_conn_clock_start(struct l7_conn *c);
+void l7_conn_timer_arm(struct l7_conn *c);
+void l7_conn_due_in(struct l7_conn *c, enum l7_clock_slot s,
+		    unsigned long delay);
+void l7_conn_settle(struct l7_conn *c);
+void l7_conn_tick(struct l7_conn *c);
 
 /* ip_vs_l7_bind.c */
 struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
@@ -589,17 +582,18 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
 		       const struct l7_tcp_sack_block *dup);
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup);
-void l7_binding_probed_timer(struct l7_conn *c);
+void l7_binding_dup_wait_over(struct l7_conn *c);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b);
-bool l7_binding_timer(struct l7_conn *c);
+void l7_binding_copy_due(struct l7_conn *c);
+void l7_queue_late(struct l7_conn *c);
 
 /* ip_vs_l7_rsp_copy.c */
 bool l7_rsp_copy_wanted(const struct l7_conn *c);
 void l7_rsp_copy_taken(struct l7_conn *c, struct l7_binding *b);
 void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b);
-void l7_rsp_copy_timer(struct l7_conn *c);
+void l7_rsp_copy_due(struct l7_conn *c);
 
 /* ip_vs_l7_splice.c */
 int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep);
@@ -644,7 +638,10 @@ void l7_head_frame(struct l7_conn *c);
 void l7_head_restart(struct l7_conn *c);
 void l7_head_reframe(struct l7_conn *c);
 void l7_cur_done(struct l7_conn *c);
-void l7_client_timer(struct l7_conn *c);
+void l7_ack_due(struct l7_conn *c);
+void l7_reply_due(struct l7_conn *c);
+void l7_head_late(struct l7_conn *c);
+void l7_close_late(struct l7_conn *c);
 unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 				u32 hlen);
 void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
@@ -661,14 +658,7 @@ void l7_floor_body_start(struct l7_conn *c);
 void l7_floor_body_moved(struct l7_conn *c, u32 n);
 void l7_floor_read_moved(struct l7_conn *c, u32 n);
 void l7_floor_update(struct l7_conn *c);
-/* l7_floor_check(): which floor the client fell below, if any */
-enum l7_floor_verdict {
-	L7_FLOOR_HELD,
-	L7_FLOOR_BODY,		/* its request body: body_minrate */
-	L7_FLOOR_READ,		/* its reading: read_minrate */
-};
-
-enum l7_floor_verdict l7_floor_check(struct l7_conn *c, unsigned long *next);
+void l7_floor_due(struct l7_conn *c);
 
 /* ip_vs_l7_icmp.c */
 struct l7_ports;

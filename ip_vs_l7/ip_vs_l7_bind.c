@@ -389,7 +389,7 @@ int l7_bind(struct l7_conn *c)
 	}
 	this_cpu_add(pc->pool->bytes->to_server, b->copy_len);
 	l7_send_copy(c, b);
-	l7_conn_expire_in(c, L7_RTO);
+	l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO);
 	if (c->state == L7C_HEAD)
 		l7_head_frame(c);	/* pipelined heads behind it */
 	return 0;
@@ -471,8 +471,7 @@ int l7_queue_add(struct l7_conn *c)
 	spin_unlock_bh(&ls->waitq_lock);
 	if (!err) {
 		l7_service_count(ls, queued);
-		c->state = L7C_QUEUED;
-		l7_conn_expire_in(c, msecs_to_jiffies(l7_queue_timeout));
+		c->state = L7C_QUEUED;	/* L7_CLK_QUEUE bounds the wait */
 	}
 	return err;
 }
@@ -582,6 +581,7 @@ void l7_queue_kick(struct l7_service *ls)
 			l7_queue_del(c);	/* bound, answered or gone */
 		}
 		l7_bind_answered(c, err);
+		l7_conn_settle(c);
 		spin_unlock_bh(&c->lock);
 		rcu_read_unlock();
 	}
@@ -760,10 +760,9 @@ static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
 	list_del(&b->node);
 	c->nr_bindings--;
 	c->probed = b;
-	c->probed_until = jiffies + L7_DUP_WAIT;
 	b->c_ack_passed = b->map.rsp_range.end;
 	l7_binding_ack(c, b, l7_seq_inv(&b->map.rsp, b->c_ack_passed));
-	l7_conn_timer_arm(c);
+	l7_conn_due_in(c, L7_CLK_DUP_WAIT, L7_DUP_WAIT);
 }
 
 /*
@@ -777,10 +776,10 @@ static bool l7_binding_awaits_dup(const struct l7_binding *b)
 	       l7_binding_keeps(b);
 }
 
-/* The connection timer: a probed binding waited long enough. */
-void l7_binding_probed_timer(struct l7_conn *c)
+/* L7_CLK_DUP_WAIT: a probed binding waited long enough. */
+void l7_binding_dup_wait_over(struct l7_conn *c)
 {
-	if (c->probed && !time_before(jiffies, c->probed_until))
+	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
 }
 
@@ -826,24 +825,31 @@ bool l7_may_dispatch(const struct l7_conn *c)
 }
 
 /*
- * The connection timer while the current binding waits for the server
- * to take our copy: resend it, and give up after a few tries.  Returns
- * false when there is nothing to resend.
+ * L7_CLK_REQ_COPY: the current binding's server has not acknowledged
+ * our copy: resend it, and give up after a few tries.
  */
-bool l7_binding_timer(struct l7_conn *c)
+void l7_binding_copy_due(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
 	if (!b || b->head_acked)
-		return false;
+		return;
 	if (++b->retries > L7_COPY_TRIES) {
 		c->end = L7_END_HEAD_LOST;
 		c->dead = true;
-		return true;
+		return;
 	}
 	l7_send_copy(c, b);
-	l7_conn_expire_in(c, L7_RTO << b->retries);
-	return true;
+	l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO << b->retries);
+}
+
+/* L7_CLK_QUEUE: no pooled connection came free within queue_timeout. */
+void l7_queue_late(struct l7_conn *c)
+{
+	if (c->state != L7C_QUEUED)
+		return;
+	l7_queue_del(c);
+	l7_reply_503(c);
 }
 
 /*

@@ -154,11 +154,8 @@ static void l7_send_ack(struct l7_conn *c)
  */
 static void l7_ack_later(struct l7_conn *c)
 {
-	if (c->ack_timer)
-		return;
-	c->ack_due = jiffies + L7_DELACK;
-	c->ack_timer = true;
-	l7_conn_timer_arm(c);
+	if (!l7_clock_armed(&c->clock, L7_CLK_ACK))
+		l7_conn_due_in(c, L7_CLK_ACK, L7_DELACK);
 }
 
 /*
@@ -174,7 +171,7 @@ void l7_client_acked(struct l7_conn *c, u32 ack)
 	if (after(ack, c->c_acked))
 		c->c_acked = ack;
 	if (c->c_acked == c->c_rcv_nxt)
-		c->ack_timer = false;
+		l7_clock_stop(&c->clock, L7_CLK_ACK);
 }
 
 /*
@@ -218,12 +215,9 @@ struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c)
 	return l7_tcp_accept_bounds(&e);
 }
 
-/* The connection timer: the ACK owed, unless a response carried it. */
-static void l7_ack_timer(struct l7_conn *c)
+/* L7_CLK_ACK: the ACK owed, unless a response carried it. */
+void l7_ack_due(struct l7_conn *c)
 {
-	if (!c->ack_timer || time_before(jiffies, c->ack_due))
-		return;
-	c->ack_timer = false;
 	if (after(l7_client_ack_point(c), c->c_acked))
 		l7_send_ack(c);
 }
@@ -239,7 +233,7 @@ void l7_reply(struct l7_conn *c, int status)
 		       c->reply_len);
 	c->d_snd_nxt += c->reply_len + 1;
 	l7_service_count(c->ls, bad_requests);
-	l7_conn_expire_in(c, L7_RTO);
+	l7_conn_due_in(c, L7_CLK_REPLY, L7_RTO);
 }
 
 /* No server can take the request (now, or within queue_timeout). */
@@ -258,13 +252,53 @@ void l7_close_client(struct l7_conn *c)
 	c->retries = 0;
 	l7_send_client(c, TCPHDR_FIN, c->d_snd_nxt, NULL, 0);
 	c->d_snd_nxt++;
-	l7_conn_expire_in(c, L7_RTO);
+	l7_conn_due_in(c, L7_CLK_REPLY, L7_RTO);
 }
 
-/* Waiting for the next head: how long a client may idle. */
-static void l7_await_head(struct l7_conn *c)
+/*
+ * L7_CLK_REPLY: resend our reply (if any) and FIN until the client has
+ * them; reset it after L7_REPLY_TRIES.  A response still on its way
+ * keeps our FIN behind it, and while it moves the tries start over.
+ */
+void l7_reply_due(struct l7_conn *c)
 {
-	l7_conn_expire_in(c, l7_head_timeout * HZ);
+	if (c->d_snd_una == c->d_snd_nxt)
+		return;	/* all acked: the client's FIN or CLOSE ends it */
+	if (!list_empty(&c->bindings) &&
+	    (u32)jiffies - c->clock.progress < L7_RTO * 8)
+		c->retries = 0;
+	if (++c->retries > L7_REPLY_TRIES) {
+		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
+		c->dead = true;
+		return;
+	}
+	l7_send_client(c, TCPHDR_PSH | TCPHDR_FIN, c->reply_seq,
+		       c->reply, c->reply_len);
+	l7_conn_due_in(c, L7_CLK_REPLY, L7_RTO << c->retries);
+}
+
+/*
+ * L7_CLK_CLOSE: the director closed, nothing of a response is left, and
+ * the client did not finish closing in time.  If it has all we sent, it
+ * is forgotten (FIN-WAIT ends here); else it is reset.
+ */
+void l7_close_late(struct l7_conn *c)
+{
+	if (c->d_snd_una != c->d_snd_nxt)
+		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
+	c->dead = true;
+}
+
+/*
+ * L7_CLK_HEAD: nothing is under way and no complete head came within
+ * head_timeout.  Part of one gets 408; none, a plain close.
+ */
+void l7_head_late(struct l7_conn *c)
+{
+	if (c->head_len)
+		l7_reply(c, 408);	/* a slow client */
+	else
+		l7_close_client(c);	/* idle between requests */
 }
 
 /*
@@ -344,10 +378,9 @@ void l7_cur_done(struct l7_conn *c)
 		/* even after the client's FIN; else at an ACK that frees one */
 		if (c->state == L7C_HELD && l7_may_dispatch(c))
 			l7_dispatch(c);
-	} else if (c->c_fin)
+	} else if (c->c_fin) {
 		l7_close_client(c);
-	else if (c->state == L7C_HEAD)
-		l7_await_head(c);
+	}
 }
 
 /*
@@ -631,8 +664,9 @@ static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
 {
 	if (p->take_fin)
 		l7_client_fin(c, p);	/* never ->close: we closed already */
-	if (c->d_snd_una == c->d_snd_nxt && list_empty(&c->bindings))
-		l7_conn_expire_in(c, c->c_fin ? 0 : l7_head_timeout * HZ);
+	/* all acked both ways: over (else L7_CLK_CLOSE ends the wait) */
+	if (c->d_snd_una == c->d_snd_nxt && c->c_fin)
+		l7_conn_due_in(c, L7_CLK_END, 0);
 	return l7_pass_ack(c, skb, hlen, p->pure);
 }
 
@@ -719,7 +753,7 @@ bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		b = l7_binding_of(c, pc);
 	if (b) {
 		*verdict = l7_splice_b2c(c, b, skb);
-		l7_floor_update(c);
+		l7_conn_settle(c);
 	}
 	spin_unlock_bh(&c->lock);
 	return b;
@@ -732,7 +766,7 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
 	spin_lock_bh(&c->lock);
 	if (!c->dead) {
 		verdict = l7_client_segment(c, skb);
-		l7_floor_update(c);
+		l7_conn_settle(c);
 	}
 	spin_unlock_bh(&c->lock);
 	return verdict;
@@ -820,138 +854,9 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	spin_lock_bh(&c->lock);
 	if (!c->dead) {
 		l7_service_count(ls, conns);
-		l7_conn_expire_in(c, l7_head_timeout * HZ);
 		l7_client_segment(c, skb);
+		l7_conn_settle(c);
 	}
 	spin_unlock_bh(&c->lock);
 	return NF_DROP;
-}
-
-/*
- * Seconds without progress before both ends are reset: a tunnel carries
- * whatever its two ends speak, which may be quiet for long (HAProxy's
- * "timeout tunnel"); a request or response under way should not be.
- */
-static unsigned int l7_idle_by(const struct l7_conn *c)
-{
-	if (c->state == L7C_TUNNEL)
-		return READ_ONCE(l7_tunnel_timeout);
-	return READ_ONCE(l7_idle_timeout);
-}
-
-/*
- * The client's request body fell below body_minrate (floor.c): its
- * server waits for what does not come, holding a pooled connection.
- * Answered 408 by the director while no response byte went out (the
- * server is reset, the connection retired), else both ends are reset
- * (bad_request: the client broke its request).
- */
-static void l7_client_slow_body(struct l7_conn *c)
-{
-	struct l7_binding *b = c->cur;
-
-	l7_service_count(c->ls, slow_request);
-	if (!b || b->rsp_seen) {
-		c->end = L7_END_BAD_REQUEST;
-		c->dead = true;
-		return;
-	}
-	l7_binding_abort(c, b);
-	l7_reply(c, 408);
-}
-
-/* The connection timer, with c->lock held: retransmit or give up. */
-void l7_client_timer(struct l7_conn *c)
-{
-	unsigned long idle_by, next;
-
-	if (c->dead_reason) {
-		c->dead = true;
-		return;
-	}
-	/* what may be due before the state's own deadline */
-	l7_ack_timer(c);
-	l7_rsp_copy_timer(c);
-	l7_binding_probed_timer(c);
-	if (time_before(jiffies, c->due)) {
-		l7_conn_timer_arm(c);
-		return;
-	}
-	switch (c->state) {
-	case L7C_HEAD:
-	case L7C_HELD:
-		if (l7_binding_timer(c))
-			return;
-		if (!list_empty(&c->bindings))
-			break;	/* a response under way went silent */
-		if (c->head_len) {
-			l7_reply(c, 408);	/* a slow client */
-			return;
-		}
-		l7_close_client(c);	/* idle between requests */
-		return;
-	case L7C_BODY:
-	case L7C_TUNNEL:
-		if (l7_binding_timer(c))
-			return;
-		break;
-	case L7C_QUEUED:
-		/* no pooled connection came free in time */
-		l7_queue_del(c);
-		l7_reply_503(c);
-		return;
-	case L7C_CLOSING:
-		if (c->d_snd_una == c->d_snd_nxt &&
-		    (list_empty(&c->bindings) || c->c_fin)) {
-			c->dead = true;	/* all acked; FIN-WAIT ends here */
-			return;
-		}
-		if (list_empty(&c->bindings) &&
-		    !time_before(jiffies, c->closing_until)) {
-			/* the hard deadline: our reply or FIN is not acked */
-			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
-			c->dead = true;
-			return;
-		}
-		if (c->d_snd_una == c->d_snd_nxt)
-			break;
-		/* a response still on its way: our FIN waits behind it */
-		if (!list_empty(&c->bindings) &&
-		    time_before(jiffies, c->last_seen + L7_RTO * 8))
-			c->retries = 0;
-		if (++c->retries > L7_REPLY_TRIES) {
-			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
-			c->dead = true;
-			return;
-		}
-		/* resend the whole reply (if any) and FIN */
-		l7_send_client(c, TCPHDR_PSH | TCPHDR_FIN, c->reply_seq,
-			       c->reply, c->reply_len);
-		l7_conn_expire_in(c, L7_RTO << c->retries);
-		return;
-	}
-	/*
-	 * Bindings under way: the timer is set at milestones only, not per
-	 * packet, so look when the connection was last heard of, and when
-	 * the client last took response bytes.
-	 */
-	idle_by = c->last_seen + l7_idle_by(c) * HZ;
-	next = idle_by;
-	switch (l7_floor_check(c, &next)) {
-	case L7_FLOOR_BODY:
-		l7_client_slow_body(c);
-		return;
-	case L7_FLOOR_READ:
-		c->end = L7_END_SLOW_READER;
-		c->dead = true;
-		return;
-	case L7_FLOOR_HELD:
-		break;
-	}
-	if (!time_before(jiffies, idle_by)) {
-		c->end = L7_END_IDLE;
-		c->dead = true;
-		return;
-	}
-	l7_conn_expire_in(c, next - jiffies);
 }

@@ -4,9 +4,9 @@
  *
  * A connection is created only when a client completes the handshake
  * with a valid SYN cookie, so a SYN flood costs no memory.  Connections
- * are found by client tuple under RCU.  Each has one timer that serves
- * as idle timeout and retransmit clock; it is also the one place where
- * a connection normally dies (l7_conn_expire_in(c, 0) from any context),
+ * are found by client tuple under RCU.  Each has one timer, set at the
+ * earliest deadline of its clock (clock.c); it is also the one place
+ * where a connection normally dies (l7_conn_end() from any context),
  * which keeps freeing out of the packet handlers.  Whoever sets ->dead,
  * under ->lock, owns freeing; nothing re-arms the timer of a dead
  * connection.
@@ -62,7 +62,6 @@ static atomic_t l7_conns_alive = ATOMIC_INIT(0);	/* for max_conns */
 #define L7_HEAD_MIN		512	/* first allocation of ->head */
 #define L7_BUCKETS_MIN		(1U << 14)
 #define L7_BUCKETS_MAX		(1U << 20)
-#define L7_CLOSING_MIN		(10 * HZ)
 
 /*
  * An IPv4 tuple hashes as four words, as it always did; an IPv6 one
@@ -372,7 +371,7 @@ static void l7_conn_timer_fn(struct timer_list *t)
 
 	spin_lock(&c->lock);
 	if (!c->dead) {
-		l7_client_timer(c);
+		l7_conn_tick(c);
 		if (c->dead) {
 			/* a handler may have re-armed us before we set dead */
 			timer_delete(&c->timer);
@@ -422,7 +421,7 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls,
 	c->cport = cport;
 	c->vaddr = *vaddr;
 	c->vport = vport;
-	c->last_seen = jiffies;
+	l7_conn_clock_start(c);
 	return c;
 
 free:
@@ -454,55 +453,12 @@ bool l7_conn_insert(struct l7_conn *c)
 }
 
 /*
- * Called with c->lock held, never on a dead connection.  Once nothing of
- * a response is left, a closing connection's timer is never set past
- * its deadline, whatever the client sends.
- */
-void l7_conn_expire_in(struct l7_conn *c, unsigned long delay)
-{
-	unsigned long when = jiffies + delay;
-
-	if (c->state == L7C_CLOSING && list_empty(&c->bindings) &&
-	    time_after(when, c->closing_until))
-		when = c->closing_until;
-	c->due = when;
-	l7_conn_timer_arm(c);
-}
-
-/*
- * Called with c->lock held: the timer at the earliest of ->due and what
- * is pending before it (a resend of a response head of ours the client
- * lacks, an ACK owed, the end of a probed binding's wait).  Only ever
- * brought forward: a request moves these deadlines several times, and
- * each later one left to a timer already set costs one early wake-up,
- * whose handler finds nothing due and sets it again
- * (l7_client_timer()), instead of a re-queue each time.
- */
-void l7_conn_timer_arm(struct l7_conn *c)
-{
-	unsigned long when = c->due;
-
-	if (c->copy_timer && time_before(c->copy_due, when))
-		when = c->copy_due;
-	if (c->ack_timer && time_before(c->ack_due, when))
-		when = c->ack_due;
-	if (c->probed && time_before(c->probed_until, when))
-		when = c->probed_until;
-	timer_reduce(&c->timer, when);
-}
-
-/*
- * c->lock held: our side closes (a reply and/or FIN goes out).  The
- * client has max(head_timeout, 10 s) from now to take it and close too;
- * after that, or once it has all, the connection is forgotten.  While a
- * response is still on its way, progress (l7_conn_progress) decides.
+ * c->lock held: our side closes (a reply and/or FIN goes out).  Once
+ * nothing of a response is left, the client has L7_CLK_CLOSE to take it
+ * and close too (clock.c).
  */
 void l7_conn_closing(struct l7_conn *c)
 {
-	if (c->state != L7C_CLOSING)
-		c->closing_until = jiffies + max_t(unsigned long,
-						   l7_head_timeout * HZ,
-						   L7_CLOSING_MIN);
 	c->state = L7C_CLOSING;
 }
 
@@ -546,7 +502,7 @@ void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason)
 {
 	c->end = end;
 	c->dead_reason = reason;
-	l7_conn_expire_in(c, 0);
+	l7_conn_due_in(c, L7_CLK_END, 0);
 }
 
 /* c->lock held: whether a binding of @c is on a connection of @pool. */

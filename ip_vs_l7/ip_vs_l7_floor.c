@@ -103,33 +103,66 @@ void l7_floor_update(struct l7_conn *c)
 }
 
 /*
- * The connection timer: L7_FLOOR_HELD while both floors hold, and in
- * *@next (brought forward only) when to look again; else the floor the
- * client fell below.
+ * The client's request body fell below body_minrate: its server waits
+ * for what does not come, holding a pooled connection.  Answered 408 by
+ * the director while no response byte went out (the server is reset,
+ * the connection retired), else both ends are reset (bad_request: the
+ * client broke its request).
  */
-enum l7_floor_verdict l7_floor_check(struct l7_conn *c, unsigned long *next)
+static void l7_floor_slow_body(struct l7_conn *c)
+{
+	struct l7_binding *b = c->cur;
+
+	l7_service_count(c->ls, slow_request);
+	if (!b || b->rsp_seen) {
+		c->end = L7_END_BAD_REQUEST;
+		c->dead = true;
+		return;
+	}
+	l7_binding_abort(c, b);
+	l7_reply(c, 408);
+}
+
+/* The ticks until @f runs out, brought into *@next; false if it has. */
+static bool l7_floor_holds(struct l7_rate_floor *f,
+			   const struct l7_rate_rule *r, unsigned long now,
+			   unsigned long *next)
+{
+	u32 left = l7_rate_floor_left(f, r, now);
+
+	if (!left)
+		return false;
+	if (left != L7_RATE_FLOOR_NONE && time_before(now + left, *next))
+		*next = now + left;
+	return true;
+}
+
+/*
+ * L7_CLK_FLOOR: end a connection whose client fell below a floor, else
+ * look again when the first bucket could run out.
+ */
+void l7_floor_due(struct l7_conn *c)
 {
 	struct l7_rate_rule body = l7_body_rule(), read = l7_read_rule();
 	unsigned long now = jiffies;
-	u32 left;
+	unsigned long next = now + max_t(u32, body.size, read.size);
 
 	l7_floor_update(c);
-	left = l7_rate_floor_left(&c->body_floor, &body, now);
-	if (!left)
-		return L7_FLOOR_BODY;
-	if (left != L7_RATE_FLOOR_NONE && time_before(now + left, *next))
-		*next = now + left;
-	left = l7_rate_floor_left(&c->read_floor, &read, now);
-	if (!left)
-		return L7_FLOOR_READ;
-	if (left != L7_RATE_FLOOR_NONE && time_before(now + left, *next))
-		*next = now + left;
+	if (!l7_floor_holds(&c->body_floor, &body, now, &next)) {
+		l7_floor_slow_body(c);
+		return;
+	}
+	if (!l7_floor_holds(&c->read_floor, &read, now, &next)) {
+		c->end = L7_END_SLOW_READER;
+		c->dead = true;
+		return;
+	}
 	/*
 	 * The director may start to wait on the client between two looks
 	 * (the response begins): look again within a quarter of a bucket.
 	 */
 	if (!list_empty(&c->bindings) && read.size &&
-	    time_before(now + read.size / 4, *next))
-		*next = now + max_t(u32, read.size / 4, 1);
-	return L7_FLOOR_HELD;
+	    time_before(now + read.size / 4, next))
+		next = now + max_t(u32, read.size / 4, 1);
+	l7_conn_due_in(c, L7_CLK_FLOOR, max_t(long, next - now, 1));
 }

@@ -65,12 +65,10 @@ static void l7_rsp_copy_xmit(struct l7_conn *c, const struct l7_binding *b)
 	}
 }
 
-/* The next resend of a copy, never later than the state's own deadline. */
+/* The next resend of a copy. */
 static void l7_rsp_copy_arm(struct l7_conn *c)
 {
-	c->copy_due = jiffies + (L7_RTO << c->copy_retries);
-	c->copy_timer = true;
-	l7_conn_timer_arm(c);
+	l7_conn_due_in(c, L7_CLK_RSP_COPY, L7_RTO << c->copy_retries);
 }
 
 /*
@@ -110,25 +108,18 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 	l7_rsp_copy_arm(c);
 }
 
-/*
- * The connection timer, c->lock held: resend the copies the client
- * lacks, if their time has come.  The timer's state logic runs after,
- * if ->due has come too.
- */
-void l7_rsp_copy_timer(struct l7_conn *c)
+/* L7_CLK_RSP_COPY, c->lock held: resend the copies the client lacks. */
+void l7_rsp_copy_due(struct l7_conn *c)
 {
 	struct l7_binding *b;
 	bool pending = false;
 
-	if (!c->copy_timer || time_before(jiffies, c->copy_due))
-		return;
 	list_for_each_entry(b, &c->bindings, node) {
 		if (l7_rsp_copy_unacked(c, b)) {
 			l7_rsp_copy_xmit(c, b);
 			pending = true;
 		}
 	}
-	c->copy_timer = false;
 	if (pending) {
 		if (c->copy_retries < L7_COPY_BACKOFF_MAX)
 			c->copy_retries++;

@@ -366,7 +366,7 @@ static void l7_tunnel_track_close(struct l7_conn *c)
 	if (c->c_fin && c->cur->rsp_guard.fin && !c->dead_reason) {
 		c->dead_reason = "closed";
 		c->end = L7_END_CLOSED;
-		l7_conn_expire_in(c, L7_LINGER);
+		l7_conn_due_in(c, L7_CLK_END, L7_LINGER);
 	}
 }
 
@@ -643,11 +643,8 @@ static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
 	l7_b2c_guard(b, s);
 	if (!b->head_acked && !before(s->ack, l7_binding_copy_end(b))) {
 		b->head_acked = true;
-		/* the floors (floor.c) are looked at from then on */
-		if (!c->dead_reason)
-			l7_conn_expire_in(c, min_not_zero(l7_body_timeout,
-				min_not_zero(l7_idle_timeout,
-					     l7_ack_timeout)) * HZ);
+		if (c->cur == b)
+			l7_clock_stop(&c->clock, L7_CLK_REQ_COPY);
 	}
 }
 

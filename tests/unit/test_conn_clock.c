@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for core/conn_clock.c: each wait of a client
+ * connection gets its bound when it begins and loses it when it ends,
+ * whatever else happens; IDLE never stops; the timer is never late.
+ */
+#include "conn_clock.h"
+#include "l7_test.h"
+
+#define HZ 100u
+static const struct l7_clock_rule rule = {
+	.head = 30 * HZ, .queue = 5 * HZ, .idle = 900 * HZ,
+	.tunnel = 3600 * HZ, .close = 30 * HZ, .floor_look = 10 * HZ,
+};
+
+static const struct l7_clock_facts awaiting = { 0 };
+static const struct l7_clock_facts bound = { .bound = true };
+static const struct l7_clock_facts queued = { .queued = true };
+
+/* A new connection: IDLE only, then a head is due head_timeout later. */
+static void new_conn_awaits_head(void)
+{
+	struct l7_clock k;
+	uint32_t t0 = 0xffffff00u, next;	/* across the wrap */
+
+	l7_clock_init(&k, &rule, t0);
+	CHECK(k.armed == 1u << L7_CLK_IDLE, "armed %#x", k.armed);
+	l7_clock_settle(&k, &awaiting, &rule, t0);
+	CHECK(l7_clock_armed(&k, L7_CLK_HEAD), "head armed");
+	CHECK(k.at[L7_CLK_HEAD] == t0 + 30 * HZ, "head at %u", k.at[L7_CLK_HEAD]);
+	CHECK(l7_clock_next(&k, &next) && next == t0 + 30 * HZ, "next %u",
+	      next);
+	/* head bytes trickling in do not push it back */
+	l7_clock_progress(&k, t0 + 10 * HZ);
+	l7_clock_settle(&k, &awaiting, &rule, t0 + 10 * HZ);
+	CHECK(k.at[L7_CLK_HEAD] == t0 + 30 * HZ, "moved to %u",
+	      k.at[L7_CLK_HEAD]);
+	CHECK(!l7_clock_due(&k, L7_CLK_HEAD, t0 + 30 * HZ - 1), "early");
+	CHECK(l7_clock_due(&k, L7_CLK_HEAD, t0 + 30 * HZ), "due");
+}
+
+/*
+ * The head deadline stops while anything is bound, and starts afresh
+ * when the last response is done - not from the request's end.
+ */
+static void head_counts_from_last_response(void)
+{
+	struct l7_clock k;
+
+	l7_clock_init(&k, &rule, 0);
+	l7_clock_settle(&k, &awaiting, &rule, 0);
+	l7_clock_settle(&k, &bound, &rule, 5 * HZ);
+	CHECK(!l7_clock_armed(&k, L7_CLK_HEAD), "head stopped while bound");
+	CHECK(l7_clock_armed(&k, L7_CLK_FLOOR) &&
+	      k.at[L7_CLK_FLOOR] == 15 * HZ, "floor at %u", k.at[L7_CLK_FLOOR]);
+	l7_clock_settle(&k, &awaiting, &rule, 100 * HZ);
+	CHECK(k.at[L7_CLK_HEAD] == 130 * HZ, "head at %u", k.at[L7_CLK_HEAD]);
+	CHECK(!l7_clock_armed(&k, L7_CLK_FLOOR), "floor stopped");
+}
+
+/* Queued: queue_timeout from the queueing; a bind ends it. */
+static void queue_bounded(void)
+{
+	struct l7_clock k;
+
+	l7_clock_init(&k, &rule, 0);
+	l7_clock_settle(&k, &awaiting, &rule, 0);
+	l7_clock_settle(&k, &queued, &rule, HZ);
+	CHECK(l7_clock_armed(&k, L7_CLK_QUEUE) &&
+	      k.at[L7_CLK_QUEUE] == 6 * HZ, "queue at %u", k.at[L7_CLK_QUEUE]);
+	CHECK(!l7_clock_armed(&k, L7_CLK_HEAD), "head stopped");
+	l7_clock_settle(&k, &bound, &rule, 2 * HZ);
+	CHECK(!l7_clock_armed(&k, L7_CLK_QUEUE), "queue stopped");
+}
+
+/*
+ * Closing with a response under way: the response's bounds (IDLE, the
+ * floors) hold it; CLOSE counts from when nothing of it is left.
+ */
+static void close_counts_after_response(void)
+{
+	struct l7_clock_facts f = { .bound = true, .closing = true };
+	struct l7_clock k;
+
+	l7_clock_init(&k, &rule, 0);
+	l7_clock_settle(&k, &bound, &rule, 0);
+	l7_clock_settle(&k, &f, &rule, HZ);
+	CHECK(!l7_clock_armed(&k, L7_CLK_CLOSE), "close while bound");
+	CHECK(l7_clock_armed(&k, L7_CLK_FLOOR), "floor while bound");
+	f.bound = false;
+	l7_clock_settle(&k, &f, &rule, 50 * HZ);
+	CHECK(l7_clock_armed(&k, L7_CLK_CLOSE) &&
+	      k.at[L7_CLK_CLOSE] == 80 * HZ, "close at %u", k.at[L7_CLK_CLOSE]);
+	CHECK(!l7_clock_armed(&k, L7_CLK_HEAD), "no head when closing");
+	/* the client's segments do not push it back */
+	l7_clock_progress(&k, 70 * HZ);
+	l7_clock_settle(&k, &f, &rule, 70 * HZ);
+	CHECK(k.at[L7_CLK_CLOSE] == 80 * HZ, "close moved to %u",
+	      k.at[L7_CLK_CLOSE]);
+}
+
+/* A tunnel idles tunnel_timeout from its last progress, not idle_timeout. */
+static void tunnel_idles_longer(void)
+{
+	struct l7_clock_facts t = { .bound = true, .tunnel = true };
+	struct l7_clock k;
+
+	l7_clock_init(&k, &rule, 0);
+	l7_clock_settle(&k, &bound, &rule, 0);
+	l7_clock_progress(&k, 10 * HZ);
+	CHECK(k.at[L7_CLK_IDLE] == 910 * HZ, "idle at %u", k.at[L7_CLK_IDLE]);
+	l7_clock_settle(&k, &t, &rule, 20 * HZ);
+	CHECK(k.at[L7_CLK_IDLE] == 3610 * HZ, "tunnel idle at %u",
+	      k.at[L7_CLK_IDLE]);
+	l7_clock_progress(&k, 100 * HZ);
+	CHECK(k.at[L7_CLK_IDLE] == 3700 * HZ, "after progress %u",
+	      k.at[L7_CLK_IDLE]);
+}
+
+/*
+ * A deadline that fired and was not set again by its handler while its
+ * wait goes on is set again by the next settle: no wait stays unbounded.
+ */
+static void fired_wait_rearmed(void)
+{
+	struct l7_clock k;
+
+	l7_clock_init(&k, &rule, 0);
+	l7_clock_settle(&k, &bound, &rule, 0);
+	l7_clock_stop(&k, L7_CLK_FLOOR);
+	l7_clock_settle(&k, &bound, &rule, 10 * HZ);
+	CHECK(l7_clock_armed(&k, L7_CLK_FLOOR) &&
+	      k.at[L7_CLK_FLOOR] == 20 * HZ, "floor at %u", k.at[L7_CLK_FLOOR]);
+}
+
+/* ->moved is set exactly when a deadline comes before the timer's. */
+static void moved_only_when_earlier(void)
+{
+	struct l7_clock k;
+
+	l7_clock_init(&k, &rule, 0);
+	k.moved = false;
+	l7_clock_set(&k, L7_CLK_REPLY, 1000 * HZ);
+	CHECK(!k.moved, "later than IDLE: the timer need not move");
+	l7_clock_set(&k, L7_CLK_ACK, 1);
+	CHECK(k.moved, "earlier: it must");
+}
+
+int main(void)
+{
+	RUN(new_conn_awaits_head);
+	RUN(head_counts_from_last_response);
+	RUN(queue_bounded);
+	RUN(close_counts_after_response);
+	RUN(tunnel_idles_longer);
+	RUN(fired_wait_rearmed);
+	RUN(moved_only_when_earlier);
+	return l7_test_summary("conn_clock");
+}
