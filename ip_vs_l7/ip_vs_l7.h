@@ -348,6 +348,12 @@ struct l7_binding {
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	bool			rsp_resent;	/* a server resend went out */
 	u32			c_ack_passed;	/* newest client ACK passed on */
+	/* the server's side as core/tcp_accept.c reads it (backend seqs) */
+	u32			b_rcv_wup;	/* newest ACK sent to it */
+	u32			b_rcv_edge;	/* right edge of its window */
+	u32			b_wnd;		/* its window, bytes */
+	u32			b_wl1;		/* seq of the segment that set it */
+	u32			b_max_win;	/* the largest it announced */
 	u32			rsp_last_pkt;	/* backend seq: its newest packet */
 	struct l7_tcp_ratelimit	b_challenge;
 	enum l7_http_method	method;
@@ -572,6 +578,7 @@ void l7_queue_del(struct l7_conn *c);
 void l7_queue_kick(struct l7_service *ls);
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
 void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
+void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
 void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
 		     u32 seq, const void *data, u32 len);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);

@@ -133,18 +133,34 @@ static u32 l7_binding_tsval(const struct l7_conn *c, struct l7_binding *b)
 	return b->ts_sent;
 }
 
+/*
+ * A segment to @b's server, ours or the client's passed on, acknowledged
+ * @ack and announced the window field @win: where the server may send
+ * from and up to (core/tcp_accept.c), as Linux's rcv_wup and window edge.
+ */
+void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win)
+{
+	u32 edge = ack + ((u32)win << max_t(int, b->pc->tcp.rcv_wscale, 0));
+
+	if (after(ack, b->b_rcv_wup))
+		b->b_rcv_wup = ack;
+	if (after(edge, b->b_rcv_edge))
+		b->b_rcv_edge = edge;
+}
+
 static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
 			    u32 seq, u32 ack,
 			    const struct l7_tcp_sack_block *dup,
 			    const void *data, u32 len)
 {
 	bool ts = b->pc->tcp.ts && c->c_ts;
+	u16 win = l7_win_to_backend(c, b);
 	struct l7_tcp_opts o;
 
 	l7_tcp_opts_own(&o, ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
 			b->pc->tcp.sack ? dup : NULL);
-	l7_send_pconn(b->pc, flags, seq, ack, l7_win_to_backend(c, b), &o,
-		      data, len);
+	l7_binding_announced(b, ack, win);
+	l7_send_pconn(b->pc, flags, seq, ack, win, &o, data, len);
 }
 
 /* A segment of the director's own to the backend of @b. */
@@ -358,6 +374,13 @@ int l7_bind(struct l7_conn *c)
 	b->b_snd_nxt = pc->tcp.snd_nxt + b->copy_len;
 	b->c_ack_passed = p.c_snd;
 	b->rsp_last_pkt = pc->tcp.rcv_nxt;
+	/* what the server was told before, as far as it can have been */
+	b->b_rcv_wup = pc->tcp.rcv_nxt;
+	b->b_rcv_edge = pc->tcp.rcv_nxt +
+			((u32)pc->tcp.win << max_t(int, pc->tcp.rcv_wscale, 0));
+	b->b_wl1 = pc->tcp.rcv_nxt;
+	b->b_wnd = 0;
+	b->b_max_win = U16_MAX << max_t(int, pc->tcp.snd_wscale, 0);
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);

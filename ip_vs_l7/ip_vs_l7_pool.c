@@ -284,6 +284,9 @@ static void l7_pconn_snapshot(struct l7_pconn *pc)
 	t->snd_wscale = tp->rx_opt.wscale_ok ? tp->rx_opt.snd_wscale : -1;
 	t->rcv_wscale = tp->rx_opt.wscale_ok ? tp->rx_opt.rcv_wscale : -1;
 	t->mss = tp->mss_cache;
+	/* the window the socket announced: where the server may send to */
+	t->win = min_t(u32, tp->rcv_wnd >> max_t(int, t->rcv_wscale, 0),
+		       U16_MAX);
 	release_sock(sk);
 }
 

@@ -391,6 +391,9 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 	if (flags & (L7_SEG_SEQ_OUTSIDE | L7_SEG_FOREIGN))
 		return NF_DROP;	/* never bytes of another request */
 	l7_seg_rewrite(skb, o, &s, flags, &b->map, l7_sack_c2b);
+	th = tcp_hdr(skb);
+	if (th->ack)
+		l7_binding_announced(b, ntohl(th->ack_seq), ntohs(th->window));
 	if (s.ts && !(flags & L7_SEG_STRIP_TS))
 		l7_ts_note(&b->ts_sent, s.tsval);
 	if (after(s.seq + s.len, b->b_snd_nxt))
@@ -581,34 +584,75 @@ static bool l7_rsp_upgrade(struct l7_conn *c, struct l7_binding *b)
 	return true;
 }
 
-/*
- * RFC 5961 on the backend's side: a RST counts only at exactly where
- * its in-order segments end.  One elsewhere in the window the backend
- * was given (the client's, as the splice passes it on) gets a challenge
- * ACK, which a backend that really reset answers with a RST at exactly
- * that seq; others nothing.
- */
-static bool l7_backend_rst_ok(struct l7_conn *c, struct l7_binding *b,
-			      u32 seq)
+/* The server's side of @b, as core/tcp_accept.c reads it. */
+static struct l7_tcp_endpoint l7_server_endpoint(const struct l7_binding *b)
 {
-	u32 wnd = l7_client_snd_wnd(c);
+	return (struct l7_tcp_endpoint){
+		.rcv_nxt = b->rsp_guard.rcv_nxt,
+		.rcv_wup = b->b_rcv_wup,
+		.rcv_edge = b->b_rcv_edge,
+		.snd_una = b->b_acked,
+		.snd_nxt = b->b_snd_nxt,
+		.snd_isn = b->pc->tcp.snd_nxt,	/* where the binding began */
+		.snd_wnd = b->b_wnd,
+		.snd_wl1 = b->b_wl1,
+		.max_window = b->b_max_win,
+		.ts_recent = b->b_tsval,
+		.snd_wscale = b->pc->tcp.snd_wscale,
+		.ts = b->pc->tcp.ts,
+		.fin_in = b->rsp_guard.fin,
+	};
+}
 
-	switch (l7_rsp_guard_rst(&b->rsp_guard, seq, wnd)) {
-	case L7_RST_ACCEPT:
-		return true;
-	case L7_RST_CHALLENGE:
-		if (l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
-					   L7_CHALLENGE_GAP))
-			l7_send_pconn(b->pc, 0, b->b_snd_nxt,
-				      b->rsp_guard.rcv_nxt,
-				      l7_win_rescale(c->c_win, c->c_wscale,
-						     b->pc->tcp.rcv_wscale),
-				      NULL, NULL, 0);
-		break;
-	case L7_RST_DROP:
-		break;
-	}
-	return false;
+/*
+ * A server segment core/tcp_accept.c refused, and asked an ACK for.
+ * A RST in the window but not at its exact point (RFC 5961 3.2) gets
+ * one at where the server's in-order segments end, which a server that
+ * really reset answers with a RST at exactly that seq.  Any other gets
+ * the ACK the server had: never one of bytes the client may lack.
+ */
+static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
+				bool rst)
+{
+	if (!l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
+				    L7_CHALLENGE_GAP))
+		return;
+	l7_binding_ack(c, b, rst ? b->rsp_guard.rcv_nxt : b->b_rcv_wup);
+}
+
+/*
+ * Whether a server segment may act on @b (RFC 793, 5961, 7323, as for a
+ * client's: l7_client_segment()): nothing of one that is not acceptable
+ * - its timestamp, window, ACK, RST or bytes - is taken or passed on.
+ */
+static enum l7_tcp_accept_act l7_server_accept(struct l7_conn *c,
+					       struct l7_binding *b,
+					       const struct tcphdr *th,
+					       const struct l7_tcp_seg *s,
+					       struct l7_tcp_accept *v)
+{
+	struct l7_tcp_endpoint e = l7_server_endpoint(b);
+	struct l7_tcp_in in = {
+		.seq = s->seq,
+		.ack = s->ack,
+		.len = s->len,
+		.tsval = s->tsval,
+		.win = s->win,
+		.flags = tcp_flag_byte(th),
+		.ts = s->ts,
+	};
+
+	*v = l7_tcp_accept(&e, &in);
+	if (v->act == L7_ACC_CHALLENGE)
+		l7_server_challenge(c, b, th->rst);
+	if (v->act != L7_ACC_OK)
+		return v->act;
+	l7_tcp_accept_apply(&e, &in, v);
+	b->b_tsval = e.ts_recent;
+	b->b_wnd = e.snd_wnd;
+	b->b_wl1 = e.snd_wl1;
+	b->b_max_win = e.max_window;
+	return L7_ACC_OK;
 }
 
 /* A response the director cannot follow: reset both ends. */
@@ -622,25 +666,25 @@ static unsigned int l7_rsp_bad(struct l7_conn *c)
  * The backend's ACK and window bound what the request guard may still
  * have to check, and how far it may frame.
  */
-static void l7_b2c_guard(struct l7_binding *b, const struct l7_tcp_seg *s)
+static void l7_b2c_guard(struct l7_binding *b, const struct l7_tcp_seg *s,
+			 bool window)
 {
-	int shift = max_t(int, b->pc->tcp.snd_wscale, 0);
-	u32 edge = s->ack + ((u32)s->win << shift);
-
 	l7_req_guard_acked(&b->req_guard, l7_seq_inv(&b->map.req, s->ack));
-	l7_req_guard_window(&b->req_guard, l7_seq_inv(&b->map.req, edge));
+	if (window)
+		l7_req_guard_window(&b->req_guard,
+				    l7_seq_inv(&b->map.req, s->ack + b->b_wnd));
 }
 
 /* The backend's ACK: what it has of the request, and our copy. */
 static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
-		       const struct l7_tcp_seg *s)
+		       const struct l7_tcp_seg *s, bool window)
 {
 	if (after(s->ack, b->b_acked)) {
 		b->b_acked = s->ack;
 		l7_conn_progress(c);
 		l7_client_server_acked(c, b);
 	}
-	l7_b2c_guard(b, s);
+	l7_b2c_guard(b, s, window);
 	if (!b->head_acked && !before(s->ack, l7_binding_copy_end(b))) {
 		b->head_acked = true;
 		if (c->cur == b)
@@ -788,6 +832,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 {
 	struct l7_skb_payload pl = { .skb = skb };
 	unsigned int verdict = NF_DROP;
+	struct l7_tcp_accept acc;
 	struct l7_rsp_verdict v;
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
@@ -800,19 +845,18 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	th = tcp_hdr(skb);
 	pl.hlen = l7_nhlen(skb) + th->doff * 4;
 	payload = s.len - th->fin;
-	if (th->rst && !l7_backend_rst_ok(c, b, s.seq))
-		return NF_DROP;
-	/* an ACK of bytes never sent to it: not the server's (RFC 5961 5.2) */
-	if (th->ack && after(s.ack, b->b_snd_nxt))
-		return NF_DROP;
-	if (th->ack)
-		l7_b2c_ack(c, b, &s);
-	if (s.ts && after(s.tsval, b->b_tsval))
-		b->b_tsval = s.tsval;
-
-	if (th->rst)
+	switch (l7_server_accept(c, b, th, &s, &acc)) {
+	case L7_ACC_RESET:
 		return l7_b2c_rst(c, b) ?
 		       l7_b2c_send(c, b, skb, &o, &s, payload) : NF_DROP;
+	case L7_ACC_OK:
+		break;
+	default:
+		return NF_DROP;
+	}
+	if (acc.ack_ok)
+		l7_b2c_ack(c, b, &s, acc.window);
+
 	v = l7_rsp_guard_seg(&b->rsp_guard, &(struct l7_rsp_seg){
 		.seq = s.seq,
 		.len = payload,

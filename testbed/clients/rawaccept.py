@@ -24,6 +24,11 @@ Tests:
              at wrong seqs to the director's end of a pooled connection
              idle after a request: it stays (still established at the
              server, no RST on br0, Closed unchanged in /proc)
+  srv-ts-poison  (l7 only) from the namespace of the server sending a
+             10 KB response the client does not acknowledge yet, two
+             pure ACKs at wrong seqs with a TSval 2^30 ahead: no segment
+             from the director to a server echoes it, and the response
+             and the next one are whole
 """
 
 import random
@@ -225,9 +230,64 @@ def t_idle_fin(peer, dport):
         raise Fail("Closed went from %d to %d" % (closed, pool_closed(addr)))
 
 
+def ts_of(p):
+    for kind, val in p[TCP].options:
+        if kind == "Timestamp":
+            return val
+    return None
+
+
+def t_srv_ts_poison(peer, dport):
+    """Segments forged from a server's side at wrong seqs, with a TSval
+    far ahead, during a response: the director never echoes a TSval the
+    server did not send (its TS.Recent moves only with an acceptable
+    segment), and the response and the next one are whole."""
+    c, _ = live(peer, dport)
+    cap = Capture("accept-srv-ts", "br0", "tcp port 80")
+    forged = set()
+    try:
+        c.ack_data = False
+        c.seg("PA", GET10K)
+        c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
+        c.pump(3, lambda: False)
+        sent = [p for p in cap.packets() if TCP in p and
+                p[TCP].sport == 80 and payload_of(p) and ts_of(p)]
+        if not sent:
+            raise Fail("no response on br0")
+        last = sent[-1]
+        addr, lport = last[IP].src, last[TCP].dport
+        with netns(backend_ns(addr)):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                                 socket.IPPROTO_TCP)
+        tsval = (ts_of(last)[0] + 2**30) % 2**32
+        for off in (2**30, 2**31 + 2**30):
+            forged.add(tsval)
+            seg = IP(src=addr, dst=GW) / TCP(
+                sport=80, dport=lport, flags="A",
+                seq=(last[TCP].seq + off) % 2**32, ack=last[TCP].ack,
+                window=502, options=[("NOP", None), ("NOP", None),
+                                     ("Timestamp", (tsval, 0))])
+            sock.sendto(bytes(seg)[20:], (GW, 0))
+            tsval = (tsval + 1) % 2**32
+        c.ack_data = True
+        c.seg("A")
+        status, got = c.response()
+        if b" 200 " not in status or len(got) != 10240:
+            raise Fail("10k.bin: %r, %d bytes" % (status, len(got)))
+        c.pump(1, lambda: False)
+    finally:
+        pkts = cap.stop()
+    echoed = [p for p in pkts if TCP in p and p[TCP].dport == 80 and
+              ts_of(p) and ts_of(p)[1] in forged]
+    if echoed:
+        raise Fail("the director echoed a forged TSval to the server: %s" %
+                   echoed[0].summary())
+    goes_on(c, body(c))
+
+
 CLIENT_TESTS = {"ts-poison": t_ts_poison, "zero-window": t_zero_window,
                 "ack-past": t_ack_past}
-L7_TESTS = {"idle-fin": t_idle_fin}
+L7_TESTS = {"idle-fin": t_idle_fin, "srv-ts-poison": t_srv_ts_poison}
 
 
 def main():

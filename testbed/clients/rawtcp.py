@@ -114,6 +114,11 @@ class Capture:
                 raise Fail("tcpdump: %r" % said)
             said += line
 
+    def packets(self):
+        """The packets captured so far (see stop() for the wait)."""
+        time.sleep(1.5)
+        return rdpcap(self.path)
+
     def stop(self):
         # without --immediate-mode, libpcap hands packets over a block at
         # a time, after up to a second: a capture stopped sooner missed

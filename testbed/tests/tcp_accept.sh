@@ -54,7 +54,7 @@ raw_client_rsts drop
 
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.
-RAW_TESTS="ts-poison zero-window ack-past idle-fin"
+RAW_TESTS="ts-poison zero-window ack-past idle-fin srv-ts-poison"
 RAW_OUT=${L7_RESULTS:-/tmp}/rawaccept.out
 in_cli timeout 600 env HOME=/tmp "${RAW[@]}" "$DMAC" "$REFPORT" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
@@ -67,6 +67,7 @@ t_check "tcp_accept: four forged pure ACKs (TS.Recent poisoning): the connection
 t_check "tcp_accept: a forged zero window at a wrong seq: the request under way goes on, as on Linux" both zero-window
 t_check "tcp_accept: a forged ACK past the response's end reaches no server; the connection goes on, as on Linux" both ack-past
 t_check "tcp_accept: a FIN and a data byte at wrong seqs leave an idle pooled connection alone" raw_result idle-fin
+t_check "tcp_accept: forged server segments at wrong seqs: their TSval is never echoed, the response is whole" raw_result srv-ts-poison
 
 unacceptable_counted() {
 	local n
