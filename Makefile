@@ -178,10 +178,10 @@ clean:
 # B4xff: W1 with X-Forwarded-For on, reported over B4 (off); B5: the
 # service with prefork off (a backend connection per request), W1, W6 and
 # W7, reported as B4 over B5.  W7 is the saturating CGI mix, MEM the
-# director's memory per idle client connection (issue 13's goals), e.g.
+# director's memory per idle client connection (the goals of the report), e.g.
 # BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
 # W1c1: W1 with the guest's second vCPU offline (B1rr and B4 only), which
-# beside W1 gives issue 13's scaling from 1 to 2 vCPUs, e.g.
+# beside W1 gives the scaling from 1 to 2 vCPUs, e.g.
 # BENCH_CONFIGS="B1rr B4" BENCH_WORKLOADS="W1 W1c1"
 # B4uN (B4u1 in the default set): B4 whose real servers have ipvsadm -x N,
 # requests past N a server waiting in the director's queue; W7 only, e.g.
