@@ -9,6 +9,7 @@
 #   make demo-ha      boot the HA pair (keepalived) and show a failover (the ha suite)
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
+#   make docs-check   README.md and docs/ against the code (seconds, host only)
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
 #                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm),
@@ -40,7 +41,7 @@ VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed ipvsadm keepalived demo-ha vm-test vm-selftest sparse checkpatch check demo clean deb
+.PHONY: all module setup unit testbed ipvsadm keepalived demo-ha vm-test vm-selftest sparse checkpatch check demo clean deb docs-check
 
 all: module
 
@@ -122,6 +123,13 @@ ipvsadm: $(BUILD)/ipvsadm/ipvsadm
 $(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
 	scripts/build-ipvsadm $(BUILD)/ipvsadm
 
+# ---- the documentation against the code: ipvsadm command lines parsed by
+# the patched ipvsadm's own parser, module parameters and /proc columns,
+# links (scripts/docs-check) ----
+
+docs-check: ipvsadm
+	@scripts/docs-check
+
 # ---- the patched keepalived: Debian's source package, lb_algo l7 accepted ----
 
 KEEPALIVED_SRC := scripts/build-keepalived $(wildcard keepalived-conf/*.patch)
@@ -166,7 +174,7 @@ demo-ha: setup
 	scripts/vm -k $(KVER) testbed/tests/ha.sh
 
 clean:
-	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb
+	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb $(BUILD)/docs-check
 
 # ---- benchmark (not part of make check) ----
 # make bench: the whole matrix in one boot, about 80 minutes (W1-W6 25,
@@ -178,10 +186,10 @@ clean:
 # B4xff: W1 with X-Forwarded-For on, reported over B4 (off); B5: the
 # service with prefork off (a backend connection per request), W1, W6 and
 # W7, reported as B4 over B5.  W7 is the saturating CGI mix, MEM the
-# director's memory per idle client connection (issue 13's goals), e.g.
+# director's memory per idle client connection (the goals of the report), e.g.
 # BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
 # W1c1: W1 with the guest's second vCPU offline (B1rr and B4 only), which
-# beside W1 gives issue 13's scaling from 1 to 2 vCPUs, e.g.
+# beside W1 gives the scaling from 1 to 2 vCPUs, e.g.
 # BENCH_CONFIGS="B1rr B4" BENCH_WORKLOADS="W1 W1c1"
 # B4uN (B4u1 in the default set): B4 whose real servers have ipvsadm -x N,
 # requests past N a server waiting in the director's queue; W7 only, e.g.

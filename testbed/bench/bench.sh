@@ -9,7 +9,7 @@
 # content rules (W1 only; B4 is the 0-rule run); B4xff is B4 whose service
 # puts the client's address in X-Forwarded-For (W1 only; B4 follows the
 # module's forwarded parameter, off unless changed).  B5 is B4 whose
-# service has the option prefork off (issue 13's baseline: a backend
+# service has the option prefork off (a baseline: a backend
 # connection opened for each request and closed after it, what
 # post-splicing without pre-forked pools costs).  B4uN is B4 whose real
 # servers each have the upper threshold N (ipvsadm -x N): at most N
@@ -146,7 +146,7 @@ config_up() {
 # goal is stated against wlc); the rule sets cost per request, which W1
 # (the most requests a second) shows best.  Their other cells would cost
 # bench time and tell nothing new.  B0 has no director to weigh (MEM).
-# W1c1 is issue 13's scaling goal, B4 against IPVS (B1rr) alone, and
+# W1c1 is the scaling goal, B4 against IPVS (B1rr) alone, and
 # W1s1 the same two with one real server.
 workloads_of() {
 	local w=$WORKLOADS

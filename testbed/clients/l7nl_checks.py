@@ -493,7 +493,7 @@ def options_checks(g):
 
 
 def ipv6_checks(g):
-    """IPv6 service keys and members of either family (issue 11 item 4)."""
+    """IPv6 service keys and members of either family."""
     a4 = socket.inet_pton(socket.AF_INET, "198.51.100.1")
     a6 = socket.inet_pton(socket.AF_INET6, "2001:db8:100::1")
     m4 = socket.inet_pton(socket.AF_INET, "192.0.2.11")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# A segment that ends a request body and starts the next head (issue 11):
+# A segment that ends a request body and starts the next head:
 # the director forwards the body's end to its server and keeps the head
 # part; the client is acknowledged once that server has the body, and
 # never has to resend (before, the head part was cut off and came again

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# An HA pair under keepalived (issue 12): two directors (topology up-ha),
+# An HA pair under keepalived: two directors (topology up-ha),
 # each running the patched keepalived (build/keepalived, lb_algo l7) with
 # keepalived-conf/keepalived-{master,backup}.conf and loading the l7 rules
 # of keepalived-conf/l7-rules.save from its notify script.  Measures and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Hostile clients and backends (issue 9): what the director framed is
+# Hostile clients and backends: what the director framed is
 # exactly what a backend receives, and no client pins the pools.  A raw
 # client (testbed/clients/hostile_client.py, scapy) sends segments no kernel
 # would: bytes framed and then dropped and resent different, a FIN with

@@ -301,8 +301,8 @@ service_active() {
 		awk -v vs="$VS" '$2 == vs { for (i = 3; i < NF; i++) if ($i == "active") print $(i + 1) }'
 }
 
-# rmmod is refused while a service uses l7.  The drain of README's
-# "Upgrade and removal": new SYNs for the VIP dropped ahead of the l7 hook
+# rmmod is refused while a service uses l7.  The drain of
+# docs/operations.md, "Removal": new SYNs for the VIP dropped ahead of the l7 hook
 # (nftables at priority -450; the hook is at NF_IP_PRI_RAW - 1), the
 # connections under way end on their own (a 1 MB download, read slowly
 # by clients/slowget.py, stays byte-exact), then the service goes and
@@ -340,7 +340,7 @@ drain_then_rmmod() {
 	wait_eq 0 service_active || { in_dir cat /proc/net/ip_vs_l7; return 1; }
 	in_dir ipvsadm -D -t "$VS" || return 1
 	in_dir nft delete table ip l7drain
-	# as README's drain does: the family first, if rules were ever managed
+	# as the documented drain does: the family first, if rules were ever managed
 	# (the packaged ipvsadm's rule test loaded it)
 	rmmod ip_vs_l7_genl 2>/dev/null
 	wait_for rmmod ip_vs_l7 || return 1

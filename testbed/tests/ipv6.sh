@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# IPv6 (issue 11 item 4): an l7 service on an IPv6 VIP, first in front
+# IPv6: an l7 service on an IPv6 VIP, first in front
 # of the backends' IPv6 addresses, then in front of their IPv4 ones (the
 # director terminates the client's TCP, so the families need not match).
 # Each way: static files, a CGI and a POST echo byte-exact, 30 requests

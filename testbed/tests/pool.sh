@@ -172,7 +172,7 @@ own_service() {
 	add_service "$VS" "$@"
 }
 
-# Option prefork off (issue 13's baseline B5): no connection kept idle,
+# Option prefork off (the benchmark's baseline B5): no connection kept idle,
 # one opened to the server of each request and closed after its
 # response - on one keep-alive client connection, requests bytes-exact;
 # prefork on again refills every pool.

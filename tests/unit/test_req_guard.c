@@ -70,7 +70,7 @@ static void chunked_in_order(void)
 	      "act %d why %d", v.act, v.why);
 }
 
-/* Issue 9: framed, dropped, then "resent" with a body end and a request. */
+/* Framed, dropped, then "resent" with a body end and a request. */
 static void changed_resend_is_reset(void)
 {
 	struct l7_req_guard g;
