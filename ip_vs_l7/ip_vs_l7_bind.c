@@ -300,6 +300,26 @@ static struct l7_binding *l7_binding_alloc(u32 room, bool take, bool log,
  * cannot frame came with the head), or an HTTP status > 0 the director
  * answers instead (l7_route(): a content rule, or a head it cannot read).
  */
+/*
+ * Where the next response starts on C: after everything sent, and never
+ * inside the range of the response before, which may end past what went
+ * out - a segment the guard framed to the end and that was then dropped
+ * (no memory to cut it, or it straddled its binding's start).  Its server
+ * sends those bytes again, through its own map; the ranges never overlap.
+ */
+static u32 l7_next_rsp_start(const struct l7_conn *c)
+{
+	const struct l7_binding *last;
+
+	if (list_empty(&c->bindings))
+		return c->d_snd_nxt;
+	last = list_last_entry(&c->bindings, struct l7_binding, node);
+	if (last->map.rsp_range.closed &&
+	    after(last->map.rsp_range.end, c->d_snd_nxt))
+		return last->map.rsp_range.end;
+	return c->d_snd_nxt;
+}
+
 int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
@@ -353,7 +373,7 @@ int l7_bind(struct l7_conn *c)
 		.c_seq = c->c_seq0 + b->client_len,
 		.b_seq = pc->tcp.snd_nxt + b->copy_len,
 		.b_rcv = pc->tcp.rcv_nxt,
-		.c_snd = c->d_snd_nxt,
+		.c_snd = l7_next_rsp_start(c),
 		.c_tsval = c->c_tsval,
 		.b_ts_floor = pc->tcp.ts_last + 1,
 		.b_tsval = pc->tcp.ts_recent,
