@@ -347,6 +347,7 @@ struct l7_binding {
 	bool			upgrade;	/* the request asked for one */
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	bool			rsp_resent;	/* a server resend went out */
+	bool			lost;		/* its server let the request go */
 	u32			c_ack_passed;	/* newest client ACK passed on */
 	/* the server's side as core/tcp_accept.c reads it (backend seqs) */
 	u32			b_rcv_wup;	/* newest ACK sent to it */
@@ -610,8 +611,27 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb);
 unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
 			      struct sk_buff *skb, bool fin);
-unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
-			    struct sk_buff *skb);
+/* l7_splice_body(): what becomes of a client segment of a request body */
+enum l7_body_act {
+	L7_BODY_DROP,		/* nothing of it goes on */
+	L7_BODY_ACK_ONLY,	/* none of its bytes: only its ACK may */
+	L7_BODY_SEND,		/* l7_splice_body_send() sends what was framed */
+	/* the request ended in it: SEND once the caller took what follows */
+	L7_BODY_ENDED,
+};
+
+struct l7_body_seg {
+	struct l7_guard_verdict	v;
+	struct l7_tcp_opts	o;
+	struct l7_tcp_seg	s;
+	u32			hlen;
+	bool			whole;	/* no bytes framed: it goes as it is */
+};
+
+enum l7_body_act l7_splice_body(struct l7_conn *c, struct l7_binding *b,
+				struct sk_buff *skb, struct l7_body_seg *bs);
+unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
+				 struct sk_buff *skb, struct l7_body_seg *bs);
 
 /* ip_vs_l7_xmit.c */
 void l7_send_client(struct l7_conn *c, u8 flags,
@@ -645,19 +665,23 @@ void l7_head_frame(struct l7_conn *c);
 void l7_head_restart(struct l7_conn *c);
 void l7_head_reframe(struct l7_conn *c);
 void l7_cur_done(struct l7_conn *c);
-void l7_ack_due(struct l7_conn *c);
 void l7_reply_due(struct l7_conn *c);
 void l7_head_late(struct l7_conn *c);
 void l7_close_late(struct l7_conn *c);
-unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
-				u32 hlen);
-void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
-			  u32 hlen);
-void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
+
+/* ip_vs_l7_client_tcp.c */
+struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c);
+struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c);
+struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
 u32 l7_client_ack_point(const struct l7_conn *c);
+bool l7_may_ack(const struct l7_conn *c);
+void l7_send_ack(struct l7_conn *c);
+void l7_ack_later(struct l7_conn *c);
+void l7_ack_due(struct l7_conn *c);
+void l7_challenge_ack(struct l7_conn *c);
 void l7_client_acked(struct l7_conn *c, u32 ack);
 void l7_client_announced(struct l7_conn *c, u32 ack, u16 win);
-struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
+void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
 
 /* ip_vs_l7_floor.c */
 void l7_floor_init(struct l7_conn *c);

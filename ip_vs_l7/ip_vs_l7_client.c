@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ip_vs_l7: the client side of a connection, up to the first request.
+ * ip_vs_l7: the client side of a connection, and the top of every
+ * segment's path.  A client segment is judged by core/tcp_accept.c,
+ * planned by core/client_seg.c, then taken into the head buffer or
+ * handed down to the splice (ip_vs_l7_splice.c), which frames and sends
+ * it and reports what it found; a server segment goes down the splice the
+ * same way.  What follows for the request and its binding - a body's end,
+ * a response's end, a server that let the request go - is decided here,
+ * after the splice returns: it never calls back up.
  *
  * The director completes the client's handshake itself with SYN cookies
  * (FPS step 1), so a SYN leaves no state behind, then takes the request
@@ -85,141 +92,6 @@ static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
 		saddr->in6 = ipv6_hdr(skb)->saddr;
 		daddr->in6 = ipv6_hdr(skb)->daddr;
 	}
-}
-
-/*
- * Whether @b's server has every client byte that reached it through the
- * splice - the body after the director's copy, as far as its guard let
- * it through.  The copy itself is the director's, resent until
- * acknowledged.
- */
-static bool l7_binding_body_acked(const struct l7_binding *b)
-{
-	u32 end = l7_seq_fwd(&b->map.req, b->req_guard.nxt);
-
-	return end == l7_binding_copy_end(b) || !before(b->b_acked, end);
-}
-
-/*
- * The director acknowledges what it took, but never client bytes that
- * went to a server and are not yet acknowledged by it: a client told so
- * would never send them again.  Head bytes after such a body are taken
- * all the same, and acknowledged once its server has it.
- */
-static bool l7_may_ack(const struct l7_conn *c)
-{
-	const struct l7_binding *b;
-
-	list_for_each_entry(b, &c->bindings, node)
-		if (!l7_binding_body_acked(b))
-			return false;
-	return true;
-}
-
-/* Where @c stands for core/client_seg.c. */
-static struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
-{
-	return (struct l7_cseg_ctx){
-		.state = c->state,
-		.rcv_nxt = c->c_rcv_nxt,
-		.acked = c->c_acked,
-		.fin = c->c_fin,
-		/*
-		 * Through a tunnel, client bytes are the server's to
-		 * acknowledge: the director's own ACKs say only what it did.
-		 */
-		.may_ack = c->state != L7C_TUNNEL && l7_may_ack(c),
-		.idle = !c->cur,
-		.sent = c->cur && !c->head_len,
-	};
-}
-
-/* The client seq every segment of the director's own acknowledges. */
-u32 l7_client_ack_point(const struct l7_conn *c)
-{
-	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
-
-	return l7_cseg_ack(&x);
-}
-
-static void l7_send_ack(struct l7_conn *c)
-{
-	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
-}
-
-/*
- * A request went on to its server whole: the server's ACK, on its
- * response, tells the client as much (l7_cseg_after_take()).  Ours goes
- * only if that has not happened within L7_DELACK.
- */
-static void l7_ack_later(struct l7_conn *c)
-{
-	if (!l7_clock_armed(&c->clock, L7_CLK_ACK))
-		l7_conn_due_in(c, L7_CLK_ACK, L7_DELACK);
-}
-
-/*
- * The client was told it has been acknowledged up to @ack, by a segment
- * of ours or a server's.  Once that is everything the director took, the
- * ACK l7_ack_later() owed is paid: its deadline goes, so that it cannot
- * fall due while a later request - whose response will carry its own -
- * is on its way, as a pure ACK nobody needed (one per ten requests of
- * keep-alive clients, before).
- */
-void l7_client_acked(struct l7_conn *c, u32 ack)
-{
-	if (after(ack, c->c_acked))
-		c->c_acked = ack;
-	if (c->c_acked == c->c_rcv_nxt)
-		l7_clock_stop(&c->clock, L7_CLK_ACK);
-}
-
-/*
- * A segment to the client, ours or a server's, acknowledged up to @ack
- * and announced a window field of @win (at our shift): the right edge of
- * what the client may send only moves on (Linux never shrinks it).
- */
-void l7_client_announced(struct l7_conn *c, u32 ack, u16 win)
-{
-	u32 edge = ack + ((u32)win << max_t(int, c->d_wscale, 0));
-
-	if (after(edge, c->c_rcv_edge))
-		c->c_rcv_edge = edge;
-}
-
-/* The client's connection, as core/tcp_accept.c reads it. */
-static struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c)
-{
-	return (struct l7_tcp_endpoint){
-		.rcv_nxt = c->c_rcv_nxt,
-		.rcv_wup = c->c_acked,
-		.rcv_edge = c->c_rcv_edge,
-		.snd_una = c->d_snd_una,
-		.snd_nxt = c->d_snd_nxt,
-		.snd_isn = c->d_snd_isn,
-		.snd_wnd = l7_client_snd_wnd(c),
-		.snd_wl1 = c->c_wl1,
-		.max_window = c->c_max_win,
-		.ts_recent = c->c_tsval,
-		.snd_wscale = c->c_wscale,
-		.ts = c->c_ts,
-		.fin_in = c->c_fin,
-	};
-}
-
-/* What a client segment may carry for a splice to map (l7_map_c2b()). */
-struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c)
-{
-	struct l7_tcp_endpoint e = l7_client_endpoint(c);
-
-	return l7_tcp_accept_bounds(&e);
-}
-
-/* L7_CLK_ACK: the ACK owed, unless a response carried it. */
-void l7_ack_due(struct l7_conn *c)
-{
-	if (after(l7_client_ack_point(c), c->c_acked))
-		l7_send_ack(c);
 }
 
 /* Answer with a canned response and FIN; the client's data is ignored. */
@@ -470,12 +342,8 @@ static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 	return l7_splice_c2b(c, b, skb);
 }
 
-/* A data segment the director does not take: its ACK still counts. */
-unsigned int l7_client_pass_ack(struct l7_conn *c, struct sk_buff *skb,
-				u32 hlen)
-{
-	return l7_pass_ack(c, skb, hlen, false);
-}
+static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
+				   struct sk_buff *skb);
 
 /*
  * A resend of request bytes the director has framed already: the guard
@@ -490,7 +358,7 @@ static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
 	list_for_each_entry(b, &c->bindings, node)
 		if (l7_range_where(&b->map.req_range, seq) == L7_HERE &&
 		    !(b->req_done && seq == b->map.req_range.end))
-			return l7_splice_body(c, b, skb);
+			return l7_client_body(c, b, skb);
 	if (l7_may_ack(c))
 		l7_send_ack(c);
 	return NF_DROP;
@@ -529,7 +397,7 @@ static unsigned int l7_client_took(struct l7_conn *c, struct sk_buff *skb,
 		l7_ack_later(c);
 	switch (p.act) {
 	case L7_CSEG_BODY:
-		return l7_splice_body(c, c->cur, skb);
+		return l7_client_body(c, c->cur, skb);
 	case L7_CSEG_PASS:
 		return l7_pass_ack(c, skb, hlen, false);
 	default:
@@ -544,8 +412,8 @@ static unsigned int l7_client_took(struct l7_conn *c, struct sk_buff *skb,
  * taken now, and acknowledged with the server's ACK of the body's end
  * (l7_client_server_acked()); the segment's ACK goes on with the body.
  */
-void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
-			  u32 hlen)
+static void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
+				 u32 hlen)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	struct l7_cseg cs = {
@@ -571,29 +439,34 @@ void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 }
 
 /*
- * c->lock held: @b's server acknowledged more of its request.  When that
- * was all the director waited for, the client bytes it took after the
- * request's end are acknowledged now.  Only then: the server's own ACK
- * of the body goes to the client anyway.
+ * A client segment with bytes of @b's request body, new or resent: its
+ * guard frames it (l7_splice_body()).  When the body ends in it, the
+ * request ends there, and what follows - the next head or heads, a FIN -
+ * is taken before the body's part goes on; then the binding may be done.
  */
-void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b)
+static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
+				   struct sk_buff *skb)
 {
-	if (c->state == L7C_BODY || c->state == L7C_TUNNEL || !b->req_done ||
-	    !after(c->c_rcv_nxt, b->map.req_range.end) ||
-	    !after(c->c_rcv_nxt, c->c_acked) || !l7_may_ack(c))
-		return;
-	l7_send_ack(c);
-}
+	unsigned int verdict;
+	struct l7_body_seg bs;
 
-/*
- * RFC 5961 challenge ACK, at most one per L7_CHALLENGE_GAP: our snd_nxt,
- * and the client seq the director may acknowledge (l7_send_ack()).
- */
-static void l7_challenge_ack(struct l7_conn *c)
-{
-	if (l7_tcp_ratelimit_allow(&c->challenge, (u32)jiffies,
-				   L7_CHALLENGE_GAP))
-		l7_send_ack(c);
+	switch (l7_splice_body(c, b, skb, &bs)) {
+	case L7_BODY_DROP:
+		return NF_DROP;
+	case L7_BODY_ACK_ONLY:
+		return l7_pass_ack(c, skb, bs.hlen, false);
+	case L7_BODY_SEND:
+		return l7_splice_body_send(c, b, skb, &bs);
+	case L7_BODY_ENDED:
+		break;
+	}
+	l7_binding_req_end(c, b, b->req_guard.nxt);
+	c->c_seq0 = b->req_guard.nxt;
+	c->state = L7C_HEAD;
+	l7_client_after_body(c, skb, bs.hlen);
+	verdict = l7_splice_body_send(c, b, skb, &bs);
+	l7_cur_done(c);
+	return verdict;
 }
 
 /*
@@ -722,7 +595,7 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	case L7_CSEG_TUNNEL:
 		return l7_client_tunnel(c, skb, &cs);
 	case L7_CSEG_BODY:
-		return l7_splice_body(c, c->cur, skb);
+		return l7_client_body(c, c->cur, skb);
 	case L7_CSEG_OLD:
 		return l7_client_old(c, skb, cs.seq);
 	case L7_CSEG_TAKE:
@@ -742,6 +615,41 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	}
 }
 
+/*
+ * After a server segment (l7_splice_b2c() said what it did):
+ * - the current binding's server closed or reset before it answered, or
+ *   sent bytes before it had the request: the binding is lost, and the
+ *   request tried again or answered 502 (l7_binding_lost());
+ * - its server ended the response and closed or reset before the
+ *   request's body was all there (Apache's 408 and 413, any early
+ *   answer): it reads no more of it.  The request ends where its body
+ *   stands, the client is closed after the response, and the pooled
+ *   connection goes once the client has the response - nothing waits
+ *   for a body that has nowhere to go;
+ * - a response may have ended, or a server that reset may have a
+ *   binding whose response the client has whole: done with.
+ */
+static void l7_client_rsp_moved(struct l7_conn *c)
+{
+	struct l7_binding *b = c->cur;
+
+	if (c->dead || c->dead_reason)
+		return;
+	if (b && b->lost) {
+		l7_binding_lost(c, b);
+		return;
+	}
+	if (b && !b->req_done && b->rsp_guard.done &&
+	    (b->rsp_guard.fin || b->b_rst)) {
+		b->close_after = true;
+		l7_binding_req_end(c, b, b->req_guard.nxt);
+		c->c_seq0 = b->req_guard.nxt;
+		c->state = L7C_HEAD;
+	}
+	l7_cur_done(c);
+	l7_binding_acked(c, c->d_snd_una, NULL);
+}
+
 /* A segment from a server on a pooled connection bound to @c. */
 bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		       struct sk_buff *skb, unsigned int *verdict)
@@ -753,6 +661,7 @@ bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		b = l7_binding_of(c, pc);
 	if (b) {
 		*verdict = l7_splice_b2c(c, b, skb);
+		l7_client_rsp_moved(c);
 		l7_conn_settle(c);
 	}
 	spin_unlock_bh(&c->lock);

@@ -494,62 +494,59 @@ static int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep)
  * segment may reach @b's server; everything that could make the director
  * drop the segment is checked before, so what it framed goes out.
  */
-unsigned int l7_splice_body(struct l7_conn *c, struct l7_binding *b,
-			    struct sk_buff *skb)
+enum l7_body_act l7_splice_body(struct l7_conn *c, struct l7_binding *b,
+				struct sk_buff *skb, struct l7_body_seg *bs)
 {
 	struct l7_skb_payload pl = { .skb = skb };
-	struct l7_guard_verdict v;
 	struct l7_req_seg rs;
-	struct l7_tcp_opts o;
-	struct l7_tcp_seg s;
-	unsigned int verdict;
 	struct tcphdr *th;
 	bool ended;
 
-	if (l7_seg_take(skb, &o, &s))
-		return NF_DROP;
+	if (l7_seg_take(skb, &bs->o, &bs->s))
+		return L7_BODY_DROP;
 	th = tcp_hdr(skb);
 	pl.hlen = l7_nhlen(skb) + th->doff * 4;
+	bs->hlen = pl.hlen;
 	rs = (struct l7_req_seg){
-		.seq = s.seq,
+		.seq = bs->s.seq,
 		.len = skb->len - pl.hlen,
 		.fin = th->fin,
 		.peek = l7_skb_peek,
 		.ctx = &pl,
 	};
-	if (th->rst || (!rs.len && !rs.fin))
-		return l7_c2b_send(c, b, skb, &o, &s);
+	bs->whole = th->rst || (!rs.len && !rs.fin);
+	if (bs->whole)
+		return L7_BODY_SEND;	/* its ACK, or a RST: as it is */
 
-	v = l7_req_guard_seg(&b->req_guard, &rs);
-	ended = v.ended && b == c->cur && c->state == L7C_BODY;
+	bs->v = l7_req_guard_seg(&b->req_guard, &rs);
+	ended = bs->v.ended && b == c->cur && c->state == L7C_BODY;
 	if (b == c->cur && c->state == L7C_BODY &&
 	    c->c_rcv_nxt != b->req_guard.nxt) {
 		l7_floor_body_moved(c, b->req_guard.nxt - c->c_rcv_nxt);
 		c->c_rcv_nxt = b->req_guard.nxt;
 		l7_conn_progress(c);	/* new body bytes */
 	}
-	if (v.act == L7_GUARD_RESET) {
-		l7_conn_end(c, L7_END_BAD_REQUEST, l7_guard_why_name(v.why));
-		return NF_DROP;
+	if (bs->v.act == L7_GUARD_RESET) {
+		l7_conn_end(c, L7_END_BAD_REQUEST, l7_guard_why_name(bs->v.why));
+		return L7_BODY_DROP;
 	}
-	if (v.resync)
+	if (bs->v.resync)
 		l7_send_client_ack(c, c->c_acked);
-	if (v.act == L7_GUARD_DROP)
-		return l7_client_pass_ack(c, skb, pl.hlen);
-	if (ended) {
-		l7_binding_req_end(c, b, b->req_guard.nxt);
-		c->c_seq0 = b->req_guard.nxt;
-		c->state = L7C_HEAD;
-		/* the next head may start in this segment: take it first */
-		l7_client_after_body(c, skb, pl.hlen);
-	}
-	if (l7_seg_clip(skb, pl.hlen, v.skip, v.keep))
+	if (bs->v.act == L7_GUARD_DROP)
+		return L7_BODY_ACK_ONLY;
+	return ended ? L7_BODY_ENDED : L7_BODY_SEND;
+}
+
+/* The part of a body segment l7_splice_body() framed, to the server. */
+unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
+				 struct sk_buff *skb, struct l7_body_seg *bs)
+{
+	if (bs->whole)
+		return l7_c2b_send(c, b, skb, &bs->o, &bs->s);
+	if (l7_seg_clip(skb, bs->hlen, bs->v.skip, bs->v.keep))
 		return NF_DROP;
-	l7_seg_read(skb, &o, &s);
-	verdict = l7_c2b_send(c, b, skb, &o, &s);
-	if (ended)
-		l7_cur_done(c);
-	return verdict;
+	l7_seg_read(skb, &bs->o, &bs->s);
+	return l7_c2b_send(c, b, skb, &bs->o, &bs->s);
 }
 
 /* The response on @b ended just before backend seq @end. */
@@ -693,41 +690,18 @@ static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
 }
 
 /*
- * The server ended its response on @b and closed or reset before the
- * request's body was all there (Apache's 408 and 413, any early answer):
- * it reads no more of it.  The request ends where its body stands, the
- * client is closed after the response, and the pooled connection goes
- * once the client has the response - nothing waits for a body that has
- * nowhere to go.
- */
-static void l7_rsp_ends_req(struct l7_conn *c, struct l7_binding *b)
-{
-	if (b->req_done || !b->rsp_guard.done ||
-	    !(b->rsp_guard.fin || b->b_rst) || c->cur != b)
-		return;
-	b->close_after = true;
-	l7_binding_req_end(c, b, b->req_guard.nxt);
-	c->c_seq0 = b->req_guard.nxt;
-	c->state = L7C_HEAD;
-	l7_cur_done(c);
-}
-
-/*
- * A backend RST on @b (at its exact seq): the binding is retired at once
- * when the client has the whole response, or quietly when none of it
- * came yet (the request goes to another server).  Else the connection
- * ends, and true: the RST goes on to the client.
+ * A backend RST on @b (at its exact seq): the binding is retired
+ * (l7_client_rsp_moved()) when the client has the whole response, or
+ * lost when none of it came yet (the request goes to another server).
+ * Else the connection ends, and true: the RST goes on to the client.
  */
 static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
 {
 	b->b_rst = true;
-	if (b->rsp_guard.done && !before(c->d_snd_una, b->map.rsp_range.end)) {
-		l7_rsp_ends_req(c, b);
-		l7_binding_acked(c, c->d_snd_una, NULL);
+	if (b->rsp_guard.done && !before(c->d_snd_una, b->map.rsp_range.end))
 		return false;
-	}
 	if (!b->rsp_seen && c->cur == b && !b->rsp_guard.tunnel) {
-		l7_binding_lost(c, b);
+		b->lost = true;
 		return false;
 	}
 	/* the client lacks some, and the server that could resend it is gone */
@@ -884,7 +858,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		 */
 		if ((v.closed || v.unsolicited) && !b->rsp_seen &&
 		    c->cur == b) {
-			l7_binding_lost(c, b);
+			b->lost = true;	/* l7_client_rsp_moved() */
 			return NF_DROP;
 		}
 		return l7_rsp_bad(c);
@@ -913,8 +887,5 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	/* all but a bare FIN that was the server's own goes on: ACKs too */
 	if (cut && (payload || !v.strip_fin))
 		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
-	l7_rsp_ends_req(c, b);
-	if (v.ended)
-		l7_cur_done(c);
 	return verdict;
 }

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: the director's side of TCP towards a client - what it may
+ * acknowledge and when, the ACK it owes, the window the client was
+ * announced, and the connection as core/tcp_accept.c reads it.  A leaf:
+ * the segment path (ip_vs_l7_client.c) and the splice (ip_vs_l7_splice.c)
+ * both keep this state, and nothing here calls back into them.
+ * All under c->lock.
+ */
+
+#include <net/tcp.h>
+
+#include "ip_vs_l7.h"
+
+/*
+ * Whether @b's server has every client byte that reached it through the
+ * splice - the body after the director's copy, as far as its guard let
+ * it through.  The copy itself is the director's, resent until
+ * acknowledged.
+ */
+static bool l7_binding_body_acked(const struct l7_binding *b)
+{
+	u32 end = l7_seq_fwd(&b->map.req, b->req_guard.nxt);
+
+	return end == l7_binding_copy_end(b) || !before(b->b_acked, end);
+}
+
+/*
+ * The director acknowledges what it took, but never client bytes that
+ * went to a server and are not yet acknowledged by it: a client told so
+ * would never send them again.  Head bytes after such a body are taken
+ * all the same, and acknowledged once its server has it.
+ */
+bool l7_may_ack(const struct l7_conn *c)
+{
+	const struct l7_binding *b;
+
+	list_for_each_entry(b, &c->bindings, node)
+		if (!l7_binding_body_acked(b))
+			return false;
+	return true;
+}
+
+/* Where @c stands for core/client_seg.c. */
+struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
+{
+	return (struct l7_cseg_ctx){
+		.state = c->state,
+		.rcv_nxt = c->c_rcv_nxt,
+		.acked = c->c_acked,
+		.fin = c->c_fin,
+		/*
+		 * Through a tunnel, client bytes are the server's to
+		 * acknowledge: the director's own ACKs say only what it did.
+		 */
+		.may_ack = c->state != L7C_TUNNEL && l7_may_ack(c),
+		.idle = !c->cur,
+		.sent = c->cur && !c->head_len,
+	};
+}
+
+/* The client seq every segment of the director's own acknowledges. */
+u32 l7_client_ack_point(const struct l7_conn *c)
+{
+	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
+
+	return l7_cseg_ack(&x);
+}
+
+void l7_send_ack(struct l7_conn *c)
+{
+	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
+}
+
+/*
+ * A request went on to its server whole: the server's ACK, on its
+ * response, tells the client as much (l7_cseg_after_take()).  Ours goes
+ * only if that has not happened within L7_DELACK.
+ */
+void l7_ack_later(struct l7_conn *c)
+{
+	if (!l7_clock_armed(&c->clock, L7_CLK_ACK))
+		l7_conn_due_in(c, L7_CLK_ACK, L7_DELACK);
+}
+
+/*
+ * The client was told it has been acknowledged up to @ack, by a segment
+ * of ours or a server's.  Once that is everything the director took, the
+ * ACK l7_ack_later() owed is paid: its deadline goes, so that it cannot
+ * fall due while a later request - whose response will carry its own -
+ * is on its way, as a pure ACK nobody needed (one per ten requests of
+ * keep-alive clients, before).
+ */
+void l7_client_acked(struct l7_conn *c, u32 ack)
+{
+	if (after(ack, c->c_acked))
+		c->c_acked = ack;
+	if (c->c_acked == c->c_rcv_nxt)
+		l7_clock_stop(&c->clock, L7_CLK_ACK);
+}
+
+/*
+ * A segment to the client, ours or a server's, acknowledged up to @ack
+ * and announced a window field of @win (at our shift): the right edge of
+ * what the client may send only moves on (Linux never shrinks it).
+ */
+void l7_client_announced(struct l7_conn *c, u32 ack, u16 win)
+{
+	u32 edge = ack + ((u32)win << max_t(int, c->d_wscale, 0));
+
+	if (after(edge, c->c_rcv_edge))
+		c->c_rcv_edge = edge;
+}
+
+/* The client's connection, as core/tcp_accept.c reads it. */
+struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c)
+{
+	return (struct l7_tcp_endpoint){
+		.rcv_nxt = c->c_rcv_nxt,
+		.rcv_wup = c->c_acked,
+		.rcv_edge = c->c_rcv_edge,
+		.snd_una = c->d_snd_una,
+		.snd_nxt = c->d_snd_nxt,
+		.snd_isn = c->d_snd_isn,
+		.snd_wnd = l7_client_snd_wnd(c),
+		.snd_wl1 = c->c_wl1,
+		.max_window = c->c_max_win,
+		.ts_recent = c->c_tsval,
+		.snd_wscale = c->c_wscale,
+		.ts = c->c_ts,
+		.fin_in = c->c_fin,
+	};
+}
+
+/* What a client segment may carry for a splice to map (l7_map_c2b()). */
+struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c)
+{
+	struct l7_tcp_endpoint e = l7_client_endpoint(c);
+
+	return l7_tcp_accept_bounds(&e);
+}
+
+/* L7_CLK_ACK: the ACK owed, unless a response carried it. */
+void l7_ack_due(struct l7_conn *c)
+{
+	if (after(l7_client_ack_point(c), c->c_acked))
+		l7_send_ack(c);
+}
+
+/*
+ * c->lock held: @b's server acknowledged more of its request.  When that
+ * was all the director waited for, the client bytes it took after the
+ * request's end are acknowledged now.  Only then: the server's own ACK
+ * of the body goes to the client anyway.
+ */
+void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b)
+{
+	if (c->state == L7C_BODY || c->state == L7C_TUNNEL || !b->req_done ||
+	    !after(c->c_rcv_nxt, b->map.req_range.end) ||
+	    !after(c->c_rcv_nxt, c->c_acked) || !l7_may_ack(c))
+		return;
+	l7_send_ack(c);
+}
+
+/*
+ * RFC 5961 challenge ACK, at most one per L7_CHALLENGE_GAP: our snd_nxt,
+ * and the client seq the director may acknowledge (l7_send_ack()).
+ */
+void l7_challenge_ack(struct l7_conn *c)
+{
+	if (l7_tcp_ratelimit_allow(&c->challenge, (u32)jiffies,
+				   L7_CHALLENGE_GAP))
+		l7_send_ack(c);
+}
