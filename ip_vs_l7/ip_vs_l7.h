@@ -192,6 +192,7 @@ struct l7_service_stats {
 	u64		slow_request;	/* bodies below body_minrate */
 	u64		ended[L7_END_COUNT];
 	u64		unacceptable;	/* client segments refused (tcp_accept) */
+	u64		srv_unacceptable;	/* server segments refused */
 };
 
 /*

@@ -42,7 +42,8 @@ static void l7_proc_show_service(struct seq_file *seq,
 		   st.ended[L7_END_BAD_RESPONSE], st.ended[L7_END_BAD_REQUEST],
 		   st.ended[L7_END_IDLE], st.ended[L7_END_SLOW_READER],
 		   st.ended[L7_END_FLUSHED]);
-	seq_printf(seq, " unacceptable %llu\n", st.unacceptable);
+	seq_printf(seq, " unacceptable %llu srv_unacceptable %llu\n",
+		   st.unacceptable, st.srv_unacceptable);
 }
 
 static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
@@ -83,7 +84,7 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels source_capped OverSourceMaxPooled slow_request BodyBelowFloor, then how client connections with requests ended, then client segments refused as unacceptable\n");
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels source_capped OverSourceMaxPooled slow_request BodyBelowFloor, then how client connections with requests ended, then client and server segments refused as unacceptable\n");
 	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {

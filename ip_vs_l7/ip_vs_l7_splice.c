@@ -590,7 +590,12 @@ static struct l7_tcp_endpoint l7_server_endpoint(const struct l7_binding *b)
 		.rcv_edge = b->b_rcv_edge,
 		.snd_una = b->b_acked,
 		.snd_nxt = b->b_snd_nxt,
-		.snd_isn = b->pc->tcp.snd_nxt,	/* where the binding began */
+		/*
+		 * Linux bounds an old ACK by max_window and the bytes the
+		 * connection ever had acknowledged; a pooled connection's
+		 * life is longer than its binding's: by max_window alone.
+		 */
+		.snd_isn = b->b_acked - b->b_max_win,
 		.snd_wnd = b->b_wnd,
 		.snd_wl1 = b->b_wl1,
 		.max_window = b->b_max_win,
@@ -642,6 +647,8 @@ static enum l7_tcp_accept_act l7_server_accept(struct l7_conn *c,
 	*v = l7_tcp_accept(&e, &in);
 	if (v->act == L7_ACC_CHALLENGE)
 		l7_server_challenge(c, b, th->rst);
+	if (v->act == L7_ACC_DROP || v->act == L7_ACC_CHALLENGE)
+		l7_service_count(c->ls, srv_unacceptable);
 	if (v->act != L7_ACC_OK)
 		return v->act;
 	l7_tcp_accept_apply(&e, &in, v);
