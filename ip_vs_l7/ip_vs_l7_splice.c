@@ -611,15 +611,26 @@ static struct l7_tcp_endpoint l7_server_endpoint(const struct l7_binding *b)
  * A RST in the window but not at its exact point (RFC 5961 3.2) gets
  * one at where the server's in-order segments end, which a server that
  * really reset answers with a RST at exactly that seq.  Any other gets
- * the ACK the server had: never one of bytes the client may lack.
+ * the ACK the server had, never one of bytes the client may lack; a
+ * resend of bytes it had acknowledged already (the server's timer was
+ * quicker than the client's ACK) reports them as a duplicate, as Linux
+ * does, lest the server take its resend for a repair.
  */
 static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
-				bool rst)
+				const struct tcphdr *th,
+				const struct l7_tcp_seg *s)
 {
+	struct l7_tcp_sack_block dup = { s->seq, s->seq + s->len - th->fin };
+
 	if (!l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
 				    L7_CHALLENGE_GAP))
 		return;
-	l7_binding_ack(c, b, rst ? b->rsp_guard.rcv_nxt : b->b_rcv_wup);
+	if (th->rst)
+		l7_binding_ack(c, b, b->rsp_guard.rcv_nxt);
+	else if (dup.end != dup.start && !after(dup.end, b->b_rcv_wup))
+		l7_binding_dsack(c, b, &dup);
+	else
+		l7_binding_ack(c, b, b->b_rcv_wup);
 }
 
 /*
@@ -646,7 +657,7 @@ static enum l7_tcp_accept_act l7_server_accept(struct l7_conn *c,
 
 	*v = l7_tcp_accept(&e, &in);
 	if (v->act == L7_ACC_CHALLENGE)
-		l7_server_challenge(c, b, th->rst);
+		l7_server_challenge(c, b, th, s);
 	if (v->act == L7_ACC_DROP || v->act == L7_ACC_CHALLENGE)
 		l7_service_count(c->ls, srv_unacceptable);
 	if (v->act != L7_ACC_OK)

@@ -94,9 +94,11 @@ def t_ts_poison(peer, dport):
     goes_on(c, before)
 
 
-# longer than the suite's ack_timeout (3 s): a shut window with a request
-# under way ends the connection (slow_reader) after that
-STALL_WAIT = 5
+# longer than the suite's ack_timeout (6 s): a shut window with a request
+# under way ends the connection (slow_reader) after that.  Tests that
+# hold back their ACKs of a response (ACK_HOLD) do so for well under it.
+STALL_WAIT = 8
+ACK_HOLD = 2
 
 
 def t_zero_window(peer, dport):
@@ -137,7 +139,7 @@ def t_ack_past(peer, dport):
         c.ack_data = False
         c.seg("PA", GET10K)
         c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
-        c.pump(3, lambda: False)
+        c.pump(ACK_HOLD, lambda: False)
         forge(c, c.snd_nxt, c.rcv_nxt + 2**30)
         c.pump(1, lambda: False)
     finally:
@@ -249,7 +251,7 @@ def t_srv_ts_poison(peer, dport):
         c.ack_data = False
         c.seg("PA", GET10K)
         c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
-        c.pump(3, lambda: False)
+        c.pump(ACK_HOLD, lambda: False)
         sent = [p for p in cap.packets() if TCP in p and
                 p[TCP].sport == 80 and payload_of(p) and ts_of(p)]
         if not sent:

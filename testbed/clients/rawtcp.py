@@ -115,8 +115,9 @@ class Capture:
             said += line
 
     def packets(self):
-        """The packets captured so far (see stop() for the wait)."""
-        time.sleep(1.5)
+        """The packets captured so far: tcpdump writes each as it comes
+        (--immediate-mode, -U), give or take the last."""
+        time.sleep(0.3)
         return rdpcap(self.path)
 
     def stop(self):

@@ -15,9 +15,10 @@ VS=$L7TB_VIP:80
 REFPORT=8080
 RAW=(/usr/bin/python3 "$L7TB_DIR/clients/rawaccept.py")
 
-# ack_timeout 3 s: a window shut by a forged segment would end a
-# connection with a request under way within the test
-modprobe ip_vs_l7 datapath=1 ack_timeout=3
+# ack_timeout 6 s: a window shut by a forged segment would end a
+# connection with a request under way within the test (zero-window waits
+# 8 s); the tests that hold back their ACKs of a response do so for less
+modprobe ip_vs_l7 datapath=1 ack_timeout=6
 testbed_up
 add_service "$VS" l7 1 1 1
 wait_for pools_ready >/dev/null || in_dir cat /proc/net/ip_vs_l7
