@@ -102,6 +102,7 @@ t_check "tcp_hygiene: without it, the pooled connection is back in the pool with
 # would (min_pmtu, 552: segments of 512 bytes less options), never to
 # 16-byte segments, and the download is byte-exact.
 FLOOR_PORT=41900
+FLOOR_PCAP=${L7_RESULTS:-$TMP}/floor.pcap
 
 # The download: 100 KB read, then "paused" until the file $3 exists,
 # then the rest; prints the body's length and SHA-256.  A small receive
@@ -153,7 +154,7 @@ first_seg_seq() {
 # (less options), and smaller ones (the tails of what a server sent at
 # once, cut by GSO) no more than those
 floor_segments() {
-	in_dir tcpdump -r "$TMP/floor.pcap" -nn 2> /dev/null |
+	in_dir tcpdump -r "$FLOOR_PCAP" -nn 2> /dev/null |
 		awk -v vip="$L7TB_VIP.80" -v floor="$1" '
 		/need to frag/ { after = 1; next }
 		!after || $3 != vip || !match($0, /length [0-9]+/) { next }
@@ -184,23 +185,28 @@ icmp_mtu_68_floored() {
 
 icmp_mtu_68_floored_case() {
 	local go=$TMP/floor.go log=${L7_RESULTS:-$TMP}/floor.log cap cli seq
-	local icmps floor want rc=0
+	local icmps floor want rc=0 bcap
 	floor=$(($(in_dir sysctl -n net.ipv4.route.min_pmtu) - 40))
 	want=$(awk '$2 == "static/1m.bin" { print $1 }' \
 		"$L7TB_DIR/www/SHA256SUMS")
 	rm -f "$go"
 	# started directly: $! must be tcpdump
-	ip netns exec l7dir tcpdump -i dcli -n -U -s 128 -w "$TMP/floor.pcap" \
+	ip netns exec l7dir tcpdump -i dcli -n -U -s 128 -w "$FLOOR_PCAP" \
 		"host $L7TB_CLIENT and (tcp port $FLOOR_PORT or icmp)" \
 		> /dev/null 2> "$TMP/floor.cap.err" &
 	cap=$!
+	# the servers' side too, kept with the results for a failure's story
+	ip netns exec l7dir tcpdump -i br0 -n -U -s 128 \
+		-w "${L7_RESULTS:-$TMP}/floor-backend.pcap" "tcp port 80" \
+		> /dev/null 2>&1 &
+	bcap=$!
 	wait_for grep -q listening "$TMP/floor.cap.err" ||
-		{ kill $cap; return 1; }
+		{ kill $cap $bcap; return 1; }
 	in_cli timeout 120 $PY -c "$FLOOR_CLIENT" "$L7TB_VIP" $FLOOR_PORT \
 		"$go" > "$TMP/floor.out" 2>&1 &
 	cli=$!
 	wait_for grep -q paused "$TMP/floor.out" ||
-		{ kill $cap $cli; cat "$TMP/floor.out"; return 1; }
+		{ kill $cap $bcap $cli; cat "$TMP/floor.out"; return 1; }
 	echo "paused" > "$log"
 	# from now on what the director sends the client stays in flight
 	in_cli nft -f - <<NFT
@@ -235,8 +241,8 @@ s.sendto(icmp_frag_needed(vip, cli, 80, port, seq, 68), (vip, 0))
 	wait $cli || rc=1
 	echo "client done" >> "$log"
 	sleep 1.5	# tcpdump hands over its last packets
-	kill $cap
-	wait $cap
+	kill $cap $bcap
+	wait $cap $bcap
 	cat "$TMP/floor.out"
 	grep -qx "body 1048576 $want" "$TMP/floor.out" ||
 		{ echo "want body 1048576 $want"; rc=1; }
