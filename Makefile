@@ -104,7 +104,7 @@ fuzz: $(FUZZERS)
 
 # ---- what the guest serves ----
 
-$(BUILD)/cgi/%: testbed/cgi/%.c
+$(BUILD)/cgi/%: testbed/cgi/%.c testbed/cgi/query.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 

@@ -12,34 +12,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "query.h"
+
 static long long now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-/* the value of NAME= in the query string, up to '&', or "" */
-static void query_get(const char *q, const char *name, char *out, size_t size)
-{
-	size_t len = strlen(name), n = 0;
-	const char *p = q;
-
-	out[0] = '\0';
-	while (p && *p) {
-		if (!strncmp(p, name, len) && p[len] == '=') {
-			p += len + 1;
-			while (p[n] && p[n] != '&' && n + 1 < size)
-				n++;
-			memcpy(out, p, n);
-			out[n] = '\0';
-			return;
-		}
-		p = strchr(p, '&');
-		if (p)
-			p++;
-	}
 }
 
 int main(void)

@@ -3,7 +3,8 @@
 # Pools against odd backends, races and teardown: no pools where no data
 # path uses them; a backend that accepts and closes at once is backed off,
 # not reconnected in a loop; a 101 only for a request that asked for it,
-# and tunnels under their own cap; a service switched to l7 keeps serving
+# and tunnels under their own cap; bytes a script writes past its
+# Content-Length reach no client; a service switched to l7 keeps serving
 # the IPVS connections it had; Apache graceful restarts while requests
 # bind; a director namespace deleted under a live service.  Runs inside
 # the guest.
@@ -297,6 +298,73 @@ unsolicited_byte_retires() {
 	in_dir ipvsadm -D -t "$VS2"
 }
 
+# cap_start NS FILE: capture in namespace NS what port 80 sends on eth0.
+# Started directly: $! must be tcpdump (ip netns exec execs it), and its
+# output must not hold t_check's command substitution open.
+cap_start() {
+	ip netns exec "$1" tcpdump -Z root -i eth0 -U -s 0 -w "$2" \
+		"tcp src port 80" > /dev/null 2> "$2.err" 3>&- &
+	echo $! >> "$TMP/caps.pid"
+	wait_for -s 30 grep -q 'listening on' "$2.err"
+}
+
+caps_stop() {
+	[ -f "$TMP/caps.pid" ] && kill $(cat "$TMP/caps.pid") 2>/dev/null
+	rm -f "$TMP/caps.pid"
+}
+
+# cap_count FILE STRING: captured segments whose payload holds STRING
+cap_count() {
+	tcpdump -r "$1" -nn -A 2>/dev/null | grep -c -- "$2"
+}
+
+# A script that writes past its Content-Length after a flush (nph: Apache
+# sends its bytes as they come, then closes): its head and body, and
+# later, on the same connection, a whole second response (body
+# "OVERRUN-<id>") as if it answered the next request.  The server's one
+# pooled connection (pool_max=1) is idle when those bytes come: it is
+# retired there, and the keep-alive clients whose requests it would have
+# served next are served by a fresh one, each answer byte for byte the
+# file.  The captures show that the marker left the server every round,
+# and that no client ever read it - not the script's own, which has
+# exactly its Content-Length.
+overrun_reaches_no_client() {
+	local rs=$(backend_ip s1):80 r closed0 n rc=0
+	local scap=$TMP/overrun-s1.pcap ccap=$TMP/overrun-cli.pcap
+	fresh pool_min_idle=1 pool_max=1 || return 1
+	in_dir ipvsadm -A -t "$VS" -s l7 &&
+		in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
+	wait_for at_least 1 rs_col "$rs" 4 || { report; return 1; }
+	cap_start l7s1 "$scap" && cap_start l7cli "$ccap" ||
+		{ caps_stop; return 1; }
+	closed0=$(rs_col "$rs" 8)
+	for r in 1 2 3; do
+		rm -f "$L7TB_RUN/go-ov$r"
+		in_cli curl -sS --max-time 30 -o "$TMP/overrun.$r" \
+			"http://$L7TB_VIP/cgi-bin/nph-overrun?id=ov$r&go=ov$r"
+		printf 'overrun id=ov%s\n' $r | cmp - "$TMP/overrun.$r" || rc=1
+		wait_eq 0 rs_col "$rs" 5 || { report; rc=1; }
+		touch "$L7TB_RUN/go-ov$r"
+		wait_for -s 30 at_least 1 cap_count "$scap" "OVERRUN-ov$r" ||
+			{ echo "round $r: the server sent no marker"; rc=1; }
+		wait_for -s 5 at_least $((closed0 + r)) rs_col "$rs" 8 >/dev/null
+		in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 \
+			--requests 10 --path /static/1k.bin --path /static/10k.bin \
+			> "$TMP/overrun-ka.$r" 2>&1 || rc=1
+		note "round $r: $(head -n 1 "$TMP/overrun-ka.$r")"
+		grep '^error' "$TMP/overrun-ka.$r"
+	done
+	caps_stop
+	n=$(cap_count "$ccap" OVERRUN-)
+	note "markers the server sent: $(cap_count "$scap" OVERRUN-), a client read: $n;" \
+		"connections closed while idle: $closed0 -> $(rs_col "$rs" 8)"
+	[ "$n" = 0 ] || { tcpdump -r "$ccap" -nn -A 2>/dev/null | grep -B 8 OVERRUN- | head -n 30; rc=1; }
+	[ "$(rs_col "$rs" 8)" -ge $((closed0 + 3)) ] || { report; rc=1; }
+	rm -f "$L7TB_RUN"/go-ov*
+	in_dir ipvsadm -D -t "$VS"
+	return $rc
+}
+
 # Graceful restarts close pooled connections (idle ones at once, others
 # at Timeout) while requests keep binding to them: most requests
 # succeed (a request bound to a connection the server closes before
@@ -385,11 +453,13 @@ t_check "hostile: 101 only for a request that asked to upgrade" upgrade_only_whe
 t_check "hostile: a tunnel in use outlives ack_timeout, blind RST/FIN ignored, quiet past tunnel_timeout reset" tunnel_lives
 t_check "hostile: tunnels past max_tunnels are refused" tunnel_cap
 t_check "hostile: a pooled connection whose server sent a byte while idle is retired, not bound" unsolicited_byte_retires
+t_check "hostile: bytes a script writes past its Content-Length reach no client" overrun_reaches_no_client
 t_check "hostile: HTTP/1.0 keep-alive, a head at the field limit passes as it came, then close" copy_without_room
 t_check "hostile: apachectl graceful loop while requests bind" graceful_while_binding
 t_check "hostile: director namespace deleted with a live service, rmmod clean" netns_deleted_with_live_service
 
 [ -f "$TMP/servers.pid" ] && kill $(cat "$TMP/servers.pid") 2>/dev/null
+caps_stop
 testbed_down
 rm -rf "$TMP"
 t_summary
