@@ -37,6 +37,7 @@
 #include "core/tcp_accept.h"
 #include "core/tcp_guard.h"
 #include "core/tcp_map.h"
+#include "uapi/ip_vs_l7_genl.h"
 
 struct l7_pool;
 struct l7_conn;
@@ -370,6 +371,7 @@ struct l7_binding {
 	u32			rsp_copy_seq;	/* its first byte, on C */
 	u32			copy_len;	/* our copy of the request's start */
 	u32			client_len;	/* the client's bytes it stands for */
+	u64			bound_ns;	/* when, if traced (trace.h) */
 	/*
 	 * From here on each member is set whole by its own init in
 	 * l7_bind(), before the binding is seen: only what comes before
@@ -460,6 +462,7 @@ struct l7_conn {
 	int			bad_status;	/* held head refused: answer */
 	struct l7_http_req	req;
 	unsigned int		requests;	/* bound so far */
+	u64			dispatch_ns;	/* this head's, if traced */
 	bool			retry_next;	/* the next bind is a retry */
 	struct l7_pool		*want;		/* prefork off: to ask, RCU */
 
@@ -659,8 +662,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
 unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
 bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		       struct sk_buff *skb, unsigned int *verdict);
-void l7_reply(struct l7_conn *c, int status);
-void l7_reply_503(struct l7_conn *c);
+void l7_reply(struct l7_conn *c, int status, const char *why);
 void l7_close_client(struct l7_conn *c);
 void l7_head_frame(struct l7_conn *c);
 void l7_head_restart(struct l7_conn *c);
@@ -750,8 +752,14 @@ int l7_proc_init(void);
 void l7_proc_exit(void);
 
 /* ip_vs_l7_route.c */
+/* where l7_route() sent a request, for its tracepoint */
+struct l7_routed {
+	int	rule;			/* the rule's id, -1: none */
+	char	pool[IPVS_L7_POOL_NAME_LEN];	/* "": the service's servers */
+};
+
 struct l7_pconn *l7_route(struct l7_conn *c, int *status,
-			 enum l7_fwd_mode *fwd);
+			 enum l7_fwd_mode *fwd, struct l7_routed *rt);
 int l7_route_init(void);
 void l7_route_exit(void);
 

@@ -23,6 +23,7 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_trace.h"
 
 #define L7_COPY_TRIES		8
 
@@ -324,6 +325,7 @@ int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
 	struct l7_guard_log *log;
+	struct l7_routed rt;
 	struct l7_http_body body;
 	struct l7_binding *b;
 	enum l7_fwd_mode fwd;
@@ -346,15 +348,16 @@ int l7_bind(struct l7_conn *c)
 	if (!l7_source_pooled_get(c)) {
 		kfree(b);
 		l7_service_count(c->ls, source_capped);
-		return 503;
+		return -EDQUOT;
 	}
-	pc = l7_route(c, &status, &fwd);
+	pc = l7_route(c, &status, &fwd, &rt);
 	if (!pc) {
 		l7_source_pooled_put(c);
 		kfree(b);
 		return status ?: -EAGAIN;
 	}
 	b->pc = pc;
+	b->bound_ns = l7_trace_clock();
 	l7_binding_copy(c, b, body_len, fwd);
 	/* what follows the copy in the client's stream is the guard's */
 	l7_req_guard_init(&b->req_guard, c->c_seq0 + b->client_len, &body,
@@ -420,6 +423,7 @@ int l7_bind(struct l7_conn *c)
 	if (c->requests++)
 		l7_service_count(c->ls, rebinds);
 	c->retries = 0;
+	trace_l7_request(c, b, &rt);
 	l7_head_consume(c, b->client_len);
 	/* the client may have closed after a pipelined request */
 	c->c_rcv_nxt = c->c_seq0 + c->head_len + c->c_fin;
@@ -457,14 +461,18 @@ static bool l7_bind_later(int err)
 
 /*
  * l7_bind()'s result is the director's answer - a content rule's status,
- * or 400 for the body that came with the head: send it, and true.
+ * 400 for the body that came with the head, 503 for a client address
+ * over source_max_pooled: send it, and true.
  */
 static bool l7_bind_answered(struct l7_conn *c, int err)
 {
-	if (err <= 0 && err != -EBADMSG)
-		return false;
-	l7_reply(c, err > 0 ? err : 400);
-	return true;
+	if (err == -EBADMSG)
+		l7_reply(c, 400, "bad_body");
+	else if (err == -EDQUOT)
+		l7_reply(c, 503, "source_capped");
+	else if (err > 0)
+		l7_reply(c, err, "rule");
+	return err > 0 || err == -EBADMSG || err == -EDQUOT;
 }
 
 /*
@@ -475,8 +483,9 @@ void l7_dispatch(struct l7_conn *c)
 {
 	int err;
 
+	c->dispatch_ns = l7_trace_clock();
 	if (c->bad_status) {
-		l7_reply(c, c->bad_status);
+		l7_reply(c, c->bad_status, "bad_head");
 		return;
 	}
 	err = l7_bind(c);
@@ -485,7 +494,7 @@ void l7_dispatch(struct l7_conn *c)
 	if (err == -EAGAIN)
 		err = l7_queue_add(c);
 	if (err) {
-		l7_reply_503(c);	/* no server, or queue full */
+		l7_reply(c, 503, err == -ENOSPC ? "queue_full" : "no_memory");
 		return;
 	}
 	err = l7_queue_retry(c);
@@ -892,7 +901,7 @@ void l7_queue_late(struct l7_conn *c)
 	if (c->state != L7C_QUEUED)
 		return;
 	l7_queue_del(c);
-	l7_reply_503(c);
+	l7_reply(c, 503, "queue_timeout");
 }
 
 /*
@@ -920,7 +929,7 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 	c->end = L7_END_SERVER_RST;
 	l7_binding_abort(c, b);
 	if (!again) {
-		l7_reply(c, 502);
+		l7_reply(c, 502, "server_closed");
 		return;
 	}
 	l7_service_count(c->ls, retried);

@@ -30,6 +30,7 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_trace.h"
 #include "core/http_reply.h"
 #include "core/tcp_cookie.h"
 #include "core/tcp_opt.h"
@@ -95,9 +96,10 @@ static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
 }
 
 /* Answer with a canned response and FIN; the client's data is ignored. */
-void l7_reply(struct l7_conn *c, int status)
+void l7_reply(struct l7_conn *c, int status, const char *why)
 {
 	c->reply = l7_http_reply(status, &c->reply_len);
+	trace_l7_reply(c, status, why);
 	l7_conn_closing(c);
 	c->retries = 0;
 	c->reply_seq = c->d_snd_nxt;
@@ -106,12 +108,6 @@ void l7_reply(struct l7_conn *c, int status)
 	c->d_snd_nxt += c->reply_len + 1;
 	l7_service_count(c->ls, bad_requests);
 	l7_conn_due_in(c, L7_CLK_REPLY, L7_RTO);
-}
-
-/* No server can take the request (now, or within queue_timeout). */
-void l7_reply_503(struct l7_conn *c)
-{
-	l7_reply(c, 503);
 }
 
 /* Close our side after the last response: FIN, resent until acked. */
@@ -168,7 +164,7 @@ void l7_close_late(struct l7_conn *c)
 void l7_head_late(struct l7_conn *c)
 {
 	if (c->head_len)
-		l7_reply(c, 408);	/* a slow client */
+		l7_reply(c, 408, "head_timeout");
 	else
 		l7_close_client(c);	/* idle between requests */
 }

@@ -26,6 +26,7 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_trace.h"
 
 /* a chain of a hash table: readers walk it under RCU, writers lock it */
 struct l7_bucket {
@@ -352,6 +353,7 @@ static void l7_conn_destroy(struct l7_conn *c)
 		if (c->d_snd_una != c->d_snd_nxt)
 			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	}
+	trace_l7_conn_end(c);
 	if (c->requests)
 		l7_service_count(ls, ended[c->end]);
 	l7_binding_abort_all(c);

@@ -120,7 +120,7 @@ static void l7_floor_slow_body(struct l7_conn *c)
 		return;
 	}
 	l7_binding_abort(c, b);
-	l7_reply(c, 408);
+	l7_reply(c, 408, "slow_request");
 }
 
 /* The ticks until @f runs out, brought into *@next; false if it has. */

@@ -26,6 +26,7 @@
 
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
+#include "ip_vs_l7_trace.h"
 
 struct l7_route_scratch {
 	struct l7_req_view	view;
@@ -183,6 +184,16 @@ static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
 	return l7_pick_among(r->ls, x->cand, n, r->want);
 }
 
+/* the rule and pool @rt names to the request's tracepoint, if it is on */
+static void l7_route_note(struct l7_routed *rt, const struct l7_rrule *rule,
+			  const struct l7_rpool *pool)
+{
+	if (!trace_l7_request_enabled())
+		return;
+	rt->rule = rule ? rule->id : -1;
+	strscpy(rt->pool, pool->name, sizeof(rt->pool));
+}
+
 /*
  * c->lock held, BH off, c->req framed to its end.  The pooled connection
  * for the request, or NULL and *@status: 0 to wait for one, else the
@@ -192,7 +203,7 @@ static struct l7_pconn *l7_route_pick(struct l7_route *r, unsigned int pi)
  * read from the same set as the rules.
  */
 struct l7_pconn *l7_route(struct l7_conn *c, int *status,
-			  enum l7_fwd_mode *fwd)
+			  enum l7_fwd_mode *fwd, struct l7_routed *rt)
 {
 	struct l7_service *ls = c->ls;
 	struct l7_rkey key;
@@ -205,6 +216,8 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	struct l7_rrule *rule;
 
 	*status = 0;
+	rt->rule = -1;
+	rt->pool[0] = '\0';
 	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
 	rcu_read_lock();
 	r.set = l7_rules_lookup(ls->net, &key);
@@ -234,6 +247,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	}
 	pc = l7_route_pick(&r, v.pool);
 	if (pc) {
+		l7_route_note(rt, rule, r.set->pools[v.pool]);
 		if (rule)
 			atomic64_inc(&rule->count->hits);
 		atomic64_inc(&r.set->pools[v.pool]->count->hits);

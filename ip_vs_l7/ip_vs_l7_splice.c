@@ -32,6 +32,7 @@
 #include <net/netfilter/nf_conntrack.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_trace.h"
 #include "core/tcp_opt.h"
 
 #define L7_LINGER		(2 * HZ)	/* after both FINs */
@@ -560,6 +561,7 @@ static void l7_rsp_end(struct l7_binding *b, u32 end)
 	 */
 	b->close_after |= b->rsp_guard.eof_end ||
 			  (b->rsp_guard.cloak_missed && !b->keep);
+	trace_l7_response(b->pc->conn, b, end);
 	l7_pool_req_done(b->pc->pool);
 	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
 }
