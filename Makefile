@@ -35,7 +35,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
 VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene tcp_accept bounds hostile \
-	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha ipv6
+	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha ipv6 observe
 # one boot runs every suite: about 45-60 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
@@ -143,10 +143,10 @@ $(BUILD)/keepalived/keepalived: $(KEEPALIVED_SRC)
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
 # the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest;
-# ipvsadm_l7, rules_route, ha and ipv6 run the patched build/ipvsadm/ipvsadm;
+# ipvsadm_l7, rules_route, ha, ipv6 and observe run the patched build/ipvsadm/ipvsadm;
 # ha runs the patched build/keepalived/keepalived
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
-	 $(if $(filter ipvsadm_l7 rules_route ha ipv6,$(VM_SUITES)),ipvsadm) \
+	 $(if $(filter ipvsadm_l7 rules_route ha ipv6 observe,$(VM_SUITES)),ipvsadm) \
 	 $(if $(filter ha,$(VM_SUITES)),keepalived)
 	L7_ONLY="$(VM_ONLY)" scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 

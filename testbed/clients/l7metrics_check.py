@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""l7metrics_check.py PROC PROM: every number of the /proc/net/ip_vs_l7
+table PROC is in the Prometheus text PROM under the name and labels
+docs/operations.md gives it, with the same value; every family has its
+HELP and TYPE, counters end in _total, and PROM has no sample that is not
+in PROC.  The names are written out here, not taken from the script."""
+
+import re
+import sys
+
+SERVICE = {
+    "conns": "connections_total", "active": "connections_active",
+    "answered": "answered_total", "queued": "queued_total",
+    "retried": "retried_total", "rebinds": "rebinds_total",
+    "held": "held_total", "refused_max": "refused_max_total",
+    "refused_source": "refused_source_total", "tunnels": "tunnels",
+    "tunnels_refused": "tunnels_refused_total",
+    "source_capped": "source_capped_total",
+    "slow_request": "slow_request_total",
+    "unacceptable": "unacceptable_segments_total",
+}
+ENDED = ("closed", "client_rst", "server_rst", "head_lost", "bad_response",
+         "bad_request", "idle", "slow_reader", "flushed")
+SERVER = ("server_weight", "pool_idle_connections", "pool_busy_connections",
+          "pool_opened_total", "pool_connect_failures_total",
+          "pool_server_closed_total", "server_up", "requests_total",
+          "pool_aged_total", "requests_outstanding", "requests_reused_total",
+          "request_errors_total", "server_sent_bytes_total",
+          "server_received_bytes_total", "server_upper_threshold")
+SAMPLE = re.compile(r'^(ip_vs_l7_[a-z_]+)\{([^}]*)\} (-?\d+)$')
+
+
+def expected(proc):
+    want = {}
+    vip = None
+    for line in proc.splitlines()[2:]:
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "->":
+            assert len(w) == 2 + len(SERVER), "server line: " + line
+            for name, v in zip(SERVER, w[2:]):
+                if name == "server_up":
+                    v = {"up": "1", "down": "0"}[v]
+                want[("ip_vs_l7_" + name,
+                      'vip="%s",server="%s"' % (vip, w[1]))] = v
+            continue
+        vip = w[1]
+        cols = dict(zip(w[2::2], w[3::2]))
+        assert set(cols) == set(SERVICE) | set(ENDED), \
+            "service columns: %s" % sorted(cols)
+        for col, v in cols.items():
+            if col in ENDED:
+                key = ("ip_vs_l7_connections_ended_total",
+                       'vip="%s",how="%s"' % (vip, col))
+            else:
+                key = ("ip_vs_l7_" + SERVICE[col], 'vip="%s"' % vip)
+            want[key] = v
+    return want
+
+
+def main():
+    proc = open(sys.argv[1]).read()
+    prom = open(sys.argv[2]).read()
+    want = expected(proc)
+    got, helps, types = {}, set(), {}
+    bad = []
+    for line in prom.splitlines():
+        if line.startswith("# HELP "):
+            helps.add(line.split()[2])
+        elif line.startswith("# TYPE "):
+            _, _, name, kind = line.split()
+            types[name] = kind
+        else:
+            m = SAMPLE.match(line)
+            if not m:
+                bad.append("not a sample: " + line)
+                continue
+            got[(m.group(1), m.group(2))] = m.group(3)
+    for key, v in want.items():
+        if got.get(key) != v:
+            bad.append("%s{%s}: /proc %s, metrics %s" %
+                       (key[0], key[1], v, got.get(key)))
+    for key in got:
+        if key not in want:
+            bad.append("not in /proc: %s{%s}" % key)
+    for name in {k[0] for k in got}:
+        if name not in helps or name not in types:
+            bad.append("no HELP or TYPE: " + name)
+        elif (types[name] == "counter") != name.endswith("_total"):
+            bad.append("%s is a %s" % (name, types[name]))
+    print("\n".join(bad) if bad else "%d samples agree" % len(want))
+    return 1 if bad or not want else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
