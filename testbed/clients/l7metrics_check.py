@@ -19,6 +19,7 @@ SERVICE = {
     "source_capped": "source_capped_total",
     "slow_request": "slow_request_total",
     "unacceptable": "unacceptable_segments_total",
+    "srv_unacceptable": "server_unacceptable_segments_total",
 }
 ENDED = ("closed", "client_rst", "server_rst", "head_lost", "bad_response",
          "bad_request", "idle", "slow_reader", "flushed")
