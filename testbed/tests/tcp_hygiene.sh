@@ -142,10 +142,13 @@ icmp_dest_unreachs() {
 dest_unreachs_above() { [ "$(icmp_dest_unreachs)" -gt "$1" ]; }
 
 # first_seg_seq FILE: the seq of the next data segment to the client's
-# port on the director's client link, into FILE (30 s at most)
+# port on the director's client link, into FILE (30 s at most).  Any
+# length: when the client paused with a window of a few bytes, the server
+# sends one unit of its window scale (128 bytes) and resends only that.
+TCP_DATA='(ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0'
 first_seg_seq() {
 	in_dir timeout 30 tcpdump -l -nn -S -c 1 -i dcli \
-		"tcp src port 80 and dst port $FLOOR_PORT and greater 200" \
+		"tcp src port 80 and dst port $FLOOR_PORT and $TCP_DATA" \
 		2> "$1.err" | sed -n 's/.* seq \([0-9]*\):.*/\1/p' > "$1"
 }
 
