@@ -288,9 +288,3 @@ struct l7_rsp_verdict l7_rsp_guard_seg(struct l7_rsp_guard *g,
 		return v;
 	return rsp_fin(g, s, v);
 }
-
-enum l7_tcp_rst_verdict l7_rsp_guard_rst(const struct l7_rsp_guard *g,
-					 uint32_t seq, uint32_t wnd)
-{
-	return l7_tcp_rst_check(seq, g->rcv_nxt, wnd, g->fin);
-}

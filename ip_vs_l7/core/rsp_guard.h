@@ -150,14 +150,6 @@ static inline void l7_rsp_guard_tunnel(struct l7_rsp_guard *g)
 	g->tunnel = true;
 }
 
-/*
- * A backend RST at @seq: accept only at exactly where its in-order
- * segments end, challenge one elsewhere in @wnd (what the backend was
- * told the receive window is), ignore others.
- */
-enum l7_tcp_rst_verdict l7_rsp_guard_rst(const struct l7_rsp_guard *g,
-				     uint32_t seq, uint32_t wnd);
-
 /* Backend seq just after the head bytes the director took. */
 static inline uint32_t l7_rsp_guard_taken_end(const struct l7_rsp_guard *g)
 {
