@@ -487,7 +487,7 @@ struct l7_conn {
 /* The client's window in bytes: its last window field, scaled. */
 static inline u32 l7_client_snd_wnd(const struct l7_conn *c)
 {
-	return (u32)c->c_win << max_t(int, c->c_wscale, 0);
+	return l7_win_bytes(c->c_win, c->c_wscale);
 }
 
 /* ip_vs_l7_main.c: module parameters */

@@ -141,7 +141,7 @@ static u32 l7_binding_tsval(const struct l7_conn *c, struct l7_binding *b)
  */
 void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win)
 {
-	u32 edge = ack + ((u32)win << max_t(int, b->pc->tcp.rcv_wscale, 0));
+	u32 edge = ack + l7_win_bytes(win, b->pc->tcp.rcv_wscale);
 
 	if (after(ack, b->b_rcv_wup))
 		b->b_rcv_wup = ack;
@@ -296,12 +296,6 @@ static struct l7_binding *l7_binding_alloc(u32 room, bool take, bool log,
 }
 
 /*
- * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
- * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
- * cannot frame came with the head), or an HTTP status > 0 the director
- * answers instead (l7_route(): a content rule, or a head it cannot read).
- */
-/*
  * Where the next response starts on C: after everything sent, and never
  * inside the range of the response before, which may end past what went
  * out - a segment the guard framed to the end and that was then dropped
@@ -321,6 +315,13 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
 	return c->d_snd_nxt;
 }
 
+/*
+ * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
+ * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
+ * cannot frame came with the head), -EDQUOT (the client's address holds
+ * source_max_pooled already), or an HTTP status > 0 the director
+ * answers instead (l7_route(): a content rule, or a head it cannot read).
+ */
 int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
@@ -399,11 +400,11 @@ int l7_bind(struct l7_conn *c)
 	b->rsp_last_pkt = pc->tcp.rcv_nxt;
 	/* what the server was told before, as far as it can have been */
 	b->b_rcv_wup = pc->tcp.rcv_nxt;
-	b->b_rcv_edge = pc->tcp.rcv_nxt +
-			((u32)pc->tcp.win << max_t(int, pc->tcp.rcv_wscale, 0));
+	b->b_rcv_edge = pc->tcp.rcv_nxt;
+	l7_binding_announced(b, pc->tcp.rcv_nxt, pc->tcp.win);
 	b->b_wl1 = pc->tcp.rcv_nxt;
 	b->b_wnd = 0;
-	b->b_max_win = U16_MAX << max_t(int, pc->tcp.snd_wscale, 0);
+	b->b_max_win = l7_win_bytes(U16_MAX, pc->tcp.snd_wscale);
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
@@ -472,7 +473,9 @@ static bool l7_bind_answered(struct l7_conn *c, int err)
 		l7_reply(c, 503, "source_capped");
 	else if (err > 0)
 		l7_reply(c, err, "rule");
-	return err > 0 || err == -EBADMSG || err == -EDQUOT;
+	else
+		return false;
+	return true;
 }
 
 /*

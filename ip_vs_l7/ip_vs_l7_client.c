@@ -341,6 +341,14 @@ static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
 				   struct sk_buff *skb);
 
+/* The current request ends where @b's guard stands: a head is next. */
+static void l7_client_req_ended(struct l7_conn *c, struct l7_binding *b)
+{
+	l7_binding_req_end(c, b, b->req_guard.nxt);
+	c->c_seq0 = b->req_guard.nxt;
+	c->state = L7C_HEAD;
+}
+
 /*
  * A resend of request bytes the director has framed already: the guard
  * of the binding they went through decides, so that a resend with other
@@ -456,9 +464,7 @@ static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
 	case L7_BODY_ENDED:
 		break;
 	}
-	l7_binding_req_end(c, b, b->req_guard.nxt);
-	c->c_seq0 = b->req_guard.nxt;
-	c->state = L7C_HEAD;
+	l7_client_req_ended(c, b);
 	l7_client_after_body(c, skb, bs.hlen);
 	verdict = l7_splice_body_send(c, b, skb, &bs);
 	l7_cur_done(c);
@@ -638,9 +644,7 @@ static void l7_client_rsp_moved(struct l7_conn *c)
 	if (b && !b->req_done && b->rsp_guard.done &&
 	    (b->rsp_guard.fin || b->b_rst)) {
 		b->close_after = true;
-		l7_binding_req_end(c, b, b->req_guard.nxt);
-		c->c_seq0 = b->req_guard.nxt;
-		c->state = L7C_HEAD;
+		l7_client_req_ended(c, b);
 	}
 	l7_cur_done(c);
 	l7_binding_acked(c, c->d_snd_una, NULL);

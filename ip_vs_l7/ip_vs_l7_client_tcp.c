@@ -106,7 +106,7 @@ void l7_client_acked(struct l7_conn *c, u32 ack)
  */
 void l7_client_announced(struct l7_conn *c, u32 ack, u16 win)
 {
-	u32 edge = ack + ((u32)win << max_t(int, c->d_wscale, 0));
+	u32 edge = ack + l7_win_bytes(win, c->d_wscale);
 
 	if (after(edge, c->c_rcv_edge))
 		c->c_rcv_edge = edge;

@@ -854,9 +854,9 @@ static struct l7_tcp_idle l7_pconn_idle_view(const struct l7_pconn_tcp *t)
 {
 	return (struct l7_tcp_idle){
 		.rcv_nxt = t->rcv_nxt,
-		.rcv_wnd = (u32)t->win << max_t(int, t->rcv_wscale, 0),
+		.rcv_wnd = l7_win_bytes(t->win, t->rcv_wscale),
 		.snd_nxt = t->snd_nxt,
-		.max_window = 65535U << max_t(int, t->snd_wscale, 0),
+		.max_window = l7_win_bytes(U16_MAX, t->snd_wscale),
 	};
 }
 

@@ -223,7 +223,7 @@ static u16 l7_client_win(const struct l7_conn *c)
 /* The window we announce to the client, in bytes. */
 u32 l7_client_rcv_wnd(const struct l7_conn *c)
 {
-	return (u32)l7_client_win(c) << max_t(int, c->d_wscale, 0);
+	return l7_win_bytes(l7_client_win(c), c->d_wscale);
 }
 
 /* A segment to the client from VIP:port: flags, @len bytes of @data. */

@@ -71,8 +71,7 @@ static uint32_t old_ack_span(const struct l7_tcp_endpoint *e)
 static bool may_update_window(const struct l7_tcp_endpoint *e,
 			      const struct l7_tcp_in *s)
 {
-	uint32_t nwin = (uint32_t)s->win << (e->snd_wscale > 0 ?
-					     e->snd_wscale : 0);
+	uint32_t nwin = l7_win_bytes(s->win, e->snd_wscale);
 
 	return l7_seq_after(s->ack, e->snd_una) ||
 	       l7_seq_after(s->seq, e->snd_wl1) ||
@@ -135,8 +134,7 @@ void l7_tcp_accept_apply(struct l7_tcp_endpoint *e, const struct l7_tcp_in *s,
 	if (v->ts_recent)
 		e->ts_recent = s->tsval;
 	if (v->window) {
-		e->snd_wnd = (uint32_t)s->win << (e->snd_wscale > 0 ?
-						  e->snd_wscale : 0);
+		e->snd_wnd = l7_win_bytes(s->win, e->snd_wscale);
 		e->snd_wl1 = s->seq;
 		if (e->snd_wnd > e->max_window)
 			e->max_window = e->snd_wnd;

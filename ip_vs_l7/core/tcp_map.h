@@ -116,6 +116,12 @@ void l7_ts_note(uint32_t *last, uint32_t ts);
 /* Convert a window field sent with @from_shift to one read with @to_shift. */
 uint16_t l7_win_rescale(uint16_t win, int from_shift, int to_shift);
 
+/* A window field read with @shift (L7_WS_NONE: not scaled), in bytes. */
+static inline uint32_t l7_win_bytes(uint16_t win, int shift)
+{
+	return (uint32_t)win << (shift > 0 ? shift : 0);
+}
+
 struct l7_win_map {
 	int8_t from;	/* shift of the sender's window field */
 	int8_t to;	/* shift the receiver applies to ours */
