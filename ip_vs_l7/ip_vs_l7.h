@@ -79,7 +79,7 @@ struct l7_pconn_tcp {
 };
 
 struct l7_pconn {
-	struct list_head	list;		/* in pool->idle, busy or dead */
+	struct list_head	list;	/* in pool->idle, resting, busy or dead */
 	struct hlist_node	b_node;		/* backend tuple hash, once spliced */
 	struct l7_pool		*pool;
 	struct l7_conn		*conn;		/* bound to, RCU; NULL when idle */
@@ -88,6 +88,7 @@ struct l7_pconn {
 	bool			spliced;	/* socket state is stale; pool->lock */
 	bool			hashed;		/* in the backend tuple hash */
 	bool			quiet;		/* the server has nothing to reset */
+	bool			resting;	/* idle, not to be taken yet */
 	unsigned int		uses;		/* bindings so far */
 	unsigned long		born;		/* jiffies when (re)pooled */
 	struct l7_pconn_tcp	tcp;
@@ -95,9 +96,10 @@ struct l7_pconn {
 	/*
 	 * Idle after a binding, the server's response not acknowledged
 	 * yet: the next request's copy will say it, else the timer does.
+	 * The timer also ends its rest (l7_pool_release()).
 	 */
 	bool			ack_owed;	/* pool->lock */
-	struct timer_list	ack_timer;
+	struct timer_list	idle_timer;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
 	struct rcu_head		rcu;
@@ -122,9 +124,11 @@ struct l7_pool_bytes {
 struct l7_pool {
 	spinlock_t		lock;		/* lists, counts, flags; BH-safe */
 	struct list_head	idle;
+	struct list_head	resting;	/* idle, released < reuse_delay ago */
 	struct list_head	busy;
 	struct list_head	dead;		/* waiting for the refill work */
-	unsigned int		n_idle;
+	unsigned int		n_idle;		/* may be taken: not resting */
+	unsigned int		n_resting;
 	unsigned int		n_busy;
 	unsigned int		wanted;		/* to open for waiting requests */
 	atomic_t		outstanding;	/* requests without full response */
@@ -502,6 +506,7 @@ extern unsigned int l7_idle_timeout;
 extern unsigned int l7_tunnel_timeout;
 extern unsigned int l7_queue_max;
 extern unsigned int l7_queue_timeout;
+extern unsigned int l7_pool_reuse_delay;
 extern unsigned int l7_client_max_pooled;
 extern unsigned int l7_ack_timeout;
 extern unsigned int l7_read_minrate;

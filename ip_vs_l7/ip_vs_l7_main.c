@@ -89,6 +89,12 @@ module_param_cb(pool_idle_ttl, &l7_param_secs, &l7_pool_idle_ttl, 0644);
 MODULE_PARM_DESC(pool_idle_ttl,
 		 "seconds an idle pooled connection is kept before it is replaced, 0: forever (default 20)");
 
+unsigned int l7_pool_reuse_delay = 100;
+module_param_cb(pool_reuse_delay, &l7_param_msecs, &l7_pool_reuse_delay,
+		0644);
+MODULE_PARM_DESC(pool_reuse_delay,
+		 "milliseconds a pooled connection rests after a response before another request may take it; bytes its server sends meanwhile retire it (default 100)");
+
 unsigned int l7_max_tunnels = 1024;
 module_param_named(max_tunnels, l7_max_tunnels, uint, 0644);
 MODULE_PARM_DESC(max_tunnels,

@@ -102,7 +102,9 @@ static void l7_pconn_unlink(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
 
-	if (pc->state == L7_PC_IDLE)
+	if (pc->state == L7_PC_IDLE && pc->resting)
+		pool->n_resting--;
+	else if (pc->state == L7_PC_IDLE)
 		pool->n_idle--;
 	else if (pc->state == L7_PC_BUSY)
 		pool->n_busy--;
@@ -239,7 +241,7 @@ static void l7_pconn_close(struct l7_pconn *pc)
 
 	if (WARN_ON_ONCE(pc->hashed))
 		l7_pconn_unhash(pc);	/* a grace period too late */
-	timer_delete_sync(&pc->ack_timer);
+	timer_delete_sync(&pc->idle_timer);
 	/* after this no state_change callback can still see @pc */
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
@@ -318,28 +320,51 @@ void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
 	l7_send_pconn(pc, 0, t->snd_nxt, t->rcv_nxt, t->win, &o, NULL, 0);
 }
 
-/*
- * Timer: an idle connection's server still lacks our ACK of its last
- * response (l7_pool_release()); without it, it would send the tail
- * again.  Taken meanwhile, the new request's copy carried it.  Set at an
- * earlier release, it may come before this one's L7_DELACK is up: then
- * it is set again for then.
- */
-static void l7_pconn_ack_fn(struct timer_list *t)
+/* Called with pool->lock held: @pc's rest is over, it may be taken. */
+static void l7_pconn_rested(struct l7_pconn *pc)
 {
-	struct l7_pconn *pc = from_timer(pc, t, ack_timer);
+	struct l7_pool *pool = pc->pool;
+
+	pc->resting = false;
+	list_move_tail(&pc->list, &pool->idle);
+	pool->n_resting--;
+	pool->n_idle++;
+	/* requests waiting for one are bound from the work */
+	if (READ_ONCE(pool->ls->waitq_len))
+		l7_pool_kick(pool, 0);
+}
+
+/*
+ * Timer, for a connection idle after a binding (l7_pool_release()): its
+ * server still lacks our ACK of its last response, which it would send
+ * again without one, and its rest may be over.  Either comes when due;
+ * the timer is set again for what is still to come.  Taken meanwhile, the
+ * new request's copy carried the ACK.
+ */
+static void l7_pconn_idle_fn(struct timer_list *t)
+{
+	struct l7_pconn *pc = from_timer(pc, t, idle_timer);
+	unsigned long rest = msecs_to_jiffies(l7_pool_reuse_delay);
 	struct l7_pool *pool = pc->pool;
 	struct l7_pconn_tcp tcp;
-	bool owed;
+	unsigned long ack_at;
+	bool owed = false;
 
 	spin_lock_bh(&pool->lock);
-	owed = pc->ack_owed && pc->state == L7_PC_IDLE;
-	if (owed && time_before(jiffies, pc->born + L7_DELACK)) {
-		mod_timer(&pc->ack_timer, pc->born + L7_DELACK);
-		owed = false;
-	} else {
+	if (pc->state != L7_PC_IDLE)
+		goto out;
+	ack_at = pc->born + L7_DELACK;	/* born: under the lock */
+	if (pc->ack_owed && !time_before(jiffies, ack_at)) {
 		pc->ack_owed = false;
+		owed = true;
 	}
+	if (pc->resting && !time_before(jiffies, pc->born + rest))
+		l7_pconn_rested(pc);
+	if (pc->ack_owed)
+		timer_reduce(&pc->idle_timer, ack_at);
+	if (pc->resting)
+		timer_reduce(&pc->idle_timer, pc->born + rest);
+out:
 	tcp = pc->tcp;
 	spin_unlock_bh(&pool->lock);
 	if (owed)
@@ -358,7 +383,7 @@ static int l7_pconn_open(struct l7_pool *pool)
 	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
 	if (!pc)
 		return -ENOMEM;
-	timer_setup(&pc->ack_timer, l7_pconn_ack_fn, 0);
+	timer_setup(&pc->idle_timer, l7_pconn_idle_fn, 0);
 	err = sock_create_kern(pool->net, pool->af, SOCK_STREAM, IPPROTO_TCP,
 			       &sock);
 	if (err)
@@ -413,7 +438,7 @@ static bool l7_pool_needs_more(struct l7_pool *pool)
 	more = !pool->dying && pool->weight > 0 &&
 	       (pool->wanted ||
 		(l7_pool_prefork(pool) && pool->n_idle < l7_pool_min_idle)) &&
-	       pool->n_idle + pool->n_busy < l7_pool_max;
+	       pool->n_idle + pool->n_resting + pool->n_busy < l7_pool_max;
 	spin_unlock_bh(&pool->lock);
 	return more;
 }
@@ -498,6 +523,10 @@ static void l7_pool_reap(struct l7_pool *pool, bool idle)
 			l7_pconn_unlink(pc);
 			l7_pconn_discard(pc, &dead);
 		}
+		list_for_each_entry_safe(pc, next, &pool->resting, list) {
+			l7_pconn_unlink(pc);
+			l7_pconn_discard(pc, &dead);
+		}
 	} else {
 		l7_pool_age(pool, &dead);
 	}
@@ -574,6 +603,7 @@ int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
 		return -ENOMEM;
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->idle);
+	INIT_LIST_HEAD(&pool->resting);
 	INIT_LIST_HEAD(&pool->busy);
 	INIT_LIST_HEAD(&pool->dead);
 	INIT_DELAYED_WORK(&pool->refill, l7_pool_refill_work);
@@ -707,11 +737,13 @@ void l7_pool_destroy(struct l7_pool *pool)
 	spin_lock_bh(&pool->lock);
 	list_splice_init(&pool->dead, &all);
 	list_splice_init(&pool->busy, &pool->idle);
+	list_splice_init(&pool->resting, &pool->idle);
 	list_for_each_entry_safe(pc, next, &pool->idle, list) {
 		list_del(&pc->list);
 		l7_pconn_discard(pc, &all);
 	}
 	pool->n_idle = 0;
+	pool->n_resting = 0;
 	pool->n_busy = 0;
 	spin_unlock_bh(&pool->lock);
 	synchronize_rcu();	/* the packet hook may still see them */
@@ -803,13 +835,47 @@ struct l7_pconn *l7_pool_take(struct l7_pool *pool)
 }
 
 /*
+ * Called with pool->lock held: @pc, done with a binding, goes back to
+ * the pool for the next request of any client - after a rest of
+ * pool_reuse_delay.  A server may write past a response's end (a script
+ * that flushes its Content-Length, then writes more): once the next
+ * request's copy is acknowledged, nothing in those bytes tells them from
+ * its answer, and the next client would read them.  While @pc rests,
+ * they retire it (l7_pool_idle_packet()); a server that writes them
+ * later than that is not kept from doing so.
+ */
+static void l7_pconn_repool(struct l7_pconn *pc, bool ack_owed)
+{
+	unsigned long rest = msecs_to_jiffies(l7_pool_reuse_delay);
+	struct l7_pool *pool = pc->pool;
+
+	pc->state = L7_PC_IDLE;
+	pc->born = jiffies;
+	pc->ack_owed = ack_owed;
+	/* one already set goes first (l7_pconn_idle_fn()) */
+	if (ack_owed)
+		timer_reduce(&pc->idle_timer, pc->born + L7_DELACK);
+	if (rest) {
+		pc->resting = true;
+		list_add_tail(&pc->list, &pool->resting);
+		pool->n_resting++;
+		timer_reduce(&pc->idle_timer, pc->born + rest);
+		return;
+	}
+	list_add_tail(&pc->list, &pool->idle);
+	pool->n_idle++;
+	/* requests waiting for one are bound from the work */
+	if (READ_ONCE(pool->ls->waitq_len))
+		l7_pool_kick(pool, 0);
+}
+
+/*
  * Any context: a binding is done with @pc.  With @keep it goes back to
- * the idle list (the newest end) for the next request of any client;
- * otherwise it is retired - its server was told already - and replaced.
- * Without pre-forked pools it is retired either way: a kept one is reset
- * at the numbers the binding left it with.  @ack_owed: its server still
- * waits for our ACK of its response, sent after L7_DELACK unless a next
- * request's copy carries it first.
+ * the pool (l7_pconn_repool()); otherwise it is retired - its server was
+ * told already - and replaced.  Without pre-forked pools it is retired
+ * either way: a kept one is reset at the numbers the binding left it
+ * with.  @ack_owed: its server still waits for our ACK of its response,
+ * sent after L7_DELACK unless a next request's copy carries it first.
  */
 void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed)
 {
@@ -820,18 +886,7 @@ void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed)
 		l7_pconn_unlink(pc);
 		if (keep && pool->weight > 0 && !pool->dying &&
 		    l7_pool_prefork(pool)) {
-			pc->state = L7_PC_IDLE;
-			pc->born = jiffies;
-			pc->ack_owed = ack_owed;
-			/* one already set goes first (l7_pconn_ack_fn()) */
-			if (ack_owed)
-				timer_reduce(&pc->ack_timer,
-					     pc->born + L7_DELACK);
-			list_add_tail(&pc->list, &pool->idle);
-			pool->n_idle++;
-			/* requests waiting for one are bound from the work */
-			if (READ_ONCE(pool->ls->waitq_len))
-				l7_pool_kick(pool, 0);
+			l7_pconn_repool(pc, ack_owed);
 		} else {
 			pc->quiet = !keep;	/* else it still needs its RST */
 			l7_pconn_discard(pc, &pool->dead);

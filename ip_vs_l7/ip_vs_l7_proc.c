@@ -57,7 +57,7 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 
 	spin_lock_bh(&pool->lock);
 	st = pool->stats;
-	idle = pool->n_idle;
+	idle = pool->n_idle + pool->n_resting;
 	busy = pool->n_busy;
 	weight = pool->weight;
 	down = pool->down;

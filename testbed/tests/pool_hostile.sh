@@ -365,6 +365,56 @@ overrun_reaches_no_client() {
 	return $rc
 }
 
+# The same script, its second response written once the next request is
+# bound: request A's script answers, flushes and waits; request B, from
+# another client, comes while A's script still runs.  Apache reads B
+# only after A's script is done, but A's server acknowledges B's copy at
+# once, so its late bytes, which follow, cannot be told from B's answer.
+# The server's one pooled connection (pool_max=1) rests after A's answer
+# (pool_reuse_delay), so B waits in the queue instead; A's late bytes come
+# while it rests and retire it, and B is served by a new one, byte for
+# byte the file.  With pool_reuse_delay=0, B is bound at once and its
+# client reads "OVERRUN-late" as B's answer.
+b_waits() {
+	[ "$(svc_col queued)" -gt "$1" ] || [ "$(rs_col "$2" 5)" = 1 ]
+}
+
+overrun_while_resting() {
+	local rs=$(backend_ip s1):80 q0 closed0 rc=0
+	local scap=$TMP/late-s1.pcap ccap=$TMP/late-cli.pcap
+	fresh pool_min_idle=1 pool_max=1 pool_reuse_delay=20000 || return 1
+	in_dir ipvsadm -A -t "$VS" -s l7 &&
+		in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
+	wait_for at_least 1 rs_col "$rs" 4 || { report; return 1; }
+	cap_start l7s1 "$scap" && cap_start l7cli "$ccap" ||
+		{ caps_stop; return 1; }
+	rm -f "$L7TB_RUN/go-late"
+	q0=$(svc_col queued)
+	closed0=$(rs_col "$rs" 8)
+	in_cli curl -sS --max-time 30 -o "$TMP/late.a" \
+		"http://$L7TB_VIP/cgi-bin/nph-overrun?id=late&go=late"
+	printf 'overrun id=late\n' | cmp - "$TMP/late.a" || rc=1
+	in_cli curl -sS --max-time 30 -o "$TMP/late.b" \
+		"http://$L7TB_VIP/static/1k.bin" 2> "$TMP/late.b.err" &
+	local b=$!
+	wait_for b_waits "$q0" "$rs" || { report; rc=1; }
+	touch "$L7TB_RUN/go-late"
+	wait $b || { cat "$TMP/late.b.err"; rc=1; }
+	awk '$2 == "static/1k.bin" { print $1 }' "$L7TB_DIR/www/SHA256SUMS" |
+		cmp - <(sha256sum < "$TMP/late.b" | cut -d' ' -f1) ||
+		{ echo "B's answer is not the file"; head -c 300 "$TMP/late.b"; rc=1; }
+	wait_for -s 30 at_least 1 cap_count "$scap" OVERRUN-late ||
+		{ echo "the server sent no marker"; rc=1; }
+	caps_stop
+	note "queued: $q0 -> $(svc_col queued); closed while idle: $closed0 -> $(rs_col "$rs" 8); markers a client read: $(cap_count "$ccap" OVERRUN-)"
+	[ "$(cap_count "$ccap" OVERRUN-)" = 0 ] ||
+		{ tcpdump -r "$ccap" -nn -A 2>/dev/null | grep -B 8 OVERRUN- | head -n 30; rc=1; }
+	[ "$(rs_col "$rs" 8)" -gt "$closed0" ] || { report; rc=1; }
+	rm -f "$L7TB_RUN/go-late"
+	in_dir ipvsadm -D -t "$VS"
+	return $rc
+}
+
 # Graceful restarts close pooled connections (idle ones at once, others
 # at Timeout) while requests keep binding to them: most requests
 # succeed (a request bound to a connection the server closes before
@@ -454,6 +504,7 @@ t_check "hostile: a tunnel in use outlives ack_timeout, blind RST/FIN ignored, q
 t_check "hostile: tunnels past max_tunnels are refused" tunnel_cap
 t_check "hostile: a pooled connection whose server sent a byte while idle is retired, not bound" unsolicited_byte_retires
 t_check "hostile: bytes a script writes past its Content-Length reach no client" overrun_reaches_no_client
+t_check "hostile: bytes a script writes past its Content-Length once the next request came reach no client" overrun_while_resting
 t_check "hostile: HTTP/1.0 keep-alive, a head at the field limit passes as it came, then close" copy_without_room
 t_check "hostile: apachectl graceful loop while requests bind" graceful_while_binding
 t_check "hostile: director namespace deleted with a live service, rmmod clean" netns_deleted_with_live_service
