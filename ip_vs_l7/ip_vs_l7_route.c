@@ -20,6 +20,7 @@
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/local_lock.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -28,7 +29,14 @@
 #include "ip_vs_l7_rules.h"
 #include "ip_vs_l7_trace.h"
 
+/*
+ * One per CPU, for the decision under way on it.  Softirq and process
+ * context (l7_queue_kick()) both decide with BH off, which on most
+ * kernels is enough to have the CPU's scratch alone; on PREEMPT_RT it is
+ * not (spin_lock_bh() leaves preemption on), hence the local lock.
+ */
 struct l7_route_scratch {
+	local_lock_t		lock;
 	struct l7_req_view	view;
 	/* the members of the pool last looked at, in the pool's order */
 	int			pool;		/* its index, -1: none yet */
@@ -202,6 +210,52 @@ static void l7_route_note(struct l7_routed *rt, const struct l7_rrule *rule,
  * the client's address, by the service's option or the module parameter,
  * read from the same set as the rules.
  */
+/*
+ * Under RCU and the CPU's scratch (@r->x): the request's rules in @r->set
+ * decide, as l7_route() says.
+ */
+static struct l7_pconn *l7_route_by_rules(struct l7_route *r,
+					  struct l7_conn *c, int *status,
+					  struct l7_routed *rt)
+{
+	struct l7_pconn *pc = NULL;
+	struct l7_verdict v;
+	struct l7_rrule *rule;
+
+	r->x->pool = -1;
+	*status = l7_req_view_build(&r->x->view, c->head, c->req.head_len,
+				    &c->req, r->x->path, l7_max_head + 1);
+	if (*status)
+		return NULL;
+	l7_rules_decide(r->set->match, r->set->n_rules, &r->x->view,
+			l7_route_ready, r, &v);
+	if (v.kind == L7_V_SERVICE)
+		return l7_pick_among(r->ls, NULL, 0, r->want);
+	rule = v.rule >= 0 ? r->set->rules[v.rule] : NULL;
+	if (v.kind == L7_V_REJECT) {
+		if (rule)
+			atomic64_inc(&rule->count->hits);
+		*status = v.status;
+		return NULL;
+	}
+	pc = l7_route_pick(r, v.pool);
+	if (pc) {
+		l7_route_note(rt, rule, r->set->pools[v.pool]);
+		if (rule)
+			atomic64_inc(&rule->count->hits);
+		atomic64_inc(&r->set->pools[v.pool]->count->hits);
+	}
+	return pc;
+}
+
+/*
+ * c->lock held, BH off, c->req framed to its end.  The pooled connection
+ * for the request, or NULL and *@status: 0 to wait for one, else the
+ * status to answer (a reject rule, no eligible member, or a request a
+ * service with rules cannot read safely).  *@fwd: how the request carries
+ * the client's address, by the service's option or the module parameter,
+ * read from the same set as the rules.
+ */
 struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 			  enum l7_fwd_mode *fwd, struct l7_routed *rt)
 {
@@ -211,9 +265,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 		.ls = ls,
 		.want = READ_ONCE(ls->no_prefork) ? &c->want : NULL,
 	};
-	struct l7_pconn *pc = NULL;
-	struct l7_verdict v;
-	struct l7_rrule *rule;
+	struct l7_pconn *pc;
 
 	*status = 0;
 	rt->rule = -1;
@@ -224,35 +276,12 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
 		pc = l7_pick_among(ls, NULL, 0, r.want);
-		goto out;
+	} else {
+		local_lock(&l7_scratch->lock);
+		r.x = this_cpu_ptr(l7_scratch);
+		pc = l7_route_by_rules(&r, c, status, rt);
+		local_unlock(&l7_scratch->lock);
 	}
-	r.x = this_cpu_ptr(l7_scratch);
-	r.x->pool = -1;
-	*status = l7_req_view_build(&r.x->view, c->head, c->req.head_len,
-				    &c->req, r.x->path, l7_max_head + 1);
-	if (*status)
-		goto out;
-	l7_rules_decide(r.set->match, r.set->n_rules, &r.x->view,
-			l7_route_ready, &r, &v);
-	if (v.kind == L7_V_SERVICE) {
-		pc = l7_pick_among(ls, NULL, 0, r.want);
-		goto out;
-	}
-	rule = v.rule >= 0 ? r.set->rules[v.rule] : NULL;
-	if (v.kind == L7_V_REJECT) {
-		if (rule)
-			atomic64_inc(&rule->count->hits);
-		*status = v.status;
-		goto out;
-	}
-	pc = l7_route_pick(&r, v.pool);
-	if (pc) {
-		l7_route_note(rt, rule, r.set->pools[v.pool]);
-		if (rule)
-			atomic64_inc(&rule->count->hits);
-		atomic64_inc(&r.set->pools[v.pool]->count->hits);
-	}
-out:
 	rcu_read_unlock();
 	return pc;
 }
@@ -271,6 +300,7 @@ int l7_route_init(void)
 			l7_route_exit();
 			return -ENOMEM;
 		}
+		local_lock_init(&per_cpu_ptr(l7_scratch, cpu)->lock);
 		per_cpu_ptr(l7_scratch, cpu)->path = path;
 	}
 	return 0;
