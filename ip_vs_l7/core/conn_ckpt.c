@@ -4,6 +4,7 @@
  * (conn_ckpt.h).
  */
 #include "conn_ckpt.h"
+#include "l7_chash.h"
 #include "tcp_guard.h"
 #include "tcp_map.h"
 
@@ -292,43 +293,20 @@ bool l7_ckpt_read_next(struct l7_ckpt_reader *r, struct l7_ckpt_rec *out)
 
 /* ---- the store: slots in a hash table and in two age lists ---- */
 
-static uint32_t rol32(uint32_t v, unsigned int n)
-{
-	return v << n | v >> (32 - n);
-}
-
-/* MurmurHash3's 32-bit rounds over the tuple, keyed by the seed. */
-static uint32_t hash_word(uint32_t h, uint32_t k)
-{
-	k *= 0xcc9e2d51u;
-	k = rol32(k, 15) * 0x1b873593u;
-	return rol32(h ^ k, 13) * 5 + 0xe6546b64u;
-}
-
-static uint32_t hash_bytes(uint32_t h, const uint8_t *a)
-{
-	unsigned int i;
-
-	for (i = 0; i < 16; i += 4)
-		h = hash_word(h, (uint32_t)a[i] << 24 | a[i + 1] << 16 |
-				 a[i + 2] << 8 | a[i + 3]);
-	return h;
-}
-
+/*
+ * SipHash-2-4 of the tuple: the clients choose their addresses and
+ * ports, and must not be able to make one chain long.
+ */
 static uint32_t tuple_hash(const struct l7_ckpt_store *s,
 			   const struct l7_ckpt_tuple *t)
 {
-	uint32_t h = hash_word(s->seed, t->family);
+	uint8_t key[40] = { t->family, t->cport >> 8, t->cport,
+			    t->vport >> 8, t->vport };
 
-	h = hash_bytes(h, t->caddr);
-	h = hash_bytes(h, t->vaddr);
-	h = hash_word(h, (uint32_t)t->cport << 16 | t->vport);
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h & (s->nbuckets - 1);
+	__builtin_memcpy(key + 8, t->caddr, 16);
+	__builtin_memcpy(key + 24, t->vaddr, 16);
+	return (uint32_t)l7_siphash(s->key[0], s->key[1], key, sizeof(key)) &
+	       (s->nbuckets - 1);
 }
 
 static bool tuple_eq(const struct l7_ckpt_tuple *a,
@@ -450,7 +428,7 @@ static void slot_move(struct l7_ckpt_store *s, uint32_t i,
 
 int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
 		       uint32_t rec_cap, uint32_t tomb_cap, uint32_t *buckets,
-		       uint32_t nbuckets, uint32_t seed)
+		       uint32_t nbuckets, const uint64_t key[2])
 {
 	uint32_t i;
 
@@ -459,7 +437,7 @@ int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
 		return -1;
 	*s = (struct l7_ckpt_store){
 		.slots = slots, .buckets = buckets, .nbuckets = nbuckets,
-		.seed = seed, .rec_cap = rec_cap, .tomb_cap = tomb_cap,
+		.key = { key[0], key[1] }, .rec_cap = rec_cap, .tomb_cap = tomb_cap,
 		.recs = { L7_CKPT_NIL, L7_CKPT_NIL, 0 },
 		.tombs = { L7_CKPT_NIL, L7_CKPT_NIL, 0 },
 	};

@@ -222,7 +222,7 @@ struct l7_ckpt_store {
 	struct l7_ckpt_slot *slots;	/* rec_cap + tomb_cap of them */
 	uint32_t *buckets;
 	uint32_t nbuckets;		/* a power of two */
-	uint32_t seed;
+	uint64_t key[2];		/* of the hash */
 	uint32_t rec_cap;
 	uint32_t tomb_cap;
 	uint32_t free;			/* free slots, through ->hnext */
@@ -234,12 +234,13 @@ struct l7_ckpt_store {
 
 /*
  * A store in the caller's memory: @slots of @rec_cap + @tomb_cap (each
- * at least 1), @buckets of @nbuckets (a power of two), @seed a random
- * number for the hash.  -1 if the sizes do not fit.
+ * at least 1), @buckets of @nbuckets (a power of two), @key random
+ * (SipHash's: the clients pick the tuples, and must not be able to
+ * lengthen one chain).  -1 if the sizes do not fit.
  */
 int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
 		       uint32_t rec_cap, uint32_t tomb_cap, uint32_t *buckets,
-		       uint32_t nbuckets, uint32_t seed);
+		       uint32_t nbuckets, const uint64_t key[2]);
 
 enum l7_ckpt_applied {
 	L7_CKPT_STORED,		/* an UPSERT is the tuple's record now */

@@ -257,6 +257,7 @@ static void check_store(const struct model *m)
 
 static void ops(const uint8_t *data, size_t size)
 {
+	static const uint64_t key[2] = { 1, 2 };
 	static struct model m;
 	uint8_t ctl = size ? data[0] : 0;
 	size_t at;
@@ -265,7 +266,7 @@ static void ops(const uint8_t *data, size_t size)
 	m.now = 0xfffff000u;	/* the clock wraps */
 	FUZZ_ASSERT(!l7_ckpt_store_init(&m.s, m.slots, 1 + ctl % MAX_CAP,
 					1 + ctl / MAX_CAP % MAX_CAP, m.buckets,
-					1u << (ctl >> 4) % 3, 0x5eed));
+					1u << (ctl >> 4) % 3, key));
 	for (at = 1; at + OP_LEN <= size; at += OP_LEN) {
 		const uint8_t *op = data + at;
 		int i = op[1] % NTUPLES;

@@ -251,6 +251,9 @@ static void writer_bounds(void)
 	CHECK(w.count == 0 && w.len == L7_CKPT_HDR_LEN, "nothing written");
 }
 
+static const uint64_t key[2] = { 0x0706050403020100ull,
+				 0x0f0e0d0c0b0a0908ull };
+
 #define CAP_RECS	4
 #define CAP_TOMBS	3
 
@@ -263,7 +266,7 @@ struct store {
 static void store_init(struct store *st)
 {
 	int rc = l7_ckpt_store_init(&st->s, st->slots, CAP_RECS, CAP_TOMBS,
-				    st->buckets, 4, 0x5eed);
+				    st->buckets, 4, key);
 
 	CHECK(!rc, "init");
 }
@@ -284,14 +287,14 @@ static void store_init_sizes(void)
 {
 	struct store st;
 
-	CHECK(l7_ckpt_store_init(&st.s, st.slots, 0, 1, st.buckets, 4, 0),
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 0, 1, st.buckets, 4, key),
 	      "no records");
-	CHECK(l7_ckpt_store_init(&st.s, st.slots, 1, 0, st.buckets, 4, 0),
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 1, 0, st.buckets, 4, key),
 	      "no tombstones");
-	CHECK(l7_ckpt_store_init(&st.s, st.slots, 1, 1, st.buckets, 3, 0),
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 1, 1, st.buckets, 3, key),
 	      "buckets not a power of two");
 	CHECK(l7_ckpt_store_init(&st.s, st.slots, 0xfffffff0u, 0x10,
-				 st.buckets, 4, 0), "overflow");
+				 st.buckets, 4, key), "overflow");
 }
 
 /* Only a newer generation replaces a record. */
