@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7 core: checkpoints of client connections between two requests
+ * (conn_ckpt.h).
+ */
+#include "conn_ckpt.h"
+#include "l7_chash.h"
+#include "tcp_guard.h"
+#include "tcp_map.h"
+
+#define CKPT_REC_HEAD	12	/* kind, family, reserved, gen */
+#define CKPT_BODY_LEN	56	/* an UPSERT's numbers after its tuple */
+#define CKPT_FLAGS	(L7_CKPT_F_TS | L7_CKPT_F_SACK)
+
+/* ---- big-endian fields ---- */
+
+static uint8_t *put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+	return p + 2;
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	return put16(put16(p, v >> 16), v);
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	return put32(put32(p, v >> 32), v);
+}
+
+static uint16_t get16(const uint8_t **p)
+{
+	uint16_t v = (uint16_t)((*p)[0] << 8 | (*p)[1]);
+
+	*p += 2;
+	return v;
+}
+
+static uint32_t get32(const uint8_t **p)
+{
+	uint32_t hi = get16(p);
+
+	return hi << 16 | get16(p);
+}
+
+static uint64_t get64(const uint8_t **p)
+{
+	uint64_t hi = get32(p);
+
+	return hi << 32 | get32(p);
+}
+
+/* ---- what a record may hold ---- */
+
+static unsigned int addr_len(uint8_t family)
+{
+	return family == 4 ? 4 : family == 6 ? 16 : 0;
+}
+
+size_t l7_ckpt_rec_len(enum l7_ckpt_kind kind, uint8_t family)
+{
+	size_t tuple = 4 + 2 * addr_len(family);
+
+	if (!addr_len(family))
+		return 0;
+	if (kind == L7_CKPT_DELETE)
+		return CKPT_REC_HEAD + tuple;
+	if (kind == L7_CKPT_UPSERT)
+		return CKPT_REC_HEAD + tuple + CKPT_BODY_LEN;
+	return 0;
+}
+
+static bool zero_from(const uint8_t *a, unsigned int from)
+{
+	for (; from < 16; from++)
+		if (a[from])
+			return false;
+	return true;
+}
+
+/* One encoding per tuple: an IPv4 address's other 12 bytes are zero. */
+static bool tuple_valid(const struct l7_ckpt_tuple *t)
+{
+	unsigned int n = addr_len(t->family);
+
+	return n && t->cport && t->vport && zero_from(t->caddr, n) &&
+	       zero_from(t->vaddr, n);
+}
+
+static bool wscale_valid(int8_t ws)
+{
+	return ws >= -1 && ws <= L7_CKPT_MAX_WSCALE;
+}
+
+static bool key_valid(const struct l7_ckpt_conn *c)
+{
+	return c->gen && tuple_valid(&c->t);
+}
+
+/* Window scaling is agreed both ways or neither (l7_client_new()). */
+bool l7_ckpt_conn_valid(const struct l7_ckpt_conn *c)
+{
+	return key_valid(c) && c->mss && wscale_valid(c->c_wscale) &&
+	       wscale_valid(c->d_wscale) &&
+	       (c->c_wscale < 0) == (c->d_wscale < 0);
+}
+
+static bool rec_valid(const struct l7_ckpt_rec *r)
+{
+	if (r->kind == L7_CKPT_DELETE)
+		return key_valid(&r->conn);
+	return r->kind == L7_CKPT_UPSERT && l7_ckpt_conn_valid(&r->conn);
+}
+
+/* ---- writing ---- */
+
+static uint8_t *put_key(uint8_t *p, enum l7_ckpt_kind kind,
+			const struct l7_ckpt_conn *c)
+{
+	unsigned int n = addr_len(c->t.family);
+
+	*p++ = kind;
+	*p++ = c->t.family;
+	p = put16(p, 0);
+	p = put64(p, c->gen);
+	p = put16(p, c->t.cport);
+	p = put16(p, c->t.vport);
+	__builtin_memcpy(p, c->t.caddr, n);
+	__builtin_memcpy(p + n, c->t.vaddr, n);
+	return p + 2 * n;
+}
+
+static void put_body(uint8_t *p, const struct l7_ckpt_conn *c)
+{
+	p = put32(p, c->rcv_nxt);
+	p = put32(p, c->rcv_wup);
+	p = put32(p, c->rcv_edge);
+	p = put32(p, c->snd_una);
+	p = put32(p, c->snd_nxt);
+	p = put32(p, c->snd_isn);
+	p = put32(p, c->snd_wl1);
+	p = put32(p, c->max_window);
+	p = put32(p, c->ts_recent);
+	p = put32(p, c->ts_last);
+	p = put32(p, c->ts_age);
+	p = put32(p, c->requests);
+	p = put16(p, c->win);
+	p = put16(p, c->mss);
+	*p++ = (uint8_t)c->c_wscale;
+	*p++ = (uint8_t)c->d_wscale;
+	*p++ = (c->ts ? L7_CKPT_F_TS : 0) | (c->sack ? L7_CKPT_F_SACK : 0);
+	*p = 0;
+}
+
+bool l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap,
+			 uint32_t sync_id)
+{
+	if (cap < L7_CKPT_HDR_LEN)
+		return false;
+	*w = (struct l7_ckpt_writer){ .buf = buf, .cap = cap,
+				      .len = L7_CKPT_HDR_LEN };
+	__builtin_memset(buf, 0, L7_CKPT_HDR_LEN);
+	buf[0] = L7_CKPT_VERSION;
+	put32(buf + 4, sync_id);
+	return true;
+}
+
+bool l7_ckpt_write_rec(struct l7_ckpt_writer *w, const struct l7_ckpt_rec *r)
+{
+	size_t n;
+	uint8_t *p;
+
+	if (!rec_valid(r) || w->count == 0xffff)
+		return false;
+	n = l7_ckpt_rec_len(r->kind, r->conn.t.family);
+	if (n > w->cap - w->len)
+		return false;
+	p = put_key(w->buf + w->len, r->kind, &r->conn);
+	if (r->kind == L7_CKPT_UPSERT)
+		put_body(p, &r->conn);
+	w->len += n;
+	w->count++;
+	return true;
+}
+
+size_t l7_ckpt_write_end(struct l7_ckpt_writer *w)
+{
+	put16(w->buf + 2, w->count);
+	return w->len;
+}
+
+/* ---- reading ---- */
+
+static const uint8_t *get_key(const uint8_t *p, struct l7_ckpt_rec *r)
+{
+	unsigned int n;
+
+	r->kind = p[0];
+	r->conn.t.family = p[1];
+	n = addr_len(p[1]);
+	p += 4;
+	r->conn.gen = get64(&p);
+	r->conn.t.cport = get16(&p);
+	r->conn.t.vport = get16(&p);
+	__builtin_memcpy(r->conn.t.caddr, p, n);
+	__builtin_memcpy(r->conn.t.vaddr, p + n, n);
+	return p + 2 * n;
+}
+
+static bool get_body(const uint8_t *p, struct l7_ckpt_conn *c)
+{
+	c->rcv_nxt = get32(&p);
+	c->rcv_wup = get32(&p);
+	c->rcv_edge = get32(&p);
+	c->snd_una = get32(&p);
+	c->snd_nxt = get32(&p);
+	c->snd_isn = get32(&p);
+	c->snd_wl1 = get32(&p);
+	c->max_window = get32(&p);
+	c->ts_recent = get32(&p);
+	c->ts_last = get32(&p);
+	c->ts_age = get32(&p);
+	c->requests = get32(&p);
+	c->win = get16(&p);
+	c->mss = get16(&p);
+	c->c_wscale = (int8_t)p[0];
+	c->d_wscale = (int8_t)p[1];
+	c->ts = p[2] & L7_CKPT_F_TS;
+	c->sack = p[2] & L7_CKPT_F_SACK;
+	return !(p[2] & ~CKPT_FLAGS) && !p[3];
+}
+
+/* The record at @p, @left bytes to the datagram's end: its length, or 0. */
+static size_t get_rec(const uint8_t *p, size_t left, struct l7_ckpt_rec *r)
+{
+	const uint8_t *body;
+	size_t n;
+
+	if (left < 4 || p[2] || p[3])
+		return 0;
+	n = l7_ckpt_rec_len(p[0], p[1]);
+	if (!n || n > left)
+		return 0;
+	*r = (struct l7_ckpt_rec){ 0 };
+	body = get_key(p, r);
+	if (r->kind == L7_CKPT_UPSERT && !get_body(body, &r->conn))
+		return 0;
+	return rec_valid(r) ? n : 0;
+}
+
+int l7_ckpt_read_begin(struct l7_ckpt_reader *r, const uint8_t *buf,
+		       size_t len, struct l7_ckpt_hdr *h)
+{
+	const uint8_t *p = buf + 2;
+	struct l7_ckpt_rec rec;
+	size_t at = L7_CKPT_HDR_LEN, n;
+	uint16_t i;
+
+	if (len < L7_CKPT_HDR_LEN || buf[0] != L7_CKPT_VERSION || buf[1])
+		return -1;
+	h->version = buf[0];
+	h->count = get16(&p);
+	h->sync_id = get32(&p);
+	h->hmac = buf + L7_CKPT_HMAC_OFF;
+	for (i = 0; i < h->count; i++, at += n) {
+		n = get_rec(buf + at, len - at, &rec);
+		if (!n)
+			return -1;
+	}
+	if (at != len)
+		return -1;
+	*r = (struct l7_ckpt_reader){ .buf = buf, .len = len,
+				      .at = L7_CKPT_HDR_LEN, .left = h->count };
+	return 0;
+}
+
+bool l7_ckpt_read_next(struct l7_ckpt_reader *r, struct l7_ckpt_rec *out)
+{
+	size_t n;
+
+	if (!r->left)
+		return false;
+	n = get_rec(r->buf + r->at, r->len - r->at, out);
+	if (!n)
+		return false;	/* read_begin() checked it: not reached */
+	r->at += n;
+	r->left--;
+	return true;
+}
+
+/* ---- the store: slots in a hash table and in two age lists ---- */
+
+/*
+ * SipHash-2-4 of the tuple: the clients choose their addresses and
+ * ports, and must not be able to make one chain long.
+ */
+static uint32_t tuple_hash(const struct l7_ckpt_store *s,
+			   const struct l7_ckpt_tuple *t)
+{
+	uint8_t key[40] = { t->family, t->cport >> 8, t->cport,
+			    t->vport >> 8, t->vport };
+
+	__builtin_memcpy(key + 8, t->caddr, 16);
+	__builtin_memcpy(key + 24, t->vaddr, 16);
+	return (uint32_t)l7_siphash(s->key[0], s->key[1], key, sizeof(key)) &
+	       (s->nbuckets - 1);
+}
+
+static bool tuple_eq(const struct l7_ckpt_tuple *a,
+		     const struct l7_ckpt_tuple *b)
+{
+	return a->family == b->family && a->cport == b->cport &&
+	       a->vport == b->vport &&
+	       !__builtin_memcmp(a->caddr, b->caddr, sizeof(a->caddr)) &&
+	       !__builtin_memcmp(a->vaddr, b->vaddr, sizeof(a->vaddr));
+}
+
+static uint32_t slot_find(const struct l7_ckpt_store *s,
+			  const struct l7_ckpt_tuple *t)
+{
+	uint32_t i;
+
+	for (i = s->buckets[tuple_hash(s, t)]; i != L7_CKPT_NIL;
+	     i = s->slots[i].hnext)
+		if (tuple_eq(&s->slots[i].conn.t, t))
+			return i;
+	return L7_CKPT_NIL;
+}
+
+static void list_add_tail(struct l7_ckpt_store *s, struct l7_ckpt_list *l,
+			  uint32_t i)
+{
+	struct l7_ckpt_slot *e = &s->slots[i];
+
+	e->prev = l->tail;
+	e->next = L7_CKPT_NIL;
+	if (l->tail == L7_CKPT_NIL)
+		l->head = i;
+	else
+		s->slots[l->tail].next = i;
+	l->tail = i;
+	l->count++;
+}
+
+static void list_del(struct l7_ckpt_store *s, struct l7_ckpt_list *l,
+		     uint32_t i)
+{
+	struct l7_ckpt_slot *e = &s->slots[i];
+
+	if (e->prev == L7_CKPT_NIL)
+		l->head = e->next;
+	else
+		s->slots[e->prev].next = e->next;
+	if (e->next == L7_CKPT_NIL)
+		l->tail = e->prev;
+	else
+		s->slots[e->next].prev = e->prev;
+	l->count--;
+}
+
+static struct l7_ckpt_list *list_of(struct l7_ckpt_store *s, uint32_t i)
+{
+	return s->slots[i].tomb ? &s->tombs : &s->recs;
+}
+
+static void slot_unhash(struct l7_ckpt_store *s, uint32_t i)
+{
+	uint32_t *pp = &s->buckets[tuple_hash(s, &s->slots[i].conn.t)];
+
+	while (*pp != i)
+		pp = &s->slots[*pp].hnext;
+	*pp = s->slots[i].hnext;
+}
+
+/*
+ * The oldest of @l goes.  What the store forgets raises its floor: no
+ * record at or below it comes back for a tuple it no longer holds.
+ */
+static void evict_oldest(struct l7_ckpt_store *s, struct l7_ckpt_list *l)
+{
+	uint32_t i = l->head;
+	struct l7_ckpt_slot *e = &s->slots[i];
+
+	if (e->conn.gen > s->floor)
+		s->floor = e->conn.gen;
+	if (e->tomb)
+		s->stats.evicted_tombs++;
+	else
+		s->stats.evicted++;
+	list_del(s, l, i);
+	slot_unhash(s, i);
+	e->hnext = s->free;
+	s->free = i;
+}
+
+/* A free slot for @l, pushing out its oldest if it is full. */
+static uint32_t slot_new(struct l7_ckpt_store *s, struct l7_ckpt_list *l,
+			 uint32_t cap, const struct l7_ckpt_tuple *t)
+{
+	uint32_t i, b;
+
+	if (l->count == cap)
+		evict_oldest(s, l);
+	i = s->free;
+	s->free = s->slots[i].hnext;
+	b = tuple_hash(s, t);
+	s->slots[i].conn.t = *t;
+	s->slots[i].hnext = s->buckets[b];
+	s->buckets[b] = i;
+	s->slots[i].tomb = l == &s->tombs;
+	list_add_tail(s, l, i);
+	return i;
+}
+
+/* Slot @i (in either list) is the newest of @l now. */
+static void slot_move(struct l7_ckpt_store *s, uint32_t i,
+		      struct l7_ckpt_list *l, uint32_t cap)
+{
+	list_del(s, list_of(s, i), i);
+	if (l->count == cap)
+		evict_oldest(s, l);
+	s->slots[i].tomb = l == &s->tombs;
+	list_add_tail(s, l, i);
+}
+
+int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
+		       uint32_t rec_cap, uint32_t tomb_cap, uint32_t *buckets,
+		       uint32_t nbuckets, const uint64_t key[2])
+{
+	uint32_t i;
+
+	if (!rec_cap || !tomb_cap || rec_cap >= L7_CKPT_NIL - tomb_cap ||
+	    !nbuckets || (nbuckets & (nbuckets - 1)))
+		return -1;
+	*s = (struct l7_ckpt_store){
+		.slots = slots, .buckets = buckets, .nbuckets = nbuckets,
+		.key = { key[0], key[1] }, .rec_cap = rec_cap, .tomb_cap = tomb_cap,
+		.recs = { L7_CKPT_NIL, L7_CKPT_NIL, 0 },
+		.tombs = { L7_CKPT_NIL, L7_CKPT_NIL, 0 },
+	};
+	for (i = 0; i < nbuckets; i++)
+		buckets[i] = L7_CKPT_NIL;
+	for (i = 0; i < rec_cap + tomb_cap; i++)
+		slots[i].hnext = i + 1 < rec_cap + tomb_cap ? i + 1 :
+							      L7_CKPT_NIL;
+	return 0;
+}
+
+/* An UPSERT newer than everything known of its tuple becomes its record. */
+static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
+					const struct l7_ckpt_conn *c,
+					uint32_t now_ms)
+{
+	uint32_t i = slot_find(s, &c->t);
+
+	if (i == L7_CKPT_NIL) {
+		if (c->gen <= s->floor)
+			goto stale;
+		i = slot_new(s, &s->recs, s->rec_cap, &c->t);
+	} else {
+		if (c->gen <= s->slots[i].conn.gen)
+			goto stale;
+		slot_move(s, i, &s->recs, s->rec_cap);
+	}
+	s->slots[i].conn = *c;
+	s->slots[i].ts_off = l7_ckpt_ts_offset(c, now_ms);
+	s->stats.stored++;
+	return L7_CKPT_STORED;
+stale:
+	s->stats.stale++;
+	return L7_CKPT_STALE;
+}
+
+/* The tuple's record, if any, becomes a tombstone of generation @gen. */
+static void slot_bury(struct l7_ckpt_store *s, uint32_t i, uint64_t gen)
+{
+	slot_move(s, i, &s->tombs, s->tomb_cap);
+	s->slots[i].conn = (struct l7_ckpt_conn){ .t = s->slots[i].conn.t,
+						  .gen = gen };
+	s->slots[i].ts_off = 0;
+}
+
+/*
+ * A DELETE wins over a record of its generation or older, and leaves a
+ * tombstone that refuses any later copy of those.
+ */
+static enum l7_ckpt_applied ckpt_delete(struct l7_ckpt_store *s,
+					const struct l7_ckpt_conn *c)
+{
+	uint32_t i = slot_find(s, &c->t);
+
+	if (i == L7_CKPT_NIL) {
+		if (c->gen <= s->floor)
+			goto stale;
+		i = slot_new(s, &s->tombs, s->tomb_cap, &c->t);
+	} else if (c->gen < s->slots[i].conn.gen ||
+		   (s->slots[i].tomb && c->gen == s->slots[i].conn.gen)) {
+		goto stale;
+	}
+	slot_bury(s, i, c->gen);
+	s->stats.deleted++;
+	return L7_CKPT_DELETED;
+stale:
+	s->stats.stale++;
+	return L7_CKPT_STALE;
+}
+
+enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_rec *r,
+				   uint32_t now_ms)
+{
+	if (r->kind == L7_CKPT_DELETE)
+		return ckpt_delete(s, &r->conn);
+	return ckpt_upsert(s, &r->conn, now_ms);
+}
+
+const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
+					  const struct l7_ckpt_tuple *t)
+{
+	uint32_t i = slot_find(s, t);
+
+	if (i == L7_CKPT_NIL || s->slots[i].tomb)
+		return NULL;
+	return &s->slots[i];
+}
+
+bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
+{
+	struct l7_tcp_opts o = {
+		.present = g->has_ts ? L7_TCPO_TS : 0,
+		.tsval = g->tsval,
+	};
+
+	if ((g->flags & (L7_TCPF_SYN | L7_TCPF_RST)) ||
+	    !(g->flags & L7_TCPF_ACK))
+		return false;
+	return g->seq == c->rcv_nxt &&
+	       l7_seq_between(g->ack, c->snd_una, c->snd_nxt) &&
+	       l7_tcp_paws_ok(c->ts, false, &o, c->ts_recent);
+}
+
+enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_seg *g,
+				   struct l7_ckpt_slot *out)
+{
+	uint32_t i = slot_find(s, &g->t);
+	bool fits;
+
+	if (i == L7_CKPT_NIL || s->slots[i].tomb)
+		return L7_CKPT_NONE;
+	fits = l7_ckpt_match(&s->slots[i].conn, g);
+	if (fits) {
+		*out = s->slots[i];
+		s->stats.adopted++;
+	} else {
+		s->stats.refused++;
+	}
+	slot_bury(s, i, s->slots[i].conn.gen);
+	return fits ? L7_CKPT_ADOPT : L7_CKPT_REFUSE;
+}

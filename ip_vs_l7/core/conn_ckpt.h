@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: checkpoints of client connections between two requests,
+ * for a backup director to take them over.
+ *
+ * Between two requests a client connection holds no request head, no
+ * binding and no backend state: the director's side of TCP towards the
+ * client is all there is, a few numbers.  A checkpoint carries them to
+ * the backup, which keeps the newest one per connection (the store
+ * below) and, when the client's next segment reaches it after a
+ * failover, adopts the connection if that segment fits the checkpoint
+ * exactly.  Anything else drops the checkpoint: the client then gets
+ * what it gets without one (a RST), never a connection in a wrong state.
+ *
+ * What a checkpoint holds (struct l7_ckpt_conn), from struct l7_conn:
+ *   tuple             caddr:cport -> vaddr:vport, IPv4 or IPv6: the key
+ *   rcv_nxt           c_rcv_nxt: the client's next byte; its next request
+ *                     starts there, and an adopted segment must too
+ *   rcv_wup           c_acked: the ACK last sent, the receive window's
+ *                     left edge for tcp_accept.c (and its TS.Recent rule)
+ *   rcv_edge          c_rcv_edge: the right edge announced to the client,
+ *                     which Linux never shrinks: a client may fill it
+ *   snd_una, snd_nxt  d_snd_una, d_snd_nxt: what the director sent and
+ *                     what of it the client acknowledged; a client ACK
+ *                     outside them is not of this connection
+ *   snd_isn           d_snd_isn: bounds how old an ACK may be and still
+ *                     be only old (tcp_accept.c, RFC 5961 5.2)
+ *   win, snd_wl1      c_win, c_wl1: the client's window field and the seq
+ *                     that set it, so that its window moves as before
+ *   max_window        c_max_win: the largest window it announced
+ *   c_wscale          the shift of its window field, or -1
+ *   d_wscale          the shift it applies to the director's, or -1
+ *   mss               c_mss: what one segment to the client carries
+ *   ts, sack          timestamps and SACK as agreed in the handshake
+ *   ts_recent         c_tsval: TS.Recent, the client's newest TSval; it
+ *                     seeds the backup's PAWS check
+ *   ts_last, ts_age   d_ts_last, and how many ms before the record was
+ *                     written it was sent: the director's TSval clock of
+ *                     the connection, which the client's PAWS check holds
+ *                     the backup to (l7_ckpt_ts_offset())
+ *   requests          how many requests it had, for the counters
+ *   gen               the record's generation (below)
+ * Not carried: the request head, bindings and reply (empty between
+ * requests), c_fin (a client that sent FIN is closing: its connection
+ * gets a DELETE, not a record), the clock, the progress floors and the
+ * challenge-ACK limit (a connection adopted starts them afresh).
+ *
+ * Generations.  Every record a sender writes, UPSERT or DELETE, has a
+ * greater generation than any record it wrote before for the same tuple,
+ * including for an earlier connection on that tuple; a sender's counter
+ * is raised past the generation of any record it adopts.  The store
+ * takes an UPSERT only if it is newer than anything it holds or has
+ * forgotten for the tuple, so a late or duplicated record never replaces
+ * a newer one and never brings back a connection that ended.
+ *
+ * The wire format, version 1, all integers big-endian:
+ *   header  version u8, reserved u8 (0), count u16, sync id u32,
+ *           HMAC 32 bytes (zero here; the channel fills and checks it)
+ *   records count of them, filling the rest of the datagram exactly:
+ *   UPSERT  kind u8 (1), family u8 (4 or 6), reserved u16 (0), gen u64,
+ *           cport u16, vport u16, caddr, vaddr (4 or 16 bytes each),
+ *           rcv_nxt, rcv_wup, rcv_edge, snd_una, snd_nxt, snd_isn,
+ *           snd_wl1, max_window, ts_recent, ts_last, ts_age, requests
+ *           (u32 each), win u16, mss u16, c_wscale s8, d_wscale s8,
+ *           flags u8 (1 ts, 2 sack), reserved u8 (0)
+ *   DELETE  kind u8 (2), family, reserved u16 (0), gen u64, ports and
+ *           addresses as above
+ * A datagram is taken whole or not at all: a wrong version, a nonzero
+ * reserved byte, a record cut short, an unknown kind or family, a field
+ * out of its range, a count that does not match or a byte after the
+ * last record refuses all of it.
+ */
+#ifndef _IP_VS_L7_CORE_CONN_CKPT_H
+#define _IP_VS_L7_CORE_CONN_CKPT_H
+
+#include "l7_types.h"
+
+#define L7_CKPT_VERSION		1
+#define L7_CKPT_HMAC_LEN	32	/* HMAC-SHA256 */
+#define L7_CKPT_HMAC_OFF	8
+#define L7_CKPT_HDR_LEN		(L7_CKPT_HMAC_OFF + L7_CKPT_HMAC_LEN)
+#define L7_CKPT_MAX_WSCALE	14	/* RFC 7323 2.3 */
+
+enum l7_ckpt_kind {
+	L7_CKPT_UPSERT = 1,
+	L7_CKPT_DELETE = 2,
+};
+
+#define L7_CKPT_F_TS	0x01
+#define L7_CKPT_F_SACK	0x02
+
+/* A client connection's key; an IPv4 address is in the first 4 bytes. */
+struct l7_ckpt_tuple {
+	uint8_t family;		/* 4 or 6 */
+	uint8_t caddr[16];	/* network order, the rest zero for IPv4 */
+	uint8_t vaddr[16];
+	uint16_t cport;		/* host order */
+	uint16_t vport;
+};
+
+/* The director's side of TCP towards a client, between two requests. */
+struct l7_ckpt_conn {
+	struct l7_ckpt_tuple t;
+	uint64_t gen;
+	uint32_t rcv_nxt;
+	uint32_t rcv_wup;
+	uint32_t rcv_edge;
+	uint32_t snd_una;
+	uint32_t snd_nxt;
+	uint32_t snd_isn;
+	uint32_t snd_wl1;
+	uint32_t max_window;
+	uint32_t ts_recent;
+	uint32_t ts_last;
+	uint32_t ts_age;	/* ms from ts_last to the record's writing */
+	uint32_t requests;
+	uint16_t win;
+	uint16_t mss;
+	int8_t c_wscale;
+	int8_t d_wscale;
+	bool ts;
+	bool sack;
+};
+
+/* One decoded record; a DELETE has only ->conn.t and ->conn.gen. */
+struct l7_ckpt_rec {
+	enum l7_ckpt_kind kind;
+	struct l7_ckpt_conn conn;
+};
+
+/* Bytes of one record of @kind and @family on the wire; 0 if neither. */
+size_t l7_ckpt_rec_len(enum l7_ckpt_kind kind, uint8_t family);
+
+/* Whether @c may be written: every field in its range, as decoding asks. */
+bool l7_ckpt_conn_valid(const struct l7_ckpt_conn *c);
+
+/* ---- writing a datagram ---- */
+
+struct l7_ckpt_writer {
+	uint8_t *buf;
+	size_t cap;
+	size_t len;
+	uint16_t count;
+};
+
+/* Start a datagram of at most @cap bytes in @buf; false if no room. */
+bool l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap,
+			 uint32_t sync_id);
+
+/*
+ * Add a record; false (nothing written) if it does not fit - send this
+ * datagram and start another - or if @r is not valid.
+ */
+bool l7_ckpt_write_rec(struct l7_ckpt_writer *w, const struct l7_ckpt_rec *r);
+
+/* Finish the datagram: its length in bytes. */
+size_t l7_ckpt_write_end(struct l7_ckpt_writer *w);
+
+/* ---- reading one ---- */
+
+struct l7_ckpt_hdr {
+	uint8_t version;
+	uint16_t count;
+	uint32_t sync_id;
+	const uint8_t *hmac;	/* L7_CKPT_HMAC_LEN bytes in the datagram */
+};
+
+struct l7_ckpt_reader {
+	const uint8_t *buf;
+	size_t len;
+	size_t at;
+	uint16_t left;
+};
+
+/*
+ * Check the whole datagram @buf of @len bytes: 0 and its header in @h,
+ * ready for l7_ckpt_read_next(); -1 if any of it is refused.
+ */
+int l7_ckpt_read_begin(struct l7_ckpt_reader *r, const uint8_t *buf,
+		       size_t len, struct l7_ckpt_hdr *h);
+
+/* The next record into @out; false after the last. */
+bool l7_ckpt_read_next(struct l7_ckpt_reader *r, struct l7_ckpt_rec *out);
+
+/* ---- the backup's store ---- */
+
+#define L7_CKPT_NIL	0xffffffffu
+
+/* One slot: a record, or a tombstone of a connection that ended. */
+struct l7_ckpt_slot {
+	struct l7_ckpt_conn conn;
+	uint32_t ts_off;	/* the connection's TSval clock - ours */
+	uint32_t hnext;		/* in its hash bucket */
+	uint32_t prev;		/* in its age list, oldest first */
+	uint32_t next;
+	bool tomb;
+};
+
+struct l7_ckpt_list {
+	uint32_t head;		/* oldest */
+	uint32_t tail;
+	uint32_t count;
+};
+
+struct l7_ckpt_stats {
+	uint64_t stored;	/* UPSERTs taken */
+	uint64_t stale;		/* records not newer than what is known */
+	uint64_t deleted;	/* DELETEs taken */
+	uint64_t evicted;	/* records pushed out by newer ones */
+	uint64_t evicted_tombs;	/* tombstones pushed out */
+	uint64_t adopted;
+	uint64_t refused;	/* a segment that did not fit its record */
+};
+
+/*
+ * Records and tombstones have a cap each, so that connections ending
+ * fast cannot push out the records of idle ones.  A tombstone pushed
+ * out raises the floor, as does a record: no record at or below it is
+ * taken for a tuple the store does not hold.
+ */
+struct l7_ckpt_store {
+	struct l7_ckpt_slot *slots;	/* rec_cap + tomb_cap of them */
+	uint32_t *buckets;
+	uint32_t nbuckets;		/* a power of two */
+	uint64_t key[2];		/* of the hash */
+	uint32_t rec_cap;
+	uint32_t tomb_cap;
+	uint32_t free;			/* free slots, through ->hnext */
+	struct l7_ckpt_list recs;
+	struct l7_ckpt_list tombs;
+	uint64_t floor;
+	struct l7_ckpt_stats stats;
+};
+
+/*
+ * A store in the caller's memory: @slots of @rec_cap + @tomb_cap (each
+ * at least 1), @buckets of @nbuckets (a power of two), @key random
+ * (SipHash's: the clients pick the tuples, and must not be able to
+ * lengthen one chain).  -1 if the sizes do not fit.
+ */
+int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
+		       uint32_t rec_cap, uint32_t tomb_cap, uint32_t *buckets,
+		       uint32_t nbuckets, const uint64_t key[2]);
+
+enum l7_ckpt_applied {
+	L7_CKPT_STORED,		/* an UPSERT is the tuple's record now */
+	L7_CKPT_DELETED,	/* a DELETE is the tuple's tombstone now */
+	L7_CKPT_STALE,		/* older than what is known: nothing done */
+};
+
+/* Apply a decoded record at our TSval-clock time @now_ms. */
+enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_rec *r,
+				   uint32_t now_ms);
+
+/* The tuple's record, or NULL (none, or a tombstone). */
+const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
+					  const struct l7_ckpt_tuple *t);
+
+/* The first segment of a client to a VIP, with no connection there. */
+struct l7_ckpt_seg {
+	struct l7_ckpt_tuple t;
+	uint32_t seq;
+	uint32_t ack;
+	uint32_t tsval;
+	uint8_t flags;		/* L7_TCPF_* */
+	bool has_ts;
+};
+
+enum l7_ckpt_verdict {
+	L7_CKPT_NONE,		/* no record: as without checkpoints */
+	L7_CKPT_ADOPT,		/* adopt the connection from *out */
+	L7_CKPT_REFUSE,		/* the record is dropped: as without */
+};
+
+/*
+ * Whether @g fits @c exactly: an ACK without SYN or RST, at seq rcv_nxt,
+ * acknowledging within [snd_una, snd_nxt], and, with timestamps agreed,
+ * one no older than TS.Recent (PAWS).
+ */
+bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
+
+/*
+ * A segment @g with no connection: adopt from the tuple's record if it
+ * fits (the record and its TSval offset into @out), else refuse.  The
+ * record goes either way, leaving a tombstone of its generation: a late
+ * copy of it is never adopted again.
+ */
+enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_seg *g,
+				   struct l7_ckpt_slot *out);
+
+/*
+ * The connection's TSval clock against ours, from a record applied at
+ * @now_ms: the TSval the writer would have sent then, less @now_ms.  The
+ * adopter sends @now + offset, never below ts_last.
+ */
+static inline uint32_t l7_ckpt_ts_offset(const struct l7_ckpt_conn *c,
+					 uint32_t now_ms)
+{
+	return c->ts_last + c->ts_age - now_ms;
+}
+
+#endif /* _IP_VS_L7_CORE_CONN_CKPT_H */

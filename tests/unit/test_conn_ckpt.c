@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for core/conn_ckpt.c: a checkpoint datagram reads back
+ * as written, IPv4 and IPv6, and nothing short, long or out of range is
+ * read at all; the backup's store keeps the newest record of a tuple,
+ * never brings back one that a DELETE or a newer record outdated, keeps
+ * to its caps and counts what it pushes out; a connection is adopted
+ * only by a segment that fits its record exactly, and its record goes
+ * either way.
+ */
+#include <string.h>
+
+#include "conn_ckpt.h"
+#include "tcp_guard.h"
+#include "l7_test.h"
+
+#define MTU_PAYLOAD	1472	/* UDP over IPv4 at MTU 1500 */
+
+static struct l7_ckpt_tuple tuple4(uint8_t host, uint16_t cport)
+{
+	struct l7_ckpt_tuple t = {
+		.family = 4, .cport = cport, .vport = 80,
+		.caddr = { 10, 0, 0, host }, .vaddr = { 192, 168, 1, 1 },
+	};
+	return t;
+}
+
+static struct l7_ckpt_tuple tuple6(uint16_t cport)
+{
+	struct l7_ckpt_tuple t = { .family = 6, .cport = cport, .vport = 443 };
+
+	t.caddr[0] = 0x20;
+	t.caddr[1] = 0x01;
+	t.caddr[15] = 0x07;
+	t.vaddr[0] = 0xfd;
+	t.vaddr[15] = 0x01;
+	return t;
+}
+
+/* Every field different, most of them with all four bytes in use. */
+static struct l7_ckpt_conn conn_of(struct l7_ckpt_tuple t, uint64_t gen)
+{
+	return (struct l7_ckpt_conn){
+		.t = t, .gen = gen,
+		.rcv_nxt = 0x11223344, .rcv_wup = 0x11223340,
+		.rcv_edge = 0x11233344, .snd_una = 0xfffffff0,
+		.snd_nxt = 0x00000010, .snd_isn = 0xabcdef01,
+		.snd_wl1 = 0x11220000, .max_window = 0x00100000,
+		.ts_recent = 0x7fffffff, .ts_last = 0x80000001,
+		.ts_age = 250, .requests = 41, .win = 0xfffe, .mss = 1460,
+		.c_wscale = 7, .d_wscale = 14, .ts = true, .sack = true,
+	};
+}
+
+static bool conn_eq(const struct l7_ckpt_conn *a, const struct l7_ckpt_conn *b)
+{
+	return !memcmp(&a->t, &b->t, sizeof(a->t)) && a->gen == b->gen &&
+	       a->rcv_nxt == b->rcv_nxt && a->rcv_wup == b->rcv_wup &&
+	       a->rcv_edge == b->rcv_edge && a->snd_una == b->snd_una &&
+	       a->snd_nxt == b->snd_nxt && a->snd_isn == b->snd_isn &&
+	       a->snd_wl1 == b->snd_wl1 && a->max_window == b->max_window &&
+	       a->ts_recent == b->ts_recent && a->ts_last == b->ts_last &&
+	       a->ts_age == b->ts_age && a->requests == b->requests &&
+	       a->win == b->win && a->mss == b->mss &&
+	       a->c_wscale == b->c_wscale && a->d_wscale == b->d_wscale &&
+	       a->ts == b->ts && a->sack == b->sack;
+}
+
+static struct l7_ckpt_rec upsert(struct l7_ckpt_conn c)
+{
+	return (struct l7_ckpt_rec){ .kind = L7_CKPT_UPSERT, .conn = c };
+}
+
+static struct l7_ckpt_rec delete_of(struct l7_ckpt_tuple t, uint64_t gen)
+{
+	return (struct l7_ckpt_rec){
+		.kind = L7_CKPT_DELETE, .conn = { .t = t, .gen = gen },
+	};
+}
+
+/* A datagram of @n records into @buf: its length. */
+static size_t write_dgram(uint8_t *buf, size_t cap,
+			  const struct l7_ckpt_rec *recs, int n)
+{
+	struct l7_ckpt_writer w;
+	int i;
+
+	if (!l7_ckpt_write_begin(&w, buf, cap, 0x01020304))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!l7_ckpt_write_rec(&w, &recs[i]))
+			return 0;
+	return l7_ckpt_write_end(&w);
+}
+
+static bool reads(const uint8_t *buf, size_t len)
+{
+	struct l7_ckpt_reader r;
+	struct l7_ckpt_hdr h;
+
+	return !l7_ckpt_read_begin(&r, buf, len, &h);
+}
+
+/* Three records of both families read back field for field. */
+static void round_trip(void)
+{
+	struct l7_ckpt_rec in[3] = {
+		upsert(conn_of(tuple4(7, 40000), 1)),
+		upsert(conn_of(tuple6(50000), 0xfedcba9876543210ull)),
+		delete_of(tuple6(50001), 3),
+	};
+	struct l7_ckpt_reader r;
+	struct l7_ckpt_hdr h;
+	struct l7_ckpt_rec out;
+	uint8_t buf[512];
+	size_t len;
+	int i;
+
+	in[1].conn.c_wscale = -1;
+	in[1].conn.d_wscale = -1;
+	in[1].conn.ts = false;
+	len = write_dgram(buf, sizeof(buf), in, 3);
+	CHECK(len == L7_CKPT_HDR_LEN + 80 + 104 + 48, "len %zu", len);
+	CHECK(!l7_ckpt_read_begin(&r, buf, len, &h), "read");
+	CHECK(h.version == 1 && h.count == 3 && h.sync_id == 0x01020304,
+	      "header %u %u %#x", h.version, h.count, h.sync_id);
+	CHECK(h.hmac == buf + 8, "hmac at %td", h.hmac - buf);
+	for (i = 0; i < 3; i++) {
+		CHECK(l7_ckpt_read_next(&r, &out), "record %d", i);
+		CHECK(out.kind == in[i].kind, "kind %d", i);
+		CHECK(conn_eq(&out.conn, &in[i].conn), "record %d differs", i);
+	}
+	CHECK(!l7_ckpt_read_next(&r, &out), "after the last");
+}
+
+/* The format is big-endian and fixed: fields where the header says. */
+static void wire_layout(void)
+{
+	struct l7_ckpt_rec rec = upsert(conn_of(tuple4(7, 0x9c40), 0x0102));
+	const uint8_t *p = NULL;
+	uint8_t buf[256];
+	size_t len = write_dgram(buf, sizeof(buf), &rec, 1);
+
+	CHECK(len == 40 + 80, "len %zu", len);
+	p = buf + 40;
+	CHECK(buf[0] == 1 && buf[1] == 0 && buf[2] == 0 && buf[3] == 1,
+	      "header");
+	CHECK(buf[4] == 1 && buf[7] == 4, "sync id");
+	CHECK(p[0] == 1 && p[1] == 4 && p[10] == 1 && p[11] == 2, "key");
+	CHECK(p[12] == 0x9c && p[13] == 0x40 && p[16] == 10 && p[19] == 7,
+	      "tuple");
+	CHECK(p[24] == 0x11 && p[27] == 0x44, "rcv_nxt");
+	CHECK(p[78] == (L7_CKPT_F_TS | L7_CKPT_F_SACK) && p[79] == 0, "flags");
+	CHECK(l7_ckpt_rec_len(L7_CKPT_DELETE, 4) == 24 &&
+	      l7_ckpt_rec_len(L7_CKPT_UPSERT, 6) == 104 &&
+	      !l7_ckpt_rec_len(L7_CKPT_UPSERT, 5) && !l7_ckpt_rec_len(3, 4),
+	      "lengths");
+}
+
+/* Every prefix of a datagram is refused, and so is a byte more. */
+static void every_truncation_refused(void)
+{
+	struct l7_ckpt_rec in[3] = {
+		upsert(conn_of(tuple6(1), 9)),
+		delete_of(tuple4(1, 2), 10),
+		upsert(conn_of(tuple4(2, 3), 11)),
+	};
+	uint8_t buf[512];
+	size_t len = write_dgram(buf, sizeof(buf) - 1, in, 3), n;
+	int accepted = 0;
+
+	CHECK(len && reads(buf, len), "whole");
+	for (n = 0; n < len; n++)
+		accepted += reads(buf, n);
+	CHECK(!accepted, "%d prefixes read", accepted);
+	buf[len] = 0;
+	CHECK(!reads(buf, len + 1), "a byte after the last record");
+}
+
+/* Change bytes @at, @at2 of a good datagram to @v, @v2: refused? */
+static bool refused_with2(size_t at, uint8_t v, size_t at2, uint8_t v2)
+{
+	struct l7_ckpt_rec in[2] = {
+		upsert(conn_of(tuple4(3, 4), 5)),
+		delete_of(tuple4(3, 5), 6),
+	};
+	uint8_t buf[256];
+	size_t len = write_dgram(buf, sizeof(buf), in, 2);
+
+	buf[at] = v;
+	buf[at2] = v2;
+	return !reads(buf, len);
+}
+
+static bool refused_with(size_t at, uint8_t v)
+{
+	return refused_with2(at, v, at, v);
+}
+
+static void out_of_range_refused(void)
+{
+	size_t r0 = 40, r1 = 40 + 80;
+
+	CHECK(refused_with(0, 2), "version");
+	CHECK(refused_with(1, 1), "header reserved");
+	CHECK(refused_with(3, 1) && refused_with(3, 3), "count");
+	CHECK(refused_with(r0 + 0, 3) && refused_with(r1 + 0, 0), "kind");
+	CHECK(refused_with(r0 + 1, 5) && refused_with(r0 + 1, 6), "family");
+	CHECK(refused_with(r0 + 2, 1) && refused_with(r1 + 3, 1), "reserved");
+	/* gen 0: the record is written with gen 5 in its last byte */
+	CHECK(refused_with(r0 + 11, 0) && refused_with(r1 + 11, 0), "gen 0");
+	CHECK(refused_with(r0 + 13, 0) && refused_with(r1 + 15, 0), "port 0");
+	CHECK(refused_with2(r0 + 74, 0, r0 + 75, 0), "mss 0");
+	CHECK(refused_with(r0 + 76, 15) && refused_with(r0 + 77, 0xfe),
+	      "wscale");
+	CHECK(refused_with(r0 + 76, 0xff), "scaling one way only");
+	CHECK(refused_with(r0 + 78, 4) && refused_with(r0 + 79, 1), "flags");
+	/* the same bytes in range read */
+	CHECK(!refused_with(r0 + 76, 14) && !refused_with(r0 + 78, 0) &&
+	      !refused_with(4, 0xff) && !refused_with(8, 0xff) &&
+	      !refused_with(39, 0xff), "in range, and any HMAC");
+}
+
+/* The writer keeps to its buffer, and refuses what it cannot encode. */
+static void writer_bounds(void)
+{
+	struct l7_ckpt_rec rec = upsert(conn_of(tuple4(1, 1), 1));
+	struct l7_ckpt_writer w;
+	uint8_t buf[MTU_PAYLOAD + 1];
+	int n = 0;
+
+	CHECK(!l7_ckpt_write_begin(&w, buf, L7_CKPT_HDR_LEN - 1, 0), "tiny");
+	buf[MTU_PAYLOAD] = 0xa5;
+	CHECK(l7_ckpt_write_begin(&w, buf, MTU_PAYLOAD, 0), "begin");
+	while (l7_ckpt_write_rec(&w, &rec))
+		n++;
+	CHECK(n == (MTU_PAYLOAD - L7_CKPT_HDR_LEN) / 80, "%d records", n);
+	CHECK(buf[MTU_PAYLOAD] == 0xa5, "wrote past the end");
+	CHECK(l7_ckpt_write_end(&w) == 40 + 80u * n, "len");
+	CHECK(reads(buf, 40 + 80u * n), "reads");
+
+	CHECK(l7_ckpt_write_begin(&w, buf, sizeof(buf), 0), "begin");
+	rec.conn.gen = 0;
+	CHECK(!l7_ckpt_write_rec(&w, &rec), "gen 0");
+	rec = upsert(conn_of(tuple4(1, 1), 1));
+	rec.conn.t.caddr[9] = 1;
+	CHECK(!l7_ckpt_write_rec(&w, &rec), "IPv4 with more bytes");
+	rec = upsert(conn_of(tuple4(1, 1), 1));
+	rec.conn.d_wscale = -1;
+	CHECK(!l7_ckpt_write_rec(&w, &rec), "scaling one way");
+	CHECK(w.count == 0 && w.len == L7_CKPT_HDR_LEN, "nothing written");
+}
+
+static const uint64_t key[2] = { 0x0706050403020100ull,
+				 0x0f0e0d0c0b0a0908ull };
+
+#define CAP_RECS	4
+#define CAP_TOMBS	3
+
+struct store {
+	struct l7_ckpt_store s;
+	struct l7_ckpt_slot slots[CAP_RECS + CAP_TOMBS];
+	uint32_t buckets[4];
+};
+
+static void store_init(struct store *st)
+{
+	int rc = l7_ckpt_store_init(&st->s, st->slots, CAP_RECS, CAP_TOMBS,
+				    st->buckets, 4, key);
+
+	CHECK(!rc, "init");
+}
+
+static uint64_t held_gen(const struct store *st, struct l7_ckpt_tuple t)
+{
+	const struct l7_ckpt_slot *e = l7_ckpt_lookup(&st->s, &t);
+
+	return e ? e->conn.gen : 0;
+}
+
+static enum l7_ckpt_applied put(struct store *st, struct l7_ckpt_rec r)
+{
+	return l7_ckpt_apply(&st->s, &r, 0);
+}
+
+static void store_init_sizes(void)
+{
+	struct store st;
+
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 0, 1, st.buckets, 4, key),
+	      "no records");
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 1, 0, st.buckets, 4, key),
+	      "no tombstones");
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 1, 1, st.buckets, 3, key),
+	      "buckets not a power of two");
+	CHECK(l7_ckpt_store_init(&st.s, st.slots, 0xfffffff0u, 0x10,
+				 st.buckets, 4, key), "overflow");
+}
+
+/* Only a newer generation replaces a record. */
+static void generation_order(void)
+{
+	struct l7_ckpt_tuple t = tuple4(1, 1000);
+	struct store st;
+
+	store_init(&st);
+	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STORED, "first");
+	CHECK(put(&st, upsert(conn_of(t, 4))) == L7_CKPT_STALE, "older");
+	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STALE, "duplicate");
+	CHECK(held_gen(&st, t) == 5, "held %llu",
+	      (unsigned long long)held_gen(&st, t));
+	CHECK(put(&st, upsert(conn_of(t, 6))) == L7_CKPT_STORED, "newer");
+	CHECK(held_gen(&st, t) == 6, "newer held");
+	CHECK(st.s.stats.stored == 2 && st.s.stats.stale == 2, "counts");
+	CHECK(st.s.recs.count == 1, "one record per tuple");
+}
+
+/*
+ * A DELETE wins over its generation and older ones, before or after
+ * them; only a later connection on the tuple (a newer generation) is
+ * kept again.
+ */
+static void delete_then_stale_upsert(void)
+{
+	struct l7_ckpt_tuple t = tuple6(2000), u = tuple6(2001);
+	struct l7_ckpt_seg g = { .t = t, .seq = 0x11223344, .ack = 0x10,
+				 .tsval = 0x7fffffff, .flags = L7_TCPF_ACK,
+				 .has_ts = true };
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	store_init(&st);
+	put(&st, upsert(conn_of(t, 5)));
+	CHECK(put(&st, delete_of(t, 6)) == L7_CKPT_DELETED, "delete");
+	CHECK(!l7_ckpt_lookup(&st.s, &t), "gone");
+	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STALE, "resent");
+	CHECK(put(&st, upsert(conn_of(t, 6))) == L7_CKPT_STALE, "same gen");
+	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_NONE, "not adopted");
+	CHECK(put(&st, upsert(conn_of(t, 7))) == L7_CKPT_STORED,
+	      "a later connection on the tuple");
+
+	/* a DELETE that overtook the record it ends */
+	CHECK(put(&st, delete_of(u, 9)) == L7_CKPT_DELETED, "early delete");
+	CHECK(put(&st, upsert(conn_of(u, 8))) == L7_CKPT_STALE, "late record");
+	CHECK(put(&st, delete_of(u, 9)) == L7_CKPT_STALE, "delete twice");
+
+	/* a DELETE of an earlier connection leaves a later one alone */
+	CHECK(put(&st, delete_of(t, 6)) == L7_CKPT_STALE, "old delete");
+	CHECK(held_gen(&st, t) == 7, "later connection kept");
+	/* and one of the same generation wins */
+	CHECK(put(&st, delete_of(t, 7)) == L7_CKPT_DELETED, "same gen");
+	CHECK(!l7_ckpt_lookup(&st.s, &t), "deleted");
+}
+
+/* The oldest record goes first, counted; what goes raises the floor. */
+static void eviction_counted(void)
+{
+	struct l7_ckpt_tuple t[6];
+	struct store st;
+	int i;
+
+	store_init(&st);
+	for (i = 0; i < 6; i++)
+		t[i] = tuple4(i, 3000 + i);
+	for (i = 0; i < CAP_RECS; i++)
+		put(&st, upsert(conn_of(t[i], 10 + i)));
+	/* t[0] is refreshed: t[1] is the oldest now */
+	CHECK(put(&st, upsert(conn_of(t[0], 20))) == L7_CKPT_STORED,
+	      "refresh");
+	CHECK(put(&st, upsert(conn_of(t[4], 21))) == L7_CKPT_STORED, "new");
+	CHECK(st.s.stats.evicted == 1 && st.s.recs.count == CAP_RECS,
+	      "evicted %llu, %u held",
+	      (unsigned long long)st.s.stats.evicted, st.s.recs.count);
+	CHECK(!l7_ckpt_lookup(&st.s, &t[1]) && held_gen(&st, t[0]) == 20,
+	      "the oldest went");
+	CHECK(st.s.floor == 11, "floor %llu", (unsigned long long)st.s.floor);
+	CHECK(put(&st, upsert(conn_of(t[1], 11))) == L7_CKPT_STALE,
+	      "a copy of what went");
+	put(&st, upsert(conn_of(t[5], 22)));
+	CHECK(st.s.stats.evicted == 2 && st.s.recs.count == CAP_RECS,
+	      "evicted again");
+
+	/* tombstones have a cap of their own: deletes push out no record */
+	for (i = 0; i < CAP_TOMBS + 2; i++)
+		put(&st, delete_of(tuple6(4000 + i), 30 + i));
+	CHECK(st.s.tombs.count == CAP_TOMBS && st.s.stats.evicted_tombs == 2,
+	      "tombs %u, evicted %llu", st.s.tombs.count,
+	      (unsigned long long)st.s.stats.evicted_tombs);
+	CHECK(st.s.recs.count == CAP_RECS, "records kept");
+	CHECK(put(&st, upsert(conn_of(tuple6(4000), 29))) == L7_CKPT_STALE,
+	      "forgotten tombstone still refuses its record");
+}
+
+static struct l7_ckpt_seg seg_fits(const struct l7_ckpt_conn *c)
+{
+	return (struct l7_ckpt_seg){
+		.t = c->t, .seq = c->rcv_nxt, .ack = c->snd_nxt,
+		.tsval = c->ts_recent, .flags = L7_TCPF_ACK | L7_TCPF_PSH,
+		.has_ts = c->ts,
+	};
+}
+
+static void adopt_fitting(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple4(9, 5000), 3);
+	struct l7_ckpt_seg g = seg_fits(&c);
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	store_init(&st);
+	/* no record of its tuple: nothing done, nothing counted */
+	put(&st, upsert(conn_of(tuple4(9, 5001), 3)));
+	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_NONE, "none");
+	CHECK(st.s.recs.count == 1 && !st.s.stats.refused, "untouched");
+
+	l7_ckpt_apply(&st.s, &(struct l7_ckpt_rec){ L7_CKPT_UPSERT, c }, 1000);
+	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_ADOPT, "adopt");
+	CHECK(conn_eq(&out.conn, &c), "the record");
+	/* TSvals go on from the writer's clock: ts_last + age at 1000 */
+	CHECK(1000 + out.ts_off == c.ts_last + c.ts_age, "ts_off %#x",
+	      out.ts_off);
+	CHECK(1500 + out.ts_off == c.ts_last + c.ts_age + 500, "later");
+	CHECK(st.s.stats.adopted == 1, "counted");
+	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_NONE, "once only");
+	CHECK(put(&st, upsert(c)) == L7_CKPT_STALE, "nor from a late copy");
+
+	/* ACK anywhere in [snd_una, snd_nxt] (across the wrap here) */
+	c.gen = 4;
+	put(&st, upsert(c));
+	g.ack = 0xfffffffe;
+	g.tsval = c.ts_recent + 1000;
+	g.flags = L7_TCPF_ACK | L7_TCPF_FIN;
+	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_ADOPT, "una..nxt");
+
+	/* without timestamps agreed, none is needed or looked at */
+	c.gen = 5;
+	c.ts = false;
+	put(&st, upsert(c));
+	g = seg_fits(&c);
+	g.tsval = c.ts_recent - 1;
+	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_ADOPT, "no ts");
+}
+
+/* @g against a fresh record of @c: refused, and the record gone. */
+static void check_refused(const struct l7_ckpt_conn *c,
+			  const struct l7_ckpt_seg *g, const char *why)
+{
+	struct l7_ckpt_seg right = seg_fits(c);
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	store_init(&st);
+	put(&st, upsert(*c));
+	CHECK(l7_ckpt_adopt(&st.s, g, &out) == L7_CKPT_REFUSE, "%s", why);
+	CHECK(!l7_ckpt_lookup(&st.s, &c->t), "%s: record kept", why);
+	CHECK(l7_ckpt_adopt(&st.s, &right, &out) == L7_CKPT_NONE,
+	      "%s: adopted after", why);
+	CHECK(st.s.stats.refused == 1 && !st.s.stats.adopted, "%s: counts",
+	      why);
+}
+
+static void adopt_refused(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple6(6000), 8);
+	struct l7_ckpt_seg g;
+
+#define REFUSED_IF(change, why)						\
+	do {								\
+		g = seg_fits(&c);					\
+		change;							\
+		check_refused(&c, &g, why);				\
+	} while (0)
+
+	REFUSED_IF(g.seq++, "seq after rcv_nxt");
+	REFUSED_IF(g.seq--, "seq before rcv_nxt");
+	REFUSED_IF(g.ack = c.snd_nxt + 1, "ACK of bytes never sent");
+	REFUSED_IF(g.ack = c.snd_una - 1, "ACK before snd_una");
+	REFUSED_IF(g.flags = L7_TCPF_PSH, "no ACK");
+	REFUSED_IF(g.flags |= L7_TCPF_SYN, "SYN");
+	REFUSED_IF(g.flags |= L7_TCPF_RST, "RST");
+	REFUSED_IF(g.has_ts = false, "no timestamp where agreed");
+	REFUSED_IF(g.tsval = c.ts_recent - 1, "timestamp older (PAWS)");
+#undef REFUSED_IF
+}
+
+int main(void)
+{
+	RUN(round_trip);
+	RUN(wire_layout);
+	RUN(every_truncation_refused);
+	RUN(out_of_range_refused);
+	RUN(writer_bounds);
+	RUN(store_init_sizes);
+	RUN(generation_order);
+	RUN(delete_then_stale_upsert);
+	RUN(eviction_counted);
+	RUN(adopt_fitting);
+	RUN(adopt_refused);
+	return l7_test_summary("conn_ckpt");
+}
