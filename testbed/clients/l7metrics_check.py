@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""l7metrics_check.py PROC PROM: every number of the /proc/net/ip_vs_l7
-table PROC is in the Prometheus text PROM under the name and labels
-docs/operations.md gives it, with the same value; every family has its
-HELP and TYPE, counters end in _total, and PROM has no sample that is not
-in PROC.  The names are written out here, not taken from the script."""
+"""l7metrics_check.py PROC PROM [RULES POOLS]: every number of the
+/proc/net/ip_vs_l7 table PROC is in the Prometheus text PROM under the name
+and labels docs/operations.md gives it, with the same value, and so is
+every counter of the IPVS_L7 family's dumps RULES and POOLS (the output of
+l7nl.py rules and l7nl.py pools: "VIP:PORT ID ACTION HITS" and "VIP:PORT
+NAME REQUESTS UNAVAILABLE"); every family has its HELP and TYPE, counters
+end in _total, and PROM has no sample that is not in PROC or the dumps.
+The names are written out here, not taken from the script."""
 
 import re
 import sys
@@ -61,10 +64,27 @@ def expected(proc):
     return want
 
 
+def expected_dumps(rules, pools):
+    want = {}
+    for line in rules.splitlines():
+        vip, rule, _, hits = line.split()
+        want[("ip_vs_l7_rule_hits_total",
+              'vip="%s",rule="%s"' % (vip, rule))] = hits
+    for line in pools.splitlines():
+        vip, pool, requests, unavailable = line.split()
+        labels = 'vip="%s",pool="%s"' % (vip, pool)
+        want[("ip_vs_l7_pool_requests_total", labels)] = requests
+        want[("ip_vs_l7_pool_unavailable_total", labels)] = unavailable
+    return want
+
+
 def main():
     proc = open(sys.argv[1]).read()
     prom = open(sys.argv[2]).read()
     want = expected(proc)
+    if len(sys.argv) > 3:
+        want.update(expected_dumps(open(sys.argv[3]).read(),
+                                   open(sys.argv[4]).read()))
     got, helps, types = {}, set(), {}
     bad = []
     for line in prom.splitlines():
@@ -81,11 +101,11 @@ def main():
             got[(m.group(1), m.group(2))] = m.group(3)
     for key, v in want.items():
         if got.get(key) != v:
-            bad.append("%s{%s}: /proc %s, metrics %s" %
+            bad.append("%s{%s}: want %s, metrics %s" %
                        (key[0], key[1], v, got.get(key)))
     for key in got:
         if key not in want:
-            bad.append("not in /proc: %s{%s}" % key)
+            bad.append("not in /proc or the dumps: %s{%s}" % key)
     for name in {k[0] for k in got}:
         if name not in helps or name not in types:
             bad.append("no HELP or TYPE: " + name)

@@ -7,8 +7,11 @@
 # every line is compared with what the client saw (its address and port,
 # status, bytes of head and body) and with the backends' X-Backend; the
 # logger's filters by service and status.  scripts/ip_vs_l7-metrics is
-# compared number by number with /proc/net/ip_vs_l7, on stdout and in the
-# textfile collector's directory.  Runs inside the guest.
+# compared number by number with /proc/net/ip_vs_l7 and with the IPVS_L7
+# family's rule and pool dumps (l7nl.py), its rule and pool counters with
+# what the requests must have counted, on stdout and in the textfile
+# collector's directory; with the stock ipvsadm, or none, it writes the
+# /proc metrics alone and says so once.  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -135,31 +138,82 @@ no_instances() {
 }
 t_check "log: stopped loggers leave no tracefs instance" no_instances
 
-# ---- metrics against /proc, the counters now still ----
+# ---- metrics against /proc and the family's dumps, the counters now still ----
 
-# metrics_agree: /proc read before and after the script, the same (else
-# once more), and the script's numbers equal to them
+METRICS="$PY $SCRIPTS/ip_vs_l7-metrics"
+
+# counters NAME: /proc and the family's rule and pool dumps in $TMP/NAME.*
+counters() {
+	in_dir cat /proc/net/ip_vs_l7 > "$TMP/$1.proc" &&
+		in_dir $PY "$L7TB_DIR/clients/l7nl.py" rules > "$TMP/$1.rules" &&
+		in_dir $PY "$L7TB_DIR/clients/l7nl.py" pools > "$TMP/$1.pools"
+}
+counters_same() {
+	local f
+	for f in proc rules pools; do
+		cmp -s "$TMP/before.$f" "$TMP/after.$f" || return 1
+	done
+}
+
+# metrics_agree: the counters read before and after the script, the same
+# (else once more), and the script's numbers equal to them, with nothing
+# on its stderr
 metrics_agree() {
 	local i
 	for i in 1 2 3; do
-		in_dir cat /proc/net/ip_vs_l7 > "$TMP/proc1"
-		in_dir $PY "$SCRIPTS/ip_vs_l7-metrics" --stdout > "$TMP/out.prom" || return 1
-		in_dir cat /proc/net/ip_vs_l7 > "$TMP/proc2"
-		cmp -s "$TMP/proc1" "$TMP/proc2" && break
+		counters before || return 1
+		in_dir $METRICS --stdout --ipvsadm "$IPVSADM" > "$TMP/out.prom" \
+			2> "$TMP/out.err" || return 1
+		counters after || return 1
+		counters_same && break
 	done
-	$PY "$L7TB_DIR/clients/l7metrics_check.py" "$TMP/proc1" "$TMP/out.prom"
+	[ ! -s "$TMP/out.err" ] || { cat "$TMP/out.err"; return 1; }
+	[ -s "$TMP/before.rules" ] && [ -s "$TMP/before.pools" ] || return 1
+	$PY "$L7TB_DIR/clients/l7metrics_check.py" "$TMP/before.proc" \
+		"$TMP/out.prom" "$TMP/before.rules" "$TMP/before.pools"
 }
-t_check "metrics: every /proc number under its name and labels, HELP and TYPE" metrics_agree
+t_check "metrics: every /proc and rule and pool number under its name and labels, HELP and TYPE" metrics_agree
+
+# the five requests: rule 10 sent /only-s1/ to p1, whose member was
+# eligible; rule 20 rejected /admin/x; no rule decided the other three
+known_counts() {
+	local s
+	for s in 'rule_hits_total{vip="VS",rule="10"} 1' \
+		'rule_hits_total{vip="VS",rule="20"} 1' \
+		'pool_requests_total{vip="VS",pool="p1"} 1' \
+		'pool_unavailable_total{vip="VS",pool="p1"} 0'; do
+		grep -qxF "ip_vs_l7_${s/VS/$VS}" "$TMP/out.prom" ||
+			{ echo "no ip_vs_l7_${s/VS/$VS}"; return 1; }
+	done
+}
+t_check "metrics: rule hits and pool requests as the requests counted them" known_counts
+
+# only_proc ADM: with ADM as --ipvsadm, the /proc metrics alone and one
+# line on stderr naming ADM
+only_proc() {
+	in_dir $METRICS --stdout --ipvsadm "$1" > "$TMP/plain.prom" \
+		2> "$TMP/plain.err" || return 1
+	[ "$(wc -l < "$TMP/plain.err")" -eq 1 ] &&
+		grep -qF "no rule or pool counters: $1" "$TMP/plain.err" ||
+		{ cat "$TMP/plain.err"; return 1; }
+	$PY "$L7TB_DIR/clients/l7metrics_check.py" "$TMP/before.proc" \
+		"$TMP/plain.prom"
+}
+t_check "metrics: stock ipvsadm: the /proc metrics alone, said once" \
+	only_proc "$(command -v ipvsadm)"
+t_check "metrics: no ipvsadm: the /proc metrics alone, said once" \
+	only_proc "$TMP/no-ipvsadm"
 textfile() {
 	mkdir -p "$TMP/prom" &&
-		in_dir $PY "$SCRIPTS/ip_vs_l7-metrics" -d "$TMP/prom" || return 1
+		in_dir $METRICS -d "$TMP/prom" --ipvsadm "$IPVSADM" || return 1
 	[ "$(stat -c %a "$TMP/prom/ip_vs_l7.prom")" = 644 ] || return 1
 	[ "$(ls -A "$TMP/prom")" = ip_vs_l7.prom ] || { ls -A "$TMP/prom"; return 1; }
 	grep -q '^ip_vs_l7_answered_total{vip="198.51.100.1:80"} 2$' "$TMP/prom/ip_vs_l7.prom" ||
 		{ grep answered "$TMP/prom/ip_vs_l7.prom"; return 1; }
-	grep -q "^ip_vs_l7_requests_total{vip=\"$VS\",server=\"$S1\"} " "$TMP/prom/ip_vs_l7.prom"
+	grep -q "^ip_vs_l7_requests_total{vip=\"$VS\",server=\"$S1\"} " "$TMP/prom/ip_vs_l7.prom" &&
+		grep -q "^ip_vs_l7_rule_hits_total{vip=\"$VS\",rule=\"10\"} 1$" "$TMP/prom/ip_vs_l7.prom"
 }
-t_check "metrics: -d DIR: ip_vs_l7.prom alone, 0644; answered counts the reject and the 503" textfile
+t_check "metrics: -d DIR: ip_vs_l7.prom alone, 0644; answered counts the reject and the 503, rule 10 its hit" textfile
 
 adm -C
 testbed_down
