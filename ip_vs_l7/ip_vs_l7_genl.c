@@ -34,6 +34,7 @@
 #include <net/sock.h>
 
 #include "ip_vs_l7_rules.h"
+#include "ip_vs_l7_sync.h"
 
 /* per command: only the top-level attributes it takes */
 static const struct nla_policy l7_rule_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
@@ -62,7 +63,6 @@ static const struct nla_policy l7_svc_cmd_policy[IPVS_L7_ATTR_MAX + 1] = {
 	[IPVS_L7_ATTR_SERVICE]	= NLA_POLICY_NESTED(l7_svc_policy),
 };
 
-static struct genl_family l7_genl_family;
 
 /* ---- commands ---- */
 
@@ -89,9 +89,8 @@ static int l7_nl_put_key(struct sk_buff *skb, const struct l7_rkey *key)
 	return 0;
 }
 
-/* a namespace whose rule sets may be used, or -EPERM */
-static int l7_nl_net_allowed(const struct net *net,
-			     struct netlink_ext_ack *extack)
+/* a namespace whose rule sets (and sync channel) may be used, or -EPERM */
+int l7_nl_net_allowed(const struct net *net, struct netlink_ext_ack *extack)
 {
 	if (l7_net_allowed(net))
 		return 0;
@@ -765,10 +764,28 @@ static const struct genl_ops l7_genl_ops[] = {
 		.maxattr = IPVS_L7_ATTR_MAX,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	/* the checkpoint channel: ip_vs_l7_sync_nl.c */
+	{
+		.cmd	= IPVS_L7_CMD_START_SYNC,
+		.doit	= l7_nl_start_sync,
+		.policy	= l7_sync_cmd_policy,
+		.maxattr = IPVS_L7_ATTR_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_STOP_SYNC,
+		.doit	= l7_nl_stop_sync,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= IPVS_L7_CMD_GET_SYNC,
+		.doit	= l7_nl_get_sync,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 /* resv_start_op stays 0: every command is validated strictly */
-static struct genl_family l7_genl_family __ro_after_init = {
+struct genl_family l7_genl_family __ro_after_init = {
 	.name		= IPVS_L7_GENL_NAME,
 	.version	= IPVS_L7_GENL_VERSION,
 	.netnsok	= true,

@@ -18,6 +18,7 @@
 
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
+#include "ip_vs_l7_sync.h"
 
 /*
  * Parameters with a range are checked by their setter, which runs for a
@@ -244,9 +245,12 @@ static int __init ip_vs_l7_init(void)
 	err = l7_rules_init();
 	if (err)
 		goto ports;
-	err = l7_hook_init();
+	err = l7_sync_init();
 	if (err)
 		goto rules;
+	err = l7_hook_init();
+	if (err)
+		goto sync;
 	err = l7_sched_init();
 	if (err)
 		goto hook;
@@ -254,6 +258,8 @@ static int __init ip_vs_l7_init(void)
 
 hook:
 	l7_hook_exit();
+sync:
+	l7_sync_exit();
 rules:
 	l7_rules_exit();
 ports:
@@ -271,6 +277,7 @@ static void __exit ip_vs_l7_exit(void)
 {
 	l7_sched_exit();
 	l7_hook_exit();
+	l7_sync_exit();
 	l7_rules_exit();
 	l7_ports_exit();
 	l7_proc_exit();

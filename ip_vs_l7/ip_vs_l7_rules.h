@@ -220,4 +220,7 @@ int l7_nl_only(struct nlattr *nla, unsigned int maxtype,
 	       const struct nla_policy *policy, unsigned int keep,
 	       struct nlattr **tb, struct netlink_ext_ack *extack);
 
+/* ip_vs_l7_genl.c: 0 where l7_net_allowed(), else -EPERM and why */
+int l7_nl_net_allowed(const struct net *net, struct netlink_ext_ack *extack);
+
 #endif /* _IP_VS_L7_RULES_H */

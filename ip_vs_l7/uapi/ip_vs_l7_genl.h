@@ -127,6 +127,18 @@ enum {
 	 * defaults).
 	 */
 	IPVS_L7_CMD_GET_OPTIONS,
+	/*
+	 * ATTR_SYNC: starts the network namespace's checkpoint channel
+	 * (below).  EEXIST if it runs: stop it first.
+	 */
+	IPVS_L7_CMD_START_SYNC,
+	/* no attribute: stops it, its queue and records go.  ENOENT if none. */
+	IPVS_L7_CMD_STOP_SYNC,
+	/*
+	 * no attribute: answers ATTR_SYNC with its settings (never the
+	 * key) and SYNC_ATTR_STATS.  ENOENT if it does not run.
+	 */
+	IPVS_L7_CMD_GET_SYNC,
 
 	__IPVS_L7_CMD_MAX,
 };
@@ -146,6 +158,7 @@ enum {
 	IPVS_L7_ATTR_POOLS,	/* nested list of IPVS_L7_POOL_ATTR_*, likewise */
 	IPVS_L7_ATTR_INFO,	/* nested IPVS_L7_INFO_ATTR_* (answers only) */
 	IPVS_L7_ATTR_OPTIONS,	/* nested IPVS_L7_OPT_ATTR_* */
+	IPVS_L7_ATTR_SYNC,	/* nested IPVS_L7_SYNC_ATTR_* */
 
 	__IPVS_L7_ATTR_MAX,
 };
@@ -359,6 +372,78 @@ enum {
 	__IPVS_L7_OPT_ATTR_MAX,
 };
 #define IPVS_L7_OPT_ATTR_MAX (__IPVS_L7_OPT_ATTR_MAX - 1)
+
+/*
+ * The checkpoint channel of a network namespace: client connections
+ * idle between two requests, carried from the master director to the
+ * backup in UDP datagrams (the format is core/conn_ckpt.h's), each
+ * authenticated with HMAC-SHA256 under a key both directors are given.
+ * The master sends to the peer; the backup takes what comes to its port
+ * on the interface and keeps the newest record of each connection, up
+ * to a cap.  One channel per network namespace, in one role: a role
+ * change is a stop and a start.
+ */
+enum ipvs_l7_sync_role {
+	IPVS_L7_SYNC_MASTER = 1,
+	IPVS_L7_SYNC_BACKUP = 2,
+};
+
+#define IPVS_L7_SYNC_KEY_LEN		32	/* HMAC-SHA256 key, bytes */
+#define IPVS_L7_SYNC_IDLE_DEFAULT	200	/* ms */
+#define IPVS_L7_SYNC_IDLE_MAX		60000	/* ms */
+#define IPVS_L7_SYNC_RECORDS_DEFAULT	65536
+#define IPVS_L7_SYNC_RECORDS_MAX	(1U << 22)
+
+enum {
+	IPVS_L7_SYNC_ATTR_UNSPEC,
+	IPVS_L7_SYNC_ATTR_ROLE,		/* u8 enum ipvs_l7_sync_role; required */
+	/* string: the dedicated interface, bound to; required */
+	IPVS_L7_SYNC_ATTR_IFNAME,
+	/*
+	 * binary, 4 or 16 bytes; required: the other director's unicast
+	 * address.  The master sends there; a backup takes datagrams from
+	 * any address (the HMAC decides).  Its size gives the channel's
+	 * address family.
+	 */
+	IPVS_L7_SYNC_ATTR_PEER,
+	IPVS_L7_SYNC_ATTR_PORT,		/* u16, network byte order, != 0; required */
+	IPVS_L7_SYNC_ATTR_SYNC_ID,	/* u32; default 0 */
+	/* binary, exactly IPVS_L7_SYNC_KEY_LEN bytes; required, never answered */
+	IPVS_L7_SYNC_ATTR_KEY,
+	/* u32 ms a connection stays idle before its record; 1..IDLE_MAX */
+	IPVS_L7_SYNC_ATTR_IDLE,
+	/* u32: records a backup keeps at most (as many tombstones); 1..RECORDS_MAX */
+	IPVS_L7_SYNC_ATTR_MAX_RECORDS,
+	IPVS_L7_SYNC_ATTR_STATS,	/* nested IPVS_L7_SYNC_STATS_* (answers) */
+	/* u32 (answers): bytes of a datagram at most, from the interface's MTU */
+	IPVS_L7_SYNC_ATTR_DGRAM_MAX,
+
+	__IPVS_L7_SYNC_ATTR_MAX,
+};
+#define IPVS_L7_SYNC_ATTR_MAX (__IPVS_L7_SYNC_ATTR_MAX - 1)
+
+/* The channel's counters, u64, since its start. */
+enum {
+	IPVS_L7_SYNC_STATS_UNSPEC,
+	IPVS_L7_SYNC_STATS_PAD,
+	IPVS_L7_SYNC_STATS_SENT,	/* datagrams sent */
+	IPVS_L7_SYNC_STATS_SENT_RECORDS,	/* records in them */
+	/* records not sent: the queue was full or sending failed */
+	IPVS_L7_SYNC_STATS_DROPPED,
+	IPVS_L7_SYNC_STATS_RECEIVED,	/* datagrams taken (all checks passed) */
+	IPVS_L7_SYNC_STATS_BAD_HMAC,	/* datagrams dropped: wrong HMAC */
+	IPVS_L7_SYNC_STATS_BAD_SYNC_ID,	/* datagrams dropped: another sync id */
+	/* datagrams dropped: short, another version, a record that does not read */
+	IPVS_L7_SYNC_STATS_MALFORMED,
+	IPVS_L7_SYNC_STATS_STORED,	/* UPSERT records taken */
+	IPVS_L7_SYNC_STATS_DELETED,	/* DELETE records taken */
+	IPVS_L7_SYNC_STATS_STALE,	/* records older than what was known */
+	IPVS_L7_SYNC_STATS_EVICTED,	/* records pushed out by the cap */
+	IPVS_L7_SYNC_STATS_RECORDS,	/* records held now */
+
+	__IPVS_L7_SYNC_STATS_MAX,
+};
+#define IPVS_L7_SYNC_STATS_MAX (__IPVS_L7_SYNC_STATS_MAX - 1)
 
 /* IPVS_L7_CMD_GET_INFO's answer: all u32. */
 enum {

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: the checkpoint channel of a network namespace, modelled on
+ * IPVS's sync daemon (ip_vs_sync.c): a UDP kernel socket bound to a
+ * dedicated interface, the master sending records of its idle client
+ * connections to the peer, the backup keeping the newest record of each
+ * in a bounded store (core/conn_ckpt.h: the records, the datagram and
+ * the store).
+ *
+ * Records carry the sequence numbers that let whoever holds them inject
+ * into live connections, so every datagram carries an HMAC-SHA256 of
+ * itself (its HMAC field zero) under a key both directors are given; the
+ * backup checks the sync id and the HMAC before it decodes a byte.
+ *
+ * Sender: records come from any context (a connection's timer, its end)
+ * into a bounded queue; a work item, a few ms after the first, packs
+ * them into datagrams of up to the interface's MTU and sends them.  A
+ * full queue drops the record and counts it: a record not sent only
+ * makes the backup's copy stale, which costs a reset after a failover,
+ * never wrong data.
+ *
+ * Receiver: the socket's data_ready queues a work item that reads every
+ * datagram waiting, checks it and applies it to the store.
+ *
+ * Start and stop run under l7_sync_mutex, in process context (the
+ * family's handlers, the namespace's exit); the channel is published
+ * with RCU for l7_sync_queue().
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/udp.h>
+#include <linux/workqueue.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/sock.h>
+
+#include "ip_vs_l7_sync.h"
+
+/* records waiting for the sender at most */
+#define L7_SYNC_QUEUE		4096
+/* how long the first record waits for others to share its datagram */
+#define L7_SYNC_BATCH_MS	10
+/* datagrams read in one run of the receiver, before it yields */
+#define L7_SYNC_RECV_BATCH	64
+/* the largest UDP payload: what the receiver reads into */
+#define L7_SYNC_RECV_MAX	65535
+
+struct l7_sync {
+	struct l7_sync_cfg	cfg;		/* the key zeroed */
+	struct net		*net;
+	struct socket		*sock;
+	struct crypto_shash	*tfm;		/* keyed */
+	u8			*buf;		/* the worker's datagram */
+	u32			dgram_max;	/* master: its size */
+
+	/* master */
+	struct delayed_work	send;
+	spinlock_t		qlock;		/* the queue, master counters */
+	struct l7_ckpt_rec	*queue;		/* ring of L7_SYNC_QUEUE */
+	u32			qhead;
+	u32			qlen;
+
+	/* backup */
+	struct work_struct	recv;
+	spinlock_t		slock;		/* the store, backup counters */
+	struct l7_ckpt_store	store;
+	struct l7_ckpt_slot	*slots;
+	u32			*buckets;
+
+	struct l7_sync_stats	stats;		/* but the store's */
+};
+
+struct l7_sync_net {
+	struct l7_sync __rcu	*sync;
+};
+
+static DEFINE_MUTEX(l7_sync_mutex);
+static unsigned int l7_sync_net_id __read_mostly;
+
+static struct l7_sync_net *l7_sync_net(const struct net *net)
+{
+	return net_generic(net, l7_sync_net_id);
+}
+
+/* ms, as the director's TSval clock (ip_vs_l7_xmit.c) */
+static u32 l7_sync_now_ms(void)
+{
+	return (u32)div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
+}
+
+/* ---- HMAC ---- */
+
+/* The HMAC of @buf (its HMAC field zero) into @out. */
+static int l7_sync_mac(struct l7_sync *s, const u8 *buf, size_t len, u8 *out)
+{
+	SHASH_DESC_ON_STACK(desc, s->tfm);
+	int err;
+
+	desc->tfm = s->tfm;
+	err = crypto_shash_digest(desc, buf, len, out);
+	shash_desc_zero(desc);
+	return err;
+}
+
+/* Whether the datagram @buf carries its own HMAC; its field zeroed. */
+static bool l7_sync_mac_ok(struct l7_sync *s, u8 *buf, size_t len)
+{
+	u8 got[L7_CKPT_HMAC_LEN], want[L7_CKPT_HMAC_LEN];
+
+	memcpy(got, buf + L7_CKPT_HMAC_OFF, sizeof(got));
+	memset(buf + L7_CKPT_HMAC_OFF, 0, sizeof(got));
+	if (l7_sync_mac(s, buf, len, want))
+		return false;
+	return !crypto_memneq(got, want, sizeof(got));
+}
+
+/* ---- master ---- */
+
+static int l7_sync_sendto(struct l7_sync *s, size_t len)
+{
+	struct sockaddr_storage to = {};
+	struct msghdr msg = { .msg_name = &to };
+	struct kvec iov = { .iov_base = s->buf, .iov_len = len };
+
+	if (s->cfg.af == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&to;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = s->cfg.port;
+		sin->sin_addr.s_addr = s->cfg.peer.ip;
+		msg.msg_namelen = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = s->cfg.port;
+		sin6->sin6_addr = s->cfg.peer.in6;
+		msg.msg_namelen = sizeof(*sin6);
+	}
+	return kernel_sendmsg(s->sock, &msg, &iov, 1, len);
+}
+
+/*
+ * Records from the queue into a datagram in s->buf, as many as fit: its
+ * record count, 0 when the queue is empty.  A record the writer refuses
+ * on its own (out of range: a bug of its maker) is dropped and counted.
+ */
+static u16 l7_sync_pack(struct l7_sync *s, struct l7_ckpt_writer *w)
+{
+	l7_ckpt_write_begin(w, s->buf, s->dgram_max, s->cfg.sync_id);
+	spin_lock_bh(&s->qlock);
+	while (s->qlen) {
+		if (!l7_ckpt_write_rec(w, &s->queue[s->qhead])) {
+			if (w->count)
+				break;	/* full: the next datagram */
+			s->stats.dropped++;
+		}
+		s->qhead = (s->qhead + 1) % L7_SYNC_QUEUE;
+		s->qlen--;
+	}
+	spin_unlock_bh(&s->qlock);
+	return w->count;
+}
+
+static void l7_sync_send_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(to_delayed_work(work),
+					 struct l7_sync, send);
+	struct l7_ckpt_writer w;
+	size_t len;
+	u16 n;
+	int err;
+
+	while ((n = l7_sync_pack(s, &w))) {
+		len = l7_ckpt_write_end(&w);
+		err = l7_sync_mac(s, s->buf, len, s->buf + L7_CKPT_HMAC_OFF);
+		if (!err)
+			err = l7_sync_sendto(s, len);
+		spin_lock_bh(&s->qlock);
+		if (err == (int)len) {
+			s->stats.sent++;
+			s->stats.sent_records += n;
+		} else {
+			s->stats.dropped += n;
+		}
+		spin_unlock_bh(&s->qlock);
+		cond_resched();
+	}
+}
+
+void l7_sync_queue(struct net *net, const struct l7_ckpt_rec *rec)
+{
+	struct l7_sync *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(l7_sync_net(net)->sync);
+	if (!s || s->cfg.role != IPVS_L7_SYNC_MASTER)
+		goto out;
+	spin_lock_bh(&s->qlock);
+	if (s->qlen < L7_SYNC_QUEUE) {
+		s->queue[(s->qhead + s->qlen) % L7_SYNC_QUEUE] = *rec;
+		s->qlen++;
+	} else {
+		s->stats.dropped++;
+	}
+	spin_unlock_bh(&s->qlock);
+	/* pending already: the records since join the same run */
+	queue_delayed_work(system_unbound_wq, &s->send,
+			   msecs_to_jiffies(L7_SYNC_BATCH_MS));
+out:
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(l7_sync_queue);
+
+/* ---- backup ---- */
+
+/* the sync id in a datagram's header, which has at least that */
+static u32 l7_sync_id_of(const u8 *buf)
+{
+	__be32 id;
+
+	memcpy(&id, buf + 4, sizeof(id));
+	return be32_to_cpu(id);
+}
+
+/* One datagram of @len bytes in s->buf: checked, then applied whole. */
+static void l7_sync_take(struct l7_sync *s, size_t len)
+{
+	u64 *bad = NULL;
+	struct l7_ckpt_reader r;
+	struct l7_ckpt_hdr h;
+	struct l7_ckpt_rec rec;
+	u32 now = l7_sync_now_ms();
+
+	if (len < L7_CKPT_HDR_LEN || s->buf[0] != L7_CKPT_VERSION)
+		bad = &s->stats.malformed;
+	else if (l7_sync_id_of(s->buf) != s->cfg.sync_id)
+		bad = &s->stats.bad_sync_id;
+	else if (!l7_sync_mac_ok(s, s->buf, len))
+		bad = &s->stats.bad_hmac;
+	else if (l7_ckpt_read_begin(&r, s->buf, len, &h))
+		bad = &s->stats.malformed;
+
+	spin_lock_bh(&s->slock);
+	if (bad) {
+		(*bad)++;
+	} else {
+		while (l7_ckpt_read_next(&r, &rec))
+			l7_ckpt_apply(&s->store, &rec, now);
+		s->stats.received++;
+	}
+	spin_unlock_bh(&s->slock);
+}
+
+static void l7_sync_recv_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(work, struct l7_sync, recv);
+	struct kvec iov = { .iov_base = s->buf, .iov_len = L7_SYNC_RECV_MAX };
+	struct msghdr msg = {};
+	int i, len;
+
+	for (i = 0; i < L7_SYNC_RECV_BATCH; i++) {
+		len = kernel_recvmsg(s->sock, &msg, &iov, 1, L7_SYNC_RECV_MAX,
+				     MSG_DONTWAIT);
+		if (len < 0)
+			return;		/* -EAGAIN: none left */
+		l7_sync_take(s, len);
+	}
+	/* more may wait: let other work run first */
+	queue_work(system_unbound_wq, &s->recv);
+}
+
+/* softirq, under the socket's lock: the reading is the worker's */
+static void l7_sync_data_ready(struct sock *sk)
+{
+	struct l7_sync *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s)
+		queue_work(system_unbound_wq, &s->recv);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static int l7_sync_store_init(struct l7_sync *s)
+{
+	u32 cap = s->cfg.max_records;
+	u32 nbuckets = roundup_pow_of_two(2 * cap);
+	u64 key[2];
+
+	s->slots = kvcalloc(2 * cap, sizeof(*s->slots), GFP_KERNEL);
+	s->buckets = kvcalloc(nbuckets, sizeof(*s->buckets), GFP_KERNEL);
+	if (!s->slots || !s->buckets)
+		return -ENOMEM;
+	/* SipHash's key: clients pick the tuples, not the chains */
+	get_random_bytes(key, sizeof(key));
+	if (l7_ckpt_store_init(&s->store, s->slots, cap, cap, s->buckets,
+			       nbuckets, key))
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- start and stop ---- */
+
+static int l7_sync_bind(struct l7_sync *s, int ifindex)
+{
+	struct sockaddr_storage ss = {};
+	struct sock *sk = s->sock->sk;
+	int len, err;
+
+	err = sock_bindtoindex(sk, ifindex, true);
+	if (err)
+		return err;
+	if (s->cfg.af == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = s->cfg.port;
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		ip6_sock_set_v6only(sk);
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = s->cfg.port;
+		len = sizeof(*sin6);
+	}
+	return kernel_bind(s->sock, (struct sockaddr *)&ss, len);
+}
+
+/* The interface's index and, from its MTU, the datagrams' size. */
+static int l7_sync_dev(struct l7_sync *s, int *ifindex,
+		       struct netlink_ext_ack *extack)
+{
+	u32 hdrs = (s->cfg.af == AF_INET ? sizeof(struct iphdr) :
+		    sizeof(struct ipv6hdr)) + sizeof(struct udphdr);
+	struct net_device *dev;
+	u32 mtu;
+
+	dev = dev_get_by_name(s->net, s->cfg.ifname);
+	if (!dev) {
+		NL_SET_ERR_MSG(extack, "no such interface");
+		return -ENODEV;
+	}
+	*ifindex = dev->ifindex;
+	mtu = READ_ONCE(dev->mtu);
+	dev_put(dev);
+	if (mtu < hdrs + L7_CKPT_HDR_LEN +
+		  l7_ckpt_rec_len(L7_CKPT_UPSERT, 6)) {
+		NL_SET_ERR_MSG(extack, "the interface's MTU is too small");
+		return -EINVAL;
+	}
+	s->dgram_max = min_t(u32, mtu - hdrs, L7_SYNC_RECV_MAX - hdrs);
+	return 0;
+}
+
+static int l7_sync_open(struct l7_sync *s, struct netlink_ext_ack *extack)
+{
+	int ifindex, err;
+
+	err = l7_sync_dev(s, &ifindex, extack);
+	if (err)
+		return err;
+	err = sock_create_kern(s->net, s->cfg.af, SOCK_DGRAM, IPPROTO_UDP,
+			       &s->sock);
+	if (err)
+		return err;
+	err = l7_sync_bind(s, ifindex);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot bind the port on the interface");
+		return err;
+	}
+	return 0;
+}
+
+static int l7_sync_key(struct l7_sync *s, const u8 *key)
+{
+	s->tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(s->tfm)) {
+		int err = PTR_ERR(s->tfm);
+
+		s->tfm = NULL;
+		return err;
+	}
+	return crypto_shash_setkey(s->tfm, key, IPVS_L7_SYNC_KEY_LEN);
+}
+
+static void l7_sync_free(struct l7_sync *s)
+{
+	if (s->sock)
+		sock_release(s->sock);
+	crypto_free_shash(s->tfm);
+	kvfree(s->queue);
+	kvfree(s->slots);
+	kvfree(s->buckets);
+	kvfree(s->buf);
+	kfree(s);
+}
+
+static struct l7_sync *l7_sync_alloc(struct net *net,
+				     const struct l7_sync_cfg *cfg,
+				     struct netlink_ext_ack *extack)
+{
+	bool master = cfg->role == IPVS_L7_SYNC_MASTER;
+	struct l7_sync *s;
+	int err;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	s->cfg = *cfg;
+	memzero_explicit(s->cfg.key, sizeof(s->cfg.key));
+	s->net = net;
+	spin_lock_init(&s->qlock);
+	spin_lock_init(&s->slock);
+	INIT_DELAYED_WORK(&s->send, l7_sync_send_work);
+	INIT_WORK(&s->recv, l7_sync_recv_work);
+
+	err = l7_sync_key(s, cfg->key);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no hmac(sha256) in the kernel's crypto API");
+		goto fail;
+	}
+	err = l7_sync_open(s, extack);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	s->buf = kvmalloc(master ? s->dgram_max : L7_SYNC_RECV_MAX,
+			  GFP_KERNEL);
+	if (!s->buf)
+		goto fail;
+	if (master) {
+		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
+				    GFP_KERNEL);
+		if (!s->queue)
+			goto fail;
+	} else {
+		err = l7_sync_store_init(s);
+		if (err)
+			goto fail;
+	}
+	return s;
+
+fail:
+	l7_sync_free(s);
+	return ERR_PTR(err);
+}
+
+/* A backup's socket wakes its receiver from now on. */
+static void l7_sync_listen(struct l7_sync *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = s;
+	sk->sk_data_ready = l7_sync_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	/* what came before the callback was set */
+	queue_work(system_unbound_wq, &s->recv);
+}
+
+int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
+		  struct netlink_ext_ack *extack)
+{
+	struct l7_sync_net *sn = l7_sync_net(net);
+	struct l7_sync *s;
+	int err = 0;
+
+	mutex_lock(&l7_sync_mutex);
+	if (rcu_access_pointer(sn->sync)) {
+		NL_SET_ERR_MSG(extack, "the sync channel runs already: stop it first");
+		err = -EEXIST;
+		goto out;
+	}
+	s = l7_sync_alloc(net, cfg, extack);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	if (cfg->role == IPVS_L7_SYNC_BACKUP)
+		l7_sync_listen(s);
+	rcu_assign_pointer(sn->sync, s);
+out:
+	mutex_unlock(&l7_sync_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(l7_sync_start);
+
+static int __l7_sync_stop(struct net *net)
+{
+	struct l7_sync_net *sn = l7_sync_net(net);
+	struct l7_sync *s;
+	struct sock *sk;
+
+	s = rcu_dereference_protected(sn->sync,
+				      lockdep_is_held(&l7_sync_mutex));
+	if (!s)
+		return -ENOENT;
+	RCU_INIT_POINTER(sn->sync, NULL);
+	synchronize_rcu();	/* no l7_sync_queue() sees it any more */
+
+	sk = s->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;	/* data_ready queues nothing now */
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_work_sync(&s->recv);
+	cancel_delayed_work_sync(&s->send);
+	l7_sync_free(s);
+	return 0;
+}
+
+int l7_sync_stop(struct net *net)
+{
+	int err;
+
+	mutex_lock(&l7_sync_mutex);
+	err = __l7_sync_stop(net);
+	mutex_unlock(&l7_sync_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(l7_sync_stop);
+
+int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
+		struct l7_sync_stats *st, u32 *dgram_max)
+{
+	struct l7_sync *s;
+	int err = 0;
+
+	mutex_lock(&l7_sync_mutex);
+	s = rcu_dereference_protected(l7_sync_net(net)->sync,
+				      lockdep_is_held(&l7_sync_mutex));
+	if (!s) {
+		err = -ENOENT;
+		goto out;
+	}
+	*cfg = s->cfg;
+	*dgram_max = s->dgram_max;
+	spin_lock_bh(&s->qlock);
+	*st = s->stats;
+	spin_unlock_bh(&s->qlock);
+	spin_lock_bh(&s->slock);
+	st->received = s->stats.received;
+	st->bad_hmac = s->stats.bad_hmac;
+	st->bad_sync_id = s->stats.bad_sync_id;
+	st->malformed = s->stats.malformed;
+	st->stored = s->store.stats.stored;
+	st->deleted = s->store.stats.deleted;
+	st->stale = s->store.stats.stale;
+	st->evicted = s->store.stats.evicted;
+	st->records = s->store.recs.count;
+	spin_unlock_bh(&s->slock);
+out:
+	mutex_unlock(&l7_sync_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(l7_sync_get);
+
+/* the namespace goes: its kernel socket must go before it */
+static void __net_exit l7_sync_net_exit(struct net *net)
+{
+	mutex_lock(&l7_sync_mutex);
+	__l7_sync_stop(net);
+	mutex_unlock(&l7_sync_mutex);
+}
+
+static struct pernet_operations l7_sync_net_ops = {
+	.exit = l7_sync_net_exit,
+	.id = &l7_sync_net_id,
+	.size = sizeof(struct l7_sync_net),
+};
+
+int l7_sync_init(void)
+{
+	return register_pernet_subsys(&l7_sync_net_ops);
+}
+
+void l7_sync_exit(void)
+{
+	unregister_pernet_subsys(&l7_sync_net_ops);
+}

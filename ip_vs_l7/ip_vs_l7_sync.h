@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7: the checkpoint channel between two directors (one per network
+ * namespace), between the IPVS_L7 family (ip_vs_l7_sync_nl.c, in
+ * ip_vs_l7_genl.ko) and the channel itself (ip_vs_l7_sync.c, in
+ * ip_vs_l7.ko).
+ */
+#ifndef _IP_VS_L7_SYNC_H
+#define _IP_VS_L7_SYNC_H
+
+#include <linux/if.h>
+#include <linux/netfilter.h>
+#include <linux/types.h>
+#include <net/genetlink.h>
+
+#include "core/conn_ckpt.h"
+#include "uapi/ip_vs_l7_genl.h"
+
+struct net;
+
+/* What a channel is started with. */
+struct l7_sync_cfg {
+	u8			role;		/* enum ipvs_l7_sync_role */
+	char			ifname[IFNAMSIZ];
+	u16			af;		/* of the socket and the peer */
+	bool			has_peer;
+	union nf_inet_addr	peer;
+	__be16			port;
+	u32			sync_id;
+	u32			idle_ms;
+	u32			max_records;
+	u8			key[IPVS_L7_SYNC_KEY_LEN];
+};
+
+/* Its counters, as IPVS_L7_SYNC_STATS_* name them. */
+struct l7_sync_stats {
+	u64	sent;
+	u64	sent_records;
+	u64	dropped;
+	u64	received;
+	u64	bad_hmac;
+	u64	bad_sync_id;
+	u64	malformed;
+	u64	stored;
+	u64	deleted;
+	u64	stale;
+	u64	evicted;
+	u64	records;
+};
+
+int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
+		  struct netlink_ext_ack *extack);
+int l7_sync_stop(struct net *net);
+
+/*
+ * The running channel's settings (the key zeroed) and counters, and the
+ * largest datagram it sends; -ENOENT if none runs.
+ */
+int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
+		struct l7_sync_stats *st, u32 *dgram_max);
+
+/*
+ * A master's record for the peer, from any context: queued, sent soon
+ * in a datagram with others.  Nothing happens where no master runs.
+ */
+void l7_sync_queue(struct net *net, const struct l7_ckpt_rec *rec);
+
+int l7_sync_init(void);
+void l7_sync_exit(void);
+
+/* ip_vs_l7_sync_nl.c: the family's commands of the channel */
+extern struct genl_family l7_genl_family;
+extern const struct nla_policy l7_sync_cmd_policy[IPVS_L7_ATTR_MAX + 1];
+int l7_nl_start_sync(struct sk_buff *skb, struct genl_info *info);
+int l7_nl_stop_sync(struct sk_buff *skb, struct genl_info *info);
+int l7_nl_get_sync(struct sk_buff *skb, struct genl_info *info);
+
+#endif /* _IP_VS_L7_SYNC_H */
