@@ -392,7 +392,7 @@ enum ipvs_l7_sync_role {
 #define IPVS_L7_SYNC_IDLE_DEFAULT	200	/* ms */
 #define IPVS_L7_SYNC_IDLE_MAX		60000	/* ms */
 #define IPVS_L7_SYNC_RECORDS_DEFAULT	65536
-#define IPVS_L7_SYNC_RECORDS_MAX	(1U << 22)
+#define IPVS_L7_SYNC_RECORDS_MAX	(1U << 20)
 
 enum {
 	IPVS_L7_SYNC_ATTR_UNSPEC,
