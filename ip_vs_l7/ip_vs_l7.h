@@ -486,6 +486,9 @@ struct l7_conn {
 	 * client's report of the duplicate (l7_binding_acked()).
 	 */
 	struct l7_binding	*probed;
+
+	/* the generation of the backup's record of it; 0: none (sync.c) */
+	u64			ckpt_gen;
 };
 
 /* The client's window in bytes: its last window field, scaled. */
@@ -643,6 +646,7 @@ unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
 				 struct sk_buff *skb, struct l7_body_seg *bs);
 
 /* ip_vs_l7_xmit.c */
+u32 l7_conn_ts_now(const struct l7_conn *c);
 void l7_send_client(struct l7_conn *c, u8 flags,
 		    u32 seq, const void *data, u32 len);
 void l7_send_client_ack(struct l7_conn *c, u32 ack);

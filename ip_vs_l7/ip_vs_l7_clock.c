@@ -12,6 +12,7 @@
 #include <linux/jiffies.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_sync.h"
 
 /* The least time a client has to close after the director did. */
 #define L7_CLOSING_MIN		(10 * HZ)
@@ -74,10 +75,12 @@ void l7_conn_settle(struct l7_conn *c)
 		.queued = c->state == L7C_QUEUED,
 		.tunnel = c->state == L7C_TUNNEL,
 		.closing = c->state == L7C_CLOSING,
+		.boundary = l7_conn_at_boundary(c),
 	};
 
 	if (c->dead)
 		return;
+	r.sync = l7_sync_idle(c->net);
 	l7_floor_update(c);
 	l7_clock_settle(&c->clock, &f, &r, jiffies);
 	l7_conn_timer_arm(c);
@@ -126,6 +129,9 @@ static void l7_clock_fire(struct l7_conn *c, enum l7_clock_slot s)
 		break;
 	case L7_CLK_CLOSE:
 		l7_close_late(c);
+		break;
+	case L7_CLK_SYNC:
+		l7_conn_checkpoint(c);
 		break;
 	case L7_CLK_IDLE:
 		l7_idle_late(c);

@@ -26,6 +26,7 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_sync.h"
 #include "ip_vs_l7_trace.h"
 
 /* a chain of a hash table: readers walk it under RCU, writers lock it */
@@ -354,6 +355,7 @@ static void l7_conn_destroy(struct l7_conn *c)
 			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	}
 	trace_l7_conn_end(c);
+	l7_conn_sync_end(c);
 	if (c->requests)
 		l7_service_count(ls, ended[c->end]);
 	l7_binding_abort_all(c);

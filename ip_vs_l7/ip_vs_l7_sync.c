@@ -12,9 +12,10 @@
  * itself (its HMAC field zero) under a key both directors are given; the
  * backup checks the sync id and the HMAC before it decodes a byte.
  *
- * Sender: records come from any context (a connection's timer, its end)
- * into a bounded queue; a work item, a few ms after the first, packs
- * them into datagrams of up to the interface's MTU and sends them.  A
+ * Sender: a client connection idle at a request boundary for sync_idle
+ * (its clock's SYNC deadline) makes a record, and one that ends after a
+ * record a DELETE, into a bounded queue, from any context; a work item,
+ * a few ms after the first, packs them into datagrams of up to the interface's MTU and sends them.  A
  * full queue drops the record and counts it: a record not sent only
  * makes the backup's copy stale, which costs a reset after a failover,
  * never wrong data.
@@ -51,6 +52,7 @@
 #include <net/netns/generic.h>
 #include <net/sock.h>
 
+#include "ip_vs_l7.h"
 #include "ip_vs_l7_sync.h"
 
 /* records waiting for the sender at most */
@@ -69,6 +71,8 @@ struct l7_sync {
 	struct crypto_shash	*tfm;		/* keyed */
 	u8			*buf;		/* the worker's datagram */
 	u32			dgram_max;	/* master: its size */
+	u32			idle;		/* master: sync_idle, jiffies */
+	atomic64_t		gen;		/* master: the last generation */
 
 	/* master */
 	struct delayed_work	send;
@@ -205,14 +209,21 @@ static void l7_sync_send_work(struct work_struct *work)
 	}
 }
 
-void l7_sync_queue(struct net *net, const struct l7_ckpt_rec *rec)
+/*
+ * A record for the peer, its generation given here: queued for the next
+ * datagram.  That generation, or 0 where no master runs.
+ */
+static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec)
 {
 	struct l7_sync *s;
+	u64 gen = 0;
 
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
 	if (!s || s->cfg.role != IPVS_L7_SYNC_MASTER)
 		goto out;
+	gen = atomic64_inc_return(&s->gen);
+	rec->conn.gen = gen;
 	spin_lock_bh(&s->qlock);
 	if (s->qlen < L7_SYNC_QUEUE) {
 		s->queue[(s->qhead + s->qlen) % L7_SYNC_QUEUE] = *rec;
@@ -226,8 +237,89 @@ void l7_sync_queue(struct net *net, const struct l7_ckpt_rec *rec)
 			   msecs_to_jiffies(L7_SYNC_BATCH_MS));
 out:
 	rcu_read_unlock();
+	return gen;
 }
-EXPORT_SYMBOL_GPL(l7_sync_queue);
+
+u32 l7_sync_idle(struct net *net)
+{
+	struct l7_sync *s;
+	u32 idle = 0;
+
+	rcu_read_lock();
+	s = rcu_dereference(l7_sync_net(net)->sync);
+	if (s && s->cfg.role == IPVS_L7_SYNC_MASTER)
+		idle = s->idle;
+	rcu_read_unlock();
+	return idle;
+}
+
+/* ---- the master's records of its client connections ---- */
+
+static void l7_sync_tuple(const struct l7_conn *c, struct l7_ckpt_tuple *t)
+{
+	unsigned int n = c->af == AF_INET ? 4 : 16;
+
+	memset(t, 0, sizeof(*t));
+	t->family = c->af == AF_INET ? 4 : 6;
+	memcpy(t->caddr, &c->caddr, n);
+	memcpy(t->vaddr, &c->vaddr, n);
+	t->cport = ntohs(c->cport);
+	t->vport = ntohs(c->vport);
+}
+
+bool l7_conn_at_boundary(const struct l7_conn *c)
+{
+	return c->state == L7C_HEAD && list_empty(&c->bindings) &&
+	       !c->head_len && !c->c_fin && c->requests &&
+	       c->d_snd_una == c->d_snd_nxt && c->c_acked == c->c_rcv_nxt;
+}
+
+void l7_conn_checkpoint(struct l7_conn *c)
+{
+	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
+	struct l7_ckpt_conn *k = &rec.conn;
+	u64 gen;
+
+	if (!l7_conn_at_boundary(c))
+		return;
+	l7_sync_tuple(c, &k->t);
+	k->rcv_nxt = c->c_rcv_nxt;
+	k->rcv_wup = c->c_acked;
+	k->rcv_edge = c->c_rcv_edge;
+	k->snd_una = c->d_snd_una;
+	k->snd_nxt = c->d_snd_nxt;
+	k->snd_isn = c->d_snd_isn;
+	k->snd_wl1 = c->c_wl1;
+	k->max_window = c->c_max_win;
+	k->win = c->c_win;
+	k->mss = c->c_mss;
+	k->c_wscale = c->c_wscale;
+	k->d_wscale = c->d_wscale;
+	k->sack = c->c_sack;
+	k->requests = c->requests;
+	k->ts = c->c_ts;
+	if (c->c_ts) {
+		s32 age = l7_conn_ts_now(c) - c->d_ts_last;
+
+		k->ts_recent = c->c_tsval;
+		k->ts_last = c->d_ts_last;
+		k->ts_age = max(age, 0);
+	}
+	gen = l7_sync_queue(c->net, &rec);
+	if (gen)
+		c->ckpt_gen = gen;
+}
+
+void l7_conn_sync_end(struct l7_conn *c)
+{
+	struct l7_ckpt_rec rec = { .kind = L7_CKPT_DELETE };
+
+	if (!c->ckpt_gen)
+		return;		/* the backup has no record of it */
+	l7_sync_tuple(c, &rec.conn.t);
+	l7_sync_queue(c->net, &rec);
+	c->ckpt_gen = 0;
+}
 
 /* ---- backup ---- */
 
@@ -428,6 +520,12 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 	s->cfg = *cfg;
 	memzero_explicit(s->cfg.key, sizeof(s->cfg.key));
 	s->net = net;
+	s->idle = max(msecs_to_jiffies(cfg->idle_ms), 1UL);
+	/*
+	 * Generations go on from wall-clock ns: a restarted master's records
+	 * are newer than its earlier ones, which a backup may still hold.
+	 */
+	atomic64_set(&s->gen, ktime_get_real_ns());
 	spin_lock_init(&s->qlock);
 	spin_lock_init(&s->slock);
 	INIT_DELAYED_WORK(&s->send, l7_sync_send_work);

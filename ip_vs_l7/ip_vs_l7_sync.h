@@ -59,11 +59,17 @@ int l7_sync_stop(struct net *net);
 int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 		struct l7_sync_stats *st, u32 *dgram_max);
 
-/*
- * A master's record for the peer, from any context: queued, sent soon
- * in a datagram with others.  Nothing happens where no master runs.
- */
-void l7_sync_queue(struct net *net, const struct l7_ckpt_rec *rec);
+/* A running master's sync_idle in jiffies, else 0. */
+u32 l7_sync_idle(struct net *net);
+
+/* The master's records, c->lock held (struct l7_conn: ip_vs_l7.h). */
+struct l7_conn;
+/* between two requests, everything acknowledged: a record can carry it */
+bool l7_conn_at_boundary(const struct l7_conn *c);
+/* L7_CLK_SYNC: still at the boundary, a record of @c for the backup */
+void l7_conn_checkpoint(struct l7_conn *c);
+/* @c ends: a DELETE, if the backup got a record of it */
+void l7_conn_sync_end(struct l7_conn *c);
 
 int l7_sync_init(void);
 void l7_sync_exit(void);

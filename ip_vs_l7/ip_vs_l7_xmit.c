@@ -65,6 +65,12 @@ static u32 l7_ts_now(u16 af, const union nf_inet_addr *saddr,
 	return l7_now_ts() + off;
 }
 
+/* The TSval @c's client would get from us now, before any floor. */
+u32 l7_conn_ts_now(const struct l7_conn *c)
+{
+	return l7_ts_now(c->af, &c->vaddr, &c->caddr);
+}
+
 struct l7_seg {
 	u16	af;
 	union nf_inet_addr saddr;
@@ -249,7 +255,7 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 	};
 
 	if (c->c_ts) {
-		u32 now = l7_ts_now(c->af, &c->vaddr, &c->caddr);
+		u32 now = l7_conn_ts_now(c);
 
 		/* never behind what the client saw, for its PAWS check */
 		if (before(now, c->d_ts_last))

@@ -68,6 +68,15 @@ void l7_clock_settle(struct l7_clock *k, const struct l7_clock_facts *f,
 	 */
 	clock_follow(k, L7_CLK_CLOSE, f->closing && !f->bound,
 		     was.closing && !was.bound, now, r->close);
+	/*
+	 * Once per boundary, from its start: after it fired, the same
+	 * boundary arms nothing more (a checkpoint of it is sent).  A
+	 * boundary that began while checkpoints were off is not armed.
+	 */
+	if (!f->boundary || !r->sync)
+		l7_clock_stop(k, L7_CLK_SYNC);
+	else if (!was.boundary)
+		l7_clock_set(k, L7_CLK_SYNC, now + r->sync);
 	k->was = *f;
 	/* a tunnel may idle longer; a new setting counts from progress */
 	if (idle_span != k->idle_span) {

@@ -14,10 +14,13 @@
  *
  * Retransmission deadlines (ACK to REPLY) are armed and stopped by the
  * events that make them, one to one.  The bounds on holding (HEAD to
- * CLOSE) follow from what the connection is doing, through
+ * CLOSE) and SYNC follow from what the connection is doing, through
  * l7_clock_settle(), which the glue calls after every event: a deadline
  * starts when its wait begins and stops when the wait ends, and no
- * event can leave a wait unbounded.  IDLE is always armed: whatever a
+ * event can leave a wait unbounded.  SYNC is armed once per request
+ * boundary, sync_idle after it began, and stopped when the boundary
+ * ends: a connection that stays idle is checkpointed once, a busy one
+ * (its next request sooner) never.  IDLE is always armed: whatever a
  * connection does, it ends after idle_timeout (tunnel_timeout in a
  * tunnel) without progress.
  *
@@ -40,6 +43,7 @@ enum l7_clock_slot {
 	L7_CLK_QUEUE,		/* queue_timeout: no pooled connection came */
 	L7_CLK_FLOOR,		/* look at the progress floors */
 	L7_CLK_CLOSE,		/* the client had its time to close too */
+	L7_CLK_SYNC,		/* sync_idle at a boundary: checkpoint it */
 	L7_CLK_IDLE,		/* idle_timeout: no progress at all */
 	L7_CLK_NR
 };
@@ -50,6 +54,11 @@ struct l7_clock_facts {
 	bool queued;		/* a head waits for a pooled connection */
 	bool tunnel;		/* its current binding is a tunnel */
 	bool closing;		/* the director closed its side */
+	/*
+	 * between two requests, everything either way acknowledged: what a
+	 * checkpoint can carry (conn_ckpt.h)
+	 */
+	bool boundary;
 };
 
 /* The spans, in ticks; 0 for FLOOR's look means no floors. */
@@ -60,6 +69,7 @@ struct l7_clock_rule {
 	uint32_t tunnel;	/* tunnel_timeout */
 	uint32_t close;		/* how long the client has to close */
 	uint32_t floor_look;	/* first look at the floors once bound */
+	uint32_t sync;		/* sync_idle; 0: no checkpoints */
 };
 
 struct l7_clock {

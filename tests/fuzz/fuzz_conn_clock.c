@@ -10,6 +10,8 @@
  *     began, and a bound without its wait is stopped: HEAD while
  *     awaiting a head, QUEUE while queued, FLOOR while bound, CLOSE
  *     while closing with nothing bound;
+ *   - SYNC is armed exactly sync_idle after a boundary began, until it
+ *     fires or the boundary ends, and never twice in one boundary;
  *   - the timer, kept here as the glue keeps it (brought forward when
  *     ->moved says so, set again after each tick), is never later than
  *     the earliest armed deadline: no deadline is missed.
@@ -23,7 +25,7 @@
 
 static const struct l7_clock_rule rule = {
 	.head = 3000, .queue = 500, .idle = 90000, .tunnel = 360000,
-	.close = 3000, .floor_look = 1000,
+	.close = 3000, .floor_look = 1000, .sync = 200,
 };
 
 struct model {
@@ -31,6 +33,7 @@ struct model {
 	struct l7_clock_facts f;
 	uint32_t now;
 	uint32_t begun[L7_CLK_NR];	/* when each bound's wait began */
+	bool synced;			/* SYNC fired in this boundary */
 	uint32_t timer;			/* the glue's timer */
 	bool timer_on;
 };
@@ -73,6 +76,10 @@ static void m_settle(struct model *m, struct l7_clock_facts f)
 		m->begun[L7_CLK_FLOOR] = m->now;
 	if (f.closing && !f.bound && !(was.closing && !was.bound))
 		m->begun[L7_CLK_CLOSE] = m->now;
+	if (f.boundary && !was.boundary) {
+		m->begun[L7_CLK_SYNC] = m->now;
+		m->synced = false;
+	}
 	m->f = f;
 	l7_clock_settle(&m->k, &f, &rule, m->now);
 	m_arm(m);
@@ -97,6 +104,11 @@ static void check(const struct model *m)
 	check_bound(m, L7_CLK_QUEUE, m->f.queued, rule.queue);
 	check_bound(m, L7_CLK_FLOOR, m->f.bound, rule.floor_look);
 	check_bound(m, L7_CLK_CLOSE, m->f.closing && !m->f.bound, rule.close);
+	FUZZ_ASSERT(l7_clock_armed(&m->k, L7_CLK_SYNC) ==
+		    (m->f.boundary && !m->synced));
+	if (l7_clock_armed(&m->k, L7_CLK_SYNC))
+		FUZZ_ASSERT(m->k.at[L7_CLK_SYNC] ==
+			    m->begun[L7_CLK_SYNC] + rule.sync);
 	FUZZ_ASSERT(l7_clock_next(&m->k, &next));
 	FUZZ_ASSERT(m->timer_on && !m_before(next, m->timer));
 }
@@ -113,6 +125,11 @@ static void m_tick(struct model *m, uint8_t act)
 		if (!l7_clock_due(&m->k, s, m->now))
 			continue;
 		l7_clock_stop(&m->k, s);
+		/* SYNC's handler sends a checkpoint and sets nothing */
+		if (s == L7_CLK_SYNC) {
+			m->synced = true;
+			continue;
+		}
 		/* a handler may set its own deadline again, later */
 		if (act & 1u << (s % 8))
 			l7_clock_set(&m->k, s, m->now + 1 + act);
@@ -153,6 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			m_settle(&m, (struct l7_clock_facts){
 				.bound = r[1] & 1, .queued = r[1] & 2,
 				.tunnel = r[1] & 4, .closing = r[1] & 8,
+				.boundary = r[1] & 16,
 			});
 			break;
 		case 3:	/* an event arms its deadline */

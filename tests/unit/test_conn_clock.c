@@ -133,6 +133,42 @@ static void fired_wait_rearmed(void)
 	      k.at[L7_CLK_FLOOR] == 20 * HZ, "floor at %u", k.at[L7_CLK_FLOOR]);
 }
 
+/*
+ * SYNC: sync_idle after a boundary began, once: after it fired the same
+ * boundary arms nothing; the next request stops it, the boundary after
+ * it arms it again; a boundary left sooner never fires.
+ */
+static void sync_once_per_boundary(void)
+{
+	struct l7_clock_rule r = rule;
+	struct l7_clock_facts at = { .boundary = true };
+	struct l7_clock k;
+
+	r.sync = 20;
+	l7_clock_init(&k, &r, 0);
+	l7_clock_settle(&k, &at, &r, 0);
+	CHECK(l7_clock_armed(&k, L7_CLK_SYNC) && k.at[L7_CLK_SYNC] == 20,
+	      "sync at %u", k.at[L7_CLK_SYNC]);
+	/* a pure ACK at the boundary does not push it back */
+	l7_clock_settle(&k, &at, &r, 10);
+	CHECK(k.at[L7_CLK_SYNC] == 20, "moved to %u", k.at[L7_CLK_SYNC]);
+	CHECK(l7_clock_due(&k, L7_CLK_SYNC, 20), "due");
+	l7_clock_stop(&k, L7_CLK_SYNC);		/* it fired */
+	l7_clock_settle(&k, &at, &r, 20);
+	l7_clock_settle(&k, &at, &r, 500);
+	CHECK(!l7_clock_armed(&k, L7_CLK_SYNC), "armed again, same boundary");
+	l7_clock_settle(&k, &bound, &r, 600);
+	l7_clock_settle(&k, &at, &r, 700);
+	CHECK(l7_clock_armed(&k, L7_CLK_SYNC) && k.at[L7_CLK_SYNC] == 720,
+	      "next boundary at %u", k.at[L7_CLK_SYNC]);
+	l7_clock_settle(&k, &bound, &r, 710);
+	CHECK(!l7_clock_armed(&k, L7_CLK_SYNC), "busy: stopped");
+	/* checkpoints off: never armed */
+	r.sync = 0;
+	l7_clock_settle(&k, &at, &r, 800);
+	CHECK(!l7_clock_armed(&k, L7_CLK_SYNC), "armed without sync_idle");
+}
+
 /* ->moved is set exactly when a deadline comes before the timer's. */
 static void moved_only_when_earlier(void)
 {
@@ -155,5 +191,6 @@ int main(void)
 	RUN(tunnel_idles_longer);
 	RUN(fired_wait_rearmed);
 	RUN(moved_only_when_earlier);
+	RUN(sync_once_per_boundary);
 	return l7_test_summary("conn_clock");
 }
