@@ -143,10 +143,10 @@ $(BUILD)/keepalived/keepalived: $(KEEPALIVED_SRC)
 
 # VM_APPEND: extra kernel command line, e.g. VM_APPEND=slub_debug=FZPU
 # the install suite installs build/deb/ip-vs-l7-dkms_*.deb in the guest;
-# ipvsadm_l7, rules_route, ha, ipv6 and observe run the patched build/ipvsadm/ipvsadm;
+# ipvsadm_l7, rules_route, ha, ipv6, observe and sync run the patched build/ipvsadm/ipvsadm;
 # ha runs the patched build/keepalived/keepalived
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
-	 $(if $(filter ipvsadm_l7 rules_route ha ipv6 observe,$(VM_SUITES)),ipvsadm) \
+	 $(if $(filter ipvsadm_l7 rules_route ha ipv6 observe sync,$(VM_SUITES)),ipvsadm) \
 	 $(if $(filter ha,$(VM_SUITES)),keepalived)
 	L7_ONLY="$(VM_ONLY)" scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
