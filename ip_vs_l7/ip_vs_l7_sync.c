@@ -187,6 +187,7 @@ static void l7_sync_send_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(to_delayed_work(work),
 					 struct l7_sync, send);
+	u8 mac[L7_CKPT_HMAC_LEN];
 	struct l7_ckpt_writer w;
 	size_t len;
 	u16 n;
@@ -194,9 +195,12 @@ static void l7_sync_send_work(struct work_struct *work)
 
 	while ((n = l7_sync_pack(s, &w))) {
 		len = l7_ckpt_write_end(&w);
-		err = l7_sync_mac(s, s->buf, len, s->buf + L7_CKPT_HMAC_OFF);
-		if (!err)
+		/* over the datagram with its HMAC field zero, as written */
+		err = l7_sync_mac(s, s->buf, len, mac);
+		if (!err) {
+			memcpy(s->buf + L7_CKPT_HMAC_OFF, mac, sizeof(mac));
 			err = l7_sync_sendto(s, len);
+		}
 		spin_lock_bh(&s->qlock);
 		if (err == (int)len) {
 			s->stats.sent++;
