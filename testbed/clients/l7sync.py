@@ -8,8 +8,8 @@ HMAC are checked against it, not against themselves.
   l7sync.py send KEYFILE SYNCID HOST PORT upsert|delete FIRST COUNT [GEN]
       one datagram per 15 records (they fit any MTU of 1280 and more):
       UPSERTs or DELETEs of the tuples 198.51.100.10:FIRST..FIRST+COUNT-1
-      -> 198.51.100.1:80, generation GEN (default: the current time in
-      ns), HMAC under the key in KEYFILE (64 hex digits)
+      -> 198.51.100.1:80, generations GEN, GEN+1, ... (default GEN: the
+      current time in ns), HMAC under the key in KEYFILE (64 hex digits)
   l7sync.py send-bad KEYFILE SYNCID HOST PORT short|version|count|trailing
       one datagram, rightly authenticated, that must not read
   l7sync.py start-eperm
@@ -77,7 +77,9 @@ def cmd_send(keyfile, sync_id, host, port, kind, first, count, gen=None):
     key = read_key(keyfile)
     gen = int(gen) if gen is not None else time.time_ns()
     kind = {"upsert": UPSERT, "delete": DELETE}[kind]
-    recs = [record(kind, gen, int(first) + i) for i in range(int(count))]
+    # each its own generation: a store that evicts one raises its floor
+    # to it, and would take no later record of the same generation
+    recs = [record(kind, gen + i, int(first) + i) for i in range(int(count))]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     for i in range(0, len(recs), PER_DGRAM):
         send(s, host, int(port), datagram(key, int(sync_id),

@@ -62,9 +62,10 @@ start() {
 		--sync-key-file "$TMP/key" "$@"
 }
 
-# counter DIR NAME: NAME of DIR's channel (-L --daemon's key=value)
+# counter DIR NAME: counter NAME of DIR's channel (-L --daemon's second
+# line, key=value)
 counter() {
-	in_d "$1" "$IPVSADM" -L --daemon | tr ' ' '\n' |
+	in_d "$1" "$IPVSADM" -L --daemon | grep '^  ' | tr ' ' '\n' |
 		awk -F= -v k="$2" '$1 == k { print $2 }'
 }
 
@@ -103,7 +104,7 @@ starts_both() {
 	start l7dir2 backup 203.0.113.1 || return 1
 	m=$(show l7dir) b=$(show l7dir2)
 	note "$m" "$b"
-	printf '%s\n' "$m" | grep -q "^l7 master sync channel (interface=sync0, peer=203.0.113.2, port=$PORT, syncid=$ID, idle=100ms, records=65536, maxlen=1472)" &&
+	printf '%s\n' "$m" | grep -q "^l7 master sync channel (interface=sync0, peer=203.0.113.2, port=$PORT, syncid=$ID, idle=100ms, max_records=65536, maxlen=1472)" &&
 	printf '%s\n' "$b" | grep -q "^l7 backup sync channel (interface=sync0, peer=203.0.113.1, port=$PORT, syncid=$ID, idle=200ms" ||
 		return 1
 	# a second start is refused, the first runs on
