@@ -35,7 +35,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
 VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene tcp_accept bounds hostile \
-	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha ipv6 observe
+	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha ipv6 observe sync
 # one boot runs every suite: about 45-60 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
