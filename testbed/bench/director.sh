@@ -71,7 +71,9 @@ log() {
 	stop)
 		pid=$(cat "$RUN/logger.pid")
 		kill -INT "$pid"
-		wait_for -s 30 sh -c "! kill -0 $pid"
+		# gone, or a zombie (its parent, a ctl.py command, has ended)
+		wait_for -s 30 sh -c "[ ! -e /proc/$pid ] ||
+			grep -q '^State:.*Z' /proc/$pid/status"
 		echo "logged=$(wc -l < "$RUN/requests.log")"
 		cat "$RUN/logger.err"
 		;;
