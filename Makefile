@@ -211,7 +211,8 @@ bench: setup
 # rates, net of the idle director, against IPVS-NAT, HAProxy and nginx.
 # It takes both of the host's cores.  Results in build/bench-director/latest/.
 # BENCH_QUICK=1: one repetition of 4 s cells; BENCH_REPS, BENCH_SECS,
-# BENCH_CONFIGS, BENCH_WORKLOADS (W1 W3 W6), BENCH_RATES (100 200).
+# BENCH_CONFIGS, BENCH_CASES (workload@rate: W1@100 W1@200 W3@50 W3@100
+# W6@50 W6@100).
 .PHONY: bench-director
 bench-director: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
@@ -219,5 +220,4 @@ bench-director: setup
 		$(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
 		$(if $(BENCH_SECS),--secs $(BENCH_SECS)) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
-		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)") \
-		$(if $(BENCH_RATES),--rates "$(BENCH_RATES)")
+		$(if $(BENCH_CASES),--cases "$(BENCH_CASES)")
