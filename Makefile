@@ -211,7 +211,7 @@ bench: setup
 # rates, net of the idle director, against IPVS-NAT, HAProxy and nginx.
 # It takes both of the host's cores.  Results in build/bench-director/latest/.
 # BENCH_QUICK=1: one repetition of 4 s cells; BENCH_REPS, BENCH_SECS,
-# BENCH_CONFIGS, BENCH_CASES (workload@rate: W1@100 W1@200 W3@50 W3@100
+# BENCH_CONFIGS, BENCH_CASES (workload@rate: W1@100 W1@150 W3@25 W3@50
 # W6@50 W6@100).
 .PHONY: bench-director
 bench-director: setup
