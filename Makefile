@@ -204,3 +204,20 @@ bench: setup
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
 		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)") \
 		$(if $(BENCH_MEM_CONNS),--mem-conns $(BENCH_MEM_CONNS))
+
+# make bench-director: the director in a 1-vCPU guest of its own (QEMU on
+# host core 0), client and backends in a second guest (core 1), linked by
+# QEMU stream netdevs; the director's CPU per request at fixed open-loop
+# rates, net of the idle director, against IPVS-NAT, HAProxy and nginx.
+# It takes both of the host's cores.  Results in build/bench-director/latest/.
+# BENCH_QUICK=1: one repetition of 4 s cells; BENCH_REPS, BENCH_SECS,
+# BENCH_CONFIGS, BENCH_CASES (workload@rate: W1@100 W1@150 W3@25 W3@50
+# W6@50 W6@100).
+.PHONY: bench-director
+bench-director: setup
+	@$(MAKE) --no-print-directory module testbed ipvsadm
+	scripts/bench-director -k $(KVER) $(if $(BENCH_QUICK),--quick) \
+		$(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
+		$(if $(BENCH_SECS),--secs $(BENCH_SECS)) \
+		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
+		$(if $(BENCH_CASES),--cases "$(BENCH_CASES)")

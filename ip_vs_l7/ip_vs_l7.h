@@ -195,6 +195,7 @@ struct l7_service_stats {
 	u64		tunnels_refused; /* 101s past l7_max_tunnels */
 	u64		source_capped;	/* 503s: source_max_pooled reached */
 	u64		slow_request;	/* bodies below body_minrate */
+	u64		head_mem_full;	/* head bytes left: head_mem_max */
 	u64		ended[L7_END_COUNT];
 	u64		unacceptable;	/* client segments refused (tcp_accept) */
 	u64		srv_unacceptable;	/* server segments refused */
@@ -510,6 +511,7 @@ extern unsigned int l7_tunnel_timeout;
 extern unsigned int l7_queue_max;
 extern unsigned int l7_queue_timeout;
 extern unsigned int l7_pool_reuse_delay;
+extern unsigned int l7_head_mem_max;
 extern unsigned int l7_client_max_pooled;
 extern unsigned int l7_ack_timeout;
 extern unsigned int l7_read_minrate;

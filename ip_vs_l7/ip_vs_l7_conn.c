@@ -318,9 +318,36 @@ static void l7_conn_unaccount(struct l7_conn *c)
 	atomic_dec(&l7_conns_alive);
 }
 
+/*
+ * Bytes of head buffers held by all client connections.  Each may hold
+ * max_head, and max_conns of them come from max_conns / 256 sources
+ * (one IPv6 /56 has 256 /64s): without a budget, 65,536 x 8 KB of
+ * atomic allocations.  Past head_mem_max KB a connection's buffer does
+ * not grow; what it cannot take the client sends again, or head_timeout
+ * answers it.
+ */
+static atomic_long_t l7_head_mem = ATOMIC_LONG_INIT(0);
+
+/* @c's head buffer is freed or shrinks from @from to @to bytes */
+static void l7_head_mem_put(u32 from, u32 to)
+{
+	atomic_long_sub(from - to, &l7_head_mem);
+}
+
+static bool l7_head_mem_get(u32 grow)
+{
+	long max = (long)READ_ONCE(l7_head_mem_max) * 1024;
+
+	if (atomic_long_add_return(grow, &l7_head_mem) <= max)
+		return true;
+	atomic_long_sub(grow, &l7_head_mem);
+	return false;
+}
+
 static void l7_conn_free(struct l7_conn *c)
 {
 	l7_dst_cache_reset(&c->dst);
+	l7_head_mem_put(c->head_cap, 0);
 	kfree(c->head);
 	kmem_cache_free(l7_conn_cache, c);
 }
@@ -483,9 +510,15 @@ bool l7_head_reserve(struct l7_conn *c, u32 need)
 	cap = min_t(unsigned long, l7_max_head,
 		    max_t(unsigned long, roundup_pow_of_two(need),
 			  L7_HEAD_MIN));
-	head = krealloc(c->head, cap, GFP_ATOMIC | __GFP_NOWARN);
-	if (!head)
+	if (!l7_head_mem_get(cap - c->head_cap)) {
+		l7_service_count(c->ls, head_mem_full);
 		return false;
+	}
+	head = krealloc(c->head, cap, GFP_ATOMIC | __GFP_NOWARN);
+	if (!head) {
+		l7_head_mem_put(cap, c->head_cap);
+		return false;
+	}
 	c->head = head;
 	c->head_cap = cap;
 	return true;
@@ -496,6 +529,7 @@ void l7_head_release(struct l7_conn *c)
 {
 	if (c->head_len)
 		return;
+	l7_head_mem_put(c->head_cap, 0);
 	kfree(c->head);
 	c->head = NULL;
 	c->head_cap = 0;

@@ -110,6 +110,11 @@ unsigned int l7_max_head = L7_HTTP_DEFAULT_MAX_HEAD;
 module_param_named(max_head, l7_max_head, uint, 0444);
 MODULE_PARM_DESC(max_head, "request head limit in bytes, else 431 (default 8192)");
 
+unsigned int l7_head_mem_max = 65536;
+module_param_cb(head_mem_max, &l7_param_positive, &l7_head_mem_max, 0644);
+MODULE_PARM_DESC(head_mem_max,
+		 "KB of request head buffers all client connections may hold together; past it head bytes are left for the client to resend (default 65536)");
+
 unsigned int l7_head_timeout = 30;
 module_param_cb(head_timeout, &l7_param_secs_positive, &l7_head_timeout,
 		0644);

@@ -248,10 +248,18 @@ static void l7_pconn_close(struct l7_pconn *pc)
 	WRITE_ONCE(sk->sk_state_change, pc->saved_state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 
-	if (pc->spliced)
-		pc->sock->ops->setsockopt(pc->sock, SOL_TCP, TCP_REPAIR,
-					  KERNEL_SOCKPTR(&one), sizeof(one));
-	else if (!check_net(sock_net(sk)))
+	/*
+	 * Spliced, its numbers are stale: in repair mode it leaves without
+	 * a word.  Should repair mode be refused, it is aborted instead
+	 * (one RST at a stale number, which its server ignores), rather
+	 * than left to send a FIN nobody expects and linger for it.
+	 */
+	if (pc->spliced) {
+		if (pc->sock->ops->setsockopt(pc->sock, SOL_TCP, TCP_REPAIR,
+					      KERNEL_SOCKPTR(&one),
+					      sizeof(one)))
+			sock_no_linger(sk);
+	} else if (!check_net(sock_net(sk)))
 		sock_no_linger(sk);
 	else
 		kernel_sock_shutdown(pc->sock, SHUT_RDWR);

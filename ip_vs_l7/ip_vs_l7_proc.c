@@ -33,9 +33,9 @@ static void l7_proc_show_service(struct seq_file *seq,
 		   st.queued, st.retried, st.rebinds, st.held);
 	seq_printf(seq, " refused_max %llu refused_source %llu",
 		   st.refused_max, st.refused_source);
-	seq_printf(seq, " tunnels %d tunnels_refused %llu source_capped %llu slow_request %llu",
+	seq_printf(seq, " tunnels %d tunnels_refused %llu source_capped %llu slow_request %llu head_mem_full %llu",
 		   atomic_read(&ls->tunnels), st.tunnels_refused,
-		   st.source_capped, st.slow_request);
+		   st.source_capped, st.slow_request, st.head_mem_full);
 	seq_printf(seq, " closed %llu client_rst %llu server_rst %llu head_lost %llu bad_response %llu bad_request %llu idle %llu slow_reader %llu flushed %llu",
 		   st.ended[L7_END_CLOSED], st.ended[L7_END_CLIENT_RST],
 		   st.ended[L7_END_SERVER_RST], st.ended[L7_END_HEAD_LOST],
@@ -84,7 +84,7 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels source_capped OverSourceMaxPooled slow_request BodyBelowFloor, then how client connections with requests ended, then client and server segments refused as unacceptable\n");
+	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels source_capped OverSourceMaxPooled slow_request BodyBelowFloor head_mem_full HeadMemMax, then how client connections with requests ended, then client and server segments refused as unacceptable\n");
 	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh\n");
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {

@@ -21,6 +21,7 @@ SERVICE = {
     "tunnels_refused": "tunnels_refused_total",
     "source_capped": "source_capped_total",
     "slow_request": "slow_request_total",
+    "head_mem_full": "head_mem_full_total",
     "unacceptable": "unacceptable_segments_total",
     "srv_unacceptable": "server_unacceptable_segments_total",
 }

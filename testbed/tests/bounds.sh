@@ -97,6 +97,46 @@ slow_heads() {
 	return $rc
 }
 
+# head_budget_round: 40 clients each send 600 bytes of a head and stall;
+# prints how many of those heads the director took (acknowledged), then
+# closes them all and waits until they are freed
+head_budget_round() {
+	local pad pid taken
+	pad=$(printf '%*s' 560 '' | tr ' ' x)
+	slowheads 40 --head "GET /static/1k.bin HTTP/1.1"$'\r\n'"X-Pad: $pad" \
+		--hold 100 > "$TMP/hb" 2>&1 &
+	pid=$!
+	wait_line "$TMP/hb" '^open' 60 >&2 || { kill $pid; return 1; }
+	sleep 1		# acknowledged by now, or refused and resent
+	taken=$(in_cli ss -Htn state established "( dport = :80 )" |
+		awk '$2 == 0 { n++ } END { print n + 0 }')
+	slowheads_end $pid >&2 || return 1
+	sleep 2		# RCU frees the last ones
+	echo "$taken"
+}
+
+# (i) head_mem_max=16 (KB): of 40 clients that each send 600 bytes of a
+# head (a 1 KB buffer each) and stall, exactly 16 have their heads
+# taken; the others' bytes are not acknowledged - they stay with the
+# clients, which send them again - and head_mem_full counts each
+# refusal.  Once they are gone the budget is whole again: 40 more get
+# 16 exactly.  Then a normal request is served.
+head_budget() {
+	local full0 first second rc=0
+	param head_timeout 20	# frees what a closed client left unsent
+	param head_mem_max 16
+	full0=$(svc_col head_mem_full)
+	first=$(head_budget_round) || rc=1
+	second=$(head_budget_round) || rc=1
+	note "heads taken: $first, then $second; head_mem_full $full0 -> $(svc_col head_mem_full)"
+	[ "$first" = 16 ] && [ "$second" = 16 ] || { echo "want 16 both times"; rc=1; }
+	[ "$(svc_col head_mem_full)" -gt "$full0" ] || rc=1
+	param head_mem_max 65536
+	param head_timeout $HEAD_TIMEOUT
+	get_ok || { echo "a normal request failed after"; rc=1; }
+	return $rc
+}
+
 # refused_one OUT N COUNTER BEFORE: slowheads.py said (in OUT) that N
 # connections opened and one of them was reset, and the service's
 # COUNTER went up by one from BEFORE
@@ -108,9 +148,11 @@ refused_one() {
 	return $rc
 }
 
-# slowheads_end PID: stop a slowheads.py run; all its connections go
+# slowheads_end PID: stop a slowheads.py run (PID is the shell that runs
+# it: its child first); all its connections go
 slowheads_end() {
-	kill "$1"
+	pkill -P "$1"
+	kill "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 	wait_eq 0 svc_col active || { echo "active $(svc_col active)"; return 1; }
 }
@@ -309,6 +351,7 @@ t_check "bounds: source_max_pooled=2: more requests from one address get 503, an
 t_check "bounds: max_conns_per_source=50: the 51st from one address is reset and counted, another address served" per_source_cap
 t_check "bounds: max_conns=10: the 11th is reset and counted" global_cap
 t_check "bounds: a client that only acknowledges is closed by the CLOSING deadline" pure_acks_closed
+t_check "bounds: head_mem_max=16 KB: 16 of 40 stalled 600-byte heads taken, the rest resent by their clients, the budget whole again after" head_budget
 t_check "bounds: $SLOW slow heads: one conn object each, no 8 KB buffer each, a request served, all freed after head_timeout" slow_heads
 
 ip -n l7cli addr del "$CLIENT2/24" dev eth0 2>/dev/null

@@ -205,11 +205,13 @@ heads() {
 }
 
 # burned: pooled connections the port-80 servers' pools opened, less
-# those that replaced one aged out or closed by its server while idle:
-# the ones that replaced a connection its server closed after an answer
+# those alive now (idle, resting or busy: a pool grows while the ones it
+# had rest after their answers) and those aged out or closed by their
+# server while idle: the ones retired after an answer
 burned() {
 	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" && $2 ~ /:80$/ { n += $6 - $8 - $11 } END { print n + 0 }'
+		awk '$1 == "->" && $2 ~ /:80$/ { n += $6 - $8 - $11 - $4 - $5 }
+			END { print n + 0 }'
 }
 
 # pools_settled: no pooled connection busy, every pool refilled

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# testbed/bench/director-load.sh CLI-MAC SRV-MAC [--reps N] [--secs S]
+#     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."]
+# The load guest of make bench-director (scripts/bench-director): the
+# client (l7cli) and the three Apache backends (l7s1..3, uncapped), the
+# director in a guest of its own (director.sh) reached through the links.
+# It sets the director's configurations up through the director's control
+# server, then runs the cells: each workload at each rate under each
+# configuration, rotated, REPS times, an idle cell (no load) at the start
+# of each repetition.  A cell is bracketed by marks the host answers
+# (scripts/bench-director-sample reads both QEMU processes' CPU time at
+# each) and by both guests' /proc/uptime (wall and idle: busy = wall -
+# idle; busy jiffies would miss the softirq work between ticks).
+#   W1  1 KB, keep-alive           W3  100 KB, keep-alive
+#   W6  1 KB, one request per connection (Connection: close)
+# each case WORKLOAD@RATE at RATE requests/s, open loop (paced.lua), over
+# 8 connections.  The rates are what the load guest's one vCPU holds
+# under every configuration (its Apache, wrk, and for W6 both ends of
+# every backend connection): at 200 W1 requests/s, 100 of W3 or 200 of W6
+# it ran at 89-98 % and sent up to a fifth of the requests late.
+# Writes meta.txt, cells.csv and load.log to $L7_RESULTS.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+
+CLI_MAC=$1 SRV_MAC=$2
+shift 2
+REPS=5
+SECS=8
+CONFIGS="B0 B1rr B4 B4xff B4r100 B4log B5 B2 B3"
+CASES="W1@100 W1@150 W3@25 W3@50 W6@50 W6@100"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) REPS=$2 ;;
+	--secs) SECS=$2 ;;
+	--configs) CONFIGS=$2 ;;
+	--cases) CASES=$2 ;;
+	*) echo "director-load.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift 2
+done
+OUT=${L7_RESULTS:?}
+BENCH=$L7TB_DIR/bench
+. "$BENCH/configs.sh"	# base_of
+CTL="/dev/tcp/$L7TB_VIP/9999"
+CONNS=8
+
+# dirq WORDS...: one command to the director's control server (ctl.py)
+dirq() {
+	in_cli bash -c 'exec 3<> "$1" && echo "$2" >&3 && cat <&3' _ "$CTL" "$*"
+}
+
+# dirrun WORDS...: a director.sh command through it; fails when it did
+dirrun() {
+	local out
+	out=$(dirq "$@") || return 1
+	printf '%s\n' "$out" | grep -v '^rc='
+	printf '%s\n' "$out" | grep -qx 'rc=0'
+}
+
+# dirstat: the director's /proc/uptime; a failure costs the cell's
+# figures (zeros, which the report's checks show), not the run
+dirstat() {
+	dirq stat | grep '^uptime ' ||
+		{ echo "bench: no stat from the director" >> "$OUT/load.log"; echo "uptime 0 0"; }
+}
+
+# mark NAME: the host samples both QEMU processes now; wait for its ack
+mark() {
+	mkdir -p "$OUT/mark"
+	: > "$OUT/mark/$1"
+	wait_for -s 30 test -e "$OUT/ack/$1" > /dev/null ||
+		echo "bench: no host sample for $1" | tee -a "$OUT/load.log"
+}
+
+# workloads_of CONFIG: the X-Forwarded-For, rules and logger variants cost
+# per request what B4's head handling costs more, which 1 KB keep-alive
+# shows best; B5 is the per-request connection B4 avoids (W1, W6)
+workloads_of() {
+	case $1 in
+	B4xff | B4r* | B4log) echo W1 ;;
+	B5) echo W1 W6 ;;
+	*) echo W1 W3 W6 ;;
+	esac
+}
+
+# paced CONFIG WORKLOAD RATE SECS: one run of the generator, its "paced"
+# line (paced.lua)
+paced() {
+	local url hdr=()
+	url=$(base_of "$1")
+	case $2 in
+	W1) url=$url/static/1k.bin ;;
+	W3) url=$url/static/100k.bin ;;
+	W6) url=$url/static/1k.bin hdr=(-H "Connection: close") ;;
+	esac
+	in_cli env PACED_RATE="$3" wrk -t1 -c"$CONNS" -d"$4s" --timeout 10s \
+		"${hdr[@]}" -s "$BENCH/paced.lua" "$url" 2>&1 | tee -a "$OUT/load.log" |
+		sed -n 's/^paced //p'
+}
+
+# cell REP CONFIG WORKLOAD RATE: one measurement, one CSV row (the idle
+# cell: CONFIG idle, WORKLOAD and RATE -)
+cell() {
+	local rep=$1 cfg=$2 w=$3 rate=$4 name d0 d1 l0 l1 res logged=-
+	local requests=0 secs=0 errors=0 late=0 p50=- p90=- p99=- p999=-
+	name=r$rep-$cfg-$w-$rate
+	if [ "$cfg" = B4log ]; then
+		dirrun log start >> "$OUT/load.log" ||
+			{ echo "bench: $name: no logger, no cell" | tee -a "$OUT/load.log"; return 0; }
+	fi
+	echo "== $name" >> "$OUT/load.log"
+	mark "$name.start"
+	d0=$(dirstat) l0=$(cat /proc/uptime)
+	if [ "$cfg" = idle ]; then
+		sleep "$SECS"
+	else
+		res=$(paced "$cfg" "$w" "$rate" "$SECS")
+	fi
+	l1=$(cat /proc/uptime) d1=$(dirstat)
+	mark "$name.end"
+	if [ "$cfg" = B4log ]; then
+		logged=$(dirrun log stop | sed -n 's/^logged=//p')
+	fi
+	[ -z "${res:-}" ] || eval "$res"	# requests= secs= errors= late= p50= ...
+	echo "$rep,$cfg,$w,$rate,$name,$requests,$secs,$errors,$late,$p50,$p90,$p99,$p999,$logged,$(
+		echo "$d0 $d1" | awk '{ printf "%.2f,%.2f", $5 - $2, $6 - $3 }'),$(
+		echo "$l0 $l1" | awk '{ printf "%.2f,%.2f", $3 - $1, $4 - $2 }')" >> "$OUT/cells.csv"
+	printf 'bench: %5ss %-24s %6s req  errors %s  late %s  p50 %s  p99 %s ms\n' \
+		"$SECONDS" "$name" "$requests" "$errors" "$late" "$p50" "$p99"
+	[ "$errors" = 0 ] || echo "bench: !!!! $name: $errors ERRORS !!!!"
+	sleep 0.5
+}
+
+"$L7TB_DIR/topology" up-load "$CLI_MAC" "$SRV_MAC"
+"$L7TB_DIR/apache" start
+: > "$OUT/load.log"
+echo "bench: backends up, uptime $(cut -d' ' -f1 /proc/uptime) s; waiting for the director"
+wait_for -s 600 dirq stat > /dev/null
+echo "bench: director answers, uptime $(cut -d' ' -f1 /proc/uptime) s"
+# shellcheck disable=SC2086
+dirrun up $CONFIGS >> "$OUT/load.log"
+{
+	echo "load_kernel=$(uname -r)"
+	echo "load_cpus=$(nproc)"
+	echo "reps=$REPS"
+	echo "secs=$SECS"
+	echo "conns=$CONNS"
+	echo "configs=$CONFIGS"
+	echo "cases=$CASES"
+	dpkg-query -W -f='version_${Package}=${Version}\n' apache2 wrk
+	# shellcheck disable=SC2086
+	dirrun meta $CONFIGS
+} > "$OUT/meta.txt"
+echo "rep,config,workload,rate,cell,requests,secs,errors,late,p50_ms,p90_ms,p99_ms,p999_ms,logged,dir_wall_s,dir_idle_s,load_wall_s,load_idle_s" \
+	> "$OUT/cells.csv"
+
+for rep in $(seq 1 "$REPS"); do
+	cell "$rep" idle - -
+	ci=0
+	for c in $CASES; do
+		w=${c%@*} r=${c#*@}
+		# shellcheck disable=SC2086
+		for cfg in $(rotated $((rep - 1 + ci)) $CONFIGS); do
+			workloads_of "$cfg" | grep -qw "$w" || continue
+			# the first requests through a configuration pay for what
+			# later ones find ready (Apache's threads, a proxy's
+			# server connections): unrecorded
+			[ "$rep" != 1 ] || paced "$cfg" "$w" "$r" 2 > /dev/null
+			cell "$rep" "$cfg" "$w" "$r"
+		done
+		ci=$((ci + 1))
+	done
+done
+dirq quit > /dev/null
+"$L7TB_DIR/apache" stop
+echo "bench: done, $(($(wc -l < "$OUT/cells.csv") - 1)) cells"

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# testbed/bench/director.sh boot CLI-MAC SRV-MAC | up CONFIG... | meta
+#                           CONFIG... | log start|stop: the director's guest
+# of make bench-director (scripts/bench-director).
+#
+# boot, the guest's script under scripts/vm: the director's namespace on
+# the two links (topology up-director), then the control server (ctl.py)
+# on the VIP's port 9999 until the load guest says quit.  The load guest
+# (director-load.sh) runs everything else through it, as the other words:
+#   up CONFIG...   the configurations (configs.sh), once the backends are up
+#   meta CONFIG... what the module and the services ran with
+#   log start|stop ip_vs_l7-log on B4log's service, writing to a file: the
+#                  cost of the per-request log is B4log's cells against B4's
+#                  (its tracepoints are off while no logger runs)
+# Only the director runs here: no client, no backend.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+
+OUT=${L7_RESULTS:?}
+BENCH=$L7TB_DIR/bench
+. "$BENCH/configs.sh"
+CTL_PORT=9999
+LOGGER=$L7TB_DIR/../scripts/ip_vs_l7-log
+RUN=/run/l7bench
+
+boot() {
+	"$L7TB_DIR/topology" up-director "$1" "$2"
+	echo "director: up, uptime $(cut -d' ' -f1 /proc/uptime) s"
+	in_dir "$PY" "$BENCH/ctl.py" "$L7TB_VIP" "$CTL_PORT" "$BENCH/director.sh"
+	in_dir ipvsadm -Ln --stats > "$OUT/ipvs-stats.txt" || true
+	cat /proc/net/ip_vs_l7 > "$OUT/ip_vs_l7.txt" 2>/dev/null || true
+	cat /proc/interrupts > "$OUT/interrupts.txt"
+	config_down
+}
+
+up() {
+	local cfg
+	for cfg in "$@"; do
+		config_up "$cfg"
+	done
+	in_dir ipvsadm -Ln
+}
+
+meta() {
+	echo "dir_kernel=$(uname -r)"
+	echo "dir_cpus=$(nproc)"
+	echo "dir_mem_kb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
+	dpkg-query -W -f='version_${Package}=${Version}\n' haproxy nginx ipvsadm
+	echo "l7_module_sha256=$(sha256sum "$L7_MODULE" | cut -c1-16)"
+	CONFIGS="$*" module_meta
+}
+
+# log start|stop: the logger runs in the background, its lines to
+# $RUN/requests.log; start returns once it says its events are on (and a
+# second more, for its start-up to end), stop prints how
+# many lines it wrote
+log() {
+	local pid
+	mkdir -p "$RUN"
+	case $1 in
+	start)
+		setsid "$PY" "$LOGGER" -s "$L7TB_VIP:98" > "$RUN/requests.log" \
+			2> "$RUN/logger.err" < /dev/null &
+		pid=$!
+		echo "$pid" > "$RUN/logger.pid"
+		wait_for -s 60 grep -q 'tracing' "$RUN/logger.err" ||
+			{ cat "$RUN/logger.err"; return 1; }
+		sleep 1
+		;;
+	stop)
+		pid=$(cat "$RUN/logger.pid")
+		kill -INT "$pid"
+		# gone, or a zombie (its parent, a ctl.py command, has ended)
+		wait_for -s 30 sh -c "[ ! -e /proc/$pid ] ||
+			grep -q '^State:.*Z' /proc/$pid/status"
+		echo "logged=$(wc -l < "$RUN/requests.log")"
+		cat "$RUN/logger.err"
+		;;
+	esac
+}
+
+cmd=${1:-}
+shift || true
+case $cmd in
+boot) boot "$@" ;;
+up) up "$@" ;;
+meta) meta "$@" ;;
+log) log "$1" ;;
+*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop" >&2; exit 2 ;;
+esac
