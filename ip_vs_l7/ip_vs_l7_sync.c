@@ -677,9 +677,7 @@ EXPORT_SYMBOL_GPL(l7_sync_get);
 /* the namespace goes: its kernel socket must go before it */
 static void __net_exit l7_sync_net_exit(struct net *net)
 {
-	mutex_lock(&l7_sync_mutex);
-	__l7_sync_stop(net);
-	mutex_unlock(&l7_sync_mutex);
+	l7_sync_stop(net);	/* -ENOENT: none ran there */
 }
 
 static struct pernet_operations l7_sync_net_ops = {
