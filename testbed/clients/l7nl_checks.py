@@ -353,7 +353,7 @@ def control():
             raise AssertionError("NLM_F_CREATE accepted")
         except NlError as e:
             eq(e.errno, errno.EINVAL, "NLM_F_CREATE")
-        for cmd in (0, CMD_GET_OPTIONS + 1, 200):
+        for cmd in (0, CMD_GET_SYNC + 1, 200):
             try:
                 g.raw(g.family, cmd, b"")
                 raise AssertionError("command %d accepted" % cmd)
@@ -609,7 +609,9 @@ def unpriv():
                            (CMD_FLUSH, ()),
                            (CMD_SET_OPTIONS, (VS, nest(A_OPTIONS, u32(
                                OPT_FORWARDED, FORWARDED["xff"])))),
-                           (CMD_GET_OPTIONS, (VS,))):
+                           (CMD_GET_OPTIONS, (VS,)),
+                           (CMD_START_SYNC, ()), (CMD_STOP_SYNC, ()),
+                           (CMD_GET_SYNC, ())):
             try:
                 g.do(cmd, *attrs)
                 raise AssertionError("command %d accepted" % cmd)
