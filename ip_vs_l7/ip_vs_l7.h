@@ -441,6 +441,8 @@ struct l7_conn {
 	u32			d_snd_nxt;	/* our next seq */
 	u32			c_tsval;	/* newest client TSval */
 	u32			d_ts_last;	/* newest TSval we sent */
+	/* our TSval clock to the connection's: 0 but when taken over */
+	u32			d_ts_adj;
 	u16			c_mss;		/* what the client takes */
 	u16			c_win;		/* client's window field (tcp_accept) */
 	u32			c_wl1;		/* client seq of the one that set it */
@@ -649,12 +651,16 @@ unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
 
 /* ip_vs_l7_xmit.c */
 u32 l7_conn_ts_now(const struct l7_conn *c);
+void l7_conn_ts_continue(struct l7_conn *c, u32 offset);
 void l7_send_client(struct l7_conn *c, u8 flags,
 		    u32 seq, const void *data, u32 len);
 void l7_send_client_ack(struct l7_conn *c, u32 ack);
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr);
 void l7_send_rst(struct net *net, const struct sk_buff *in);
+struct l7_ckpt_conn;
+void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
+		   u32 ts_off);
 u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
 void l7_send_pconn(struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,

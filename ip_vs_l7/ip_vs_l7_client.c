@@ -30,6 +30,7 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
+#include "ip_vs_l7_sync.h"
 #include "ip_vs_l7_trace.h"
 #include "core/http_reply.h"
 #include "core/tcp_cookie.h"
@@ -682,19 +683,152 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb)
 }
 
 /*
- * A segment to a VIP:port of an l7 service that belongs to no
- * connection: a SYN (answer with a cookie), the ACK that completes a
- * cookie handshake (make the connection), or junk (reset it).
+ * A connection for @skb's tuple, or NULL when there is none to make:
+ * over max_conns or max_conns_per_source the client believes it is
+ * connected, and dropping would leave it resending into the same
+ * refusal (each resend a cookie check) until its own timeout: a RST
+ * tells it now.  Out of memory, it resends.
  */
-unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
+static struct l7_conn *l7_client_alloc(struct l7_service *ls,
+				       struct sk_buff *skb)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	union nf_inet_addr caddr = { }, vaddr = { };
-	struct l7_tcp_opts o;
+	struct l7_conn *c;
+
+	l7_skb_addrs(skb, &caddr, &vaddr);
+	c = l7_conn_alloc(ls, &caddr, th->source, &vaddr, th->dest);
+	if (!IS_ERR(c))
+		return c;
+	if (PTR_ERR(c) != -ENOMEM)
+		l7_send_rst(ls->net, skb);
+	return NULL;
+}
+
+/* A client's segment as core/conn_ckpt.h matches it with a record. */
+static void l7_ckpt_seg_of(const struct sk_buff *skb,
+			   const struct l7_tcp_opts *o, struct l7_ckpt_seg *g)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	union nf_inet_addr caddr = { }, vaddr = { };
+	bool v4 = l7_skb_af(skb) == AF_INET;
+
+	memset(g, 0, sizeof(*g));
+	l7_skb_addrs(skb, &caddr, &vaddr);
+	g->t.family = v4 ? 4 : 6;
+	memcpy(g->t.caddr, &caddr, v4 ? 4 : 16);
+	memcpy(g->t.vaddr, &vaddr, v4 ? 4 : 16);
+	g->t.cport = ntohs(th->source);
+	g->t.vport = ntohs(th->dest);
+	g->seq = ntohl(th->seq);
+	g->ack = ntohl(th->ack_seq);
+	g->flags = tcp_flag_byte(th);
+	g->has_ts = o->present & L7_TCPO_TS;
+	g->tsval = o->tsval;
+}
+
+/*
+ * After a failover: the other director's connection, between two
+ * requests, from its record, if @skb (the client's next segment, which
+ * matched no connection here) fits it exactly.  It goes on where the
+ * other left it: the same numbers, options and TSval clock, the client's
+ * newest TSval as TS.Recent; floors and limits start afresh.
+ */
+static struct l7_conn *l7_client_adopt(struct l7_service *ls,
+				       struct sk_buff *skb,
+				       const struct l7_tcp_opts *o)
+{
+	struct l7_ckpt_slot rec;
+	const struct l7_ckpt_conn *k = &rec.conn;
+	struct l7_ckpt_seg g;
+	struct l7_conn *c;
+
+	l7_ckpt_seg_of(skb, o, &g);
+	if (!l7_sync_adopt(ls->net, &g, &rec))
+		return NULL;
+	c = l7_client_alloc(ls, skb);
+	if (!c)
+		return NULL;
+	c->c_rcv_nxt = k->rcv_nxt;
+	c->c_acked = k->rcv_wup;
+	c->c_seq0 = c->c_rcv_nxt;
+	c->c_rcv_edge = k->rcv_edge;
+	c->d_snd_una = k->snd_una;
+	c->d_snd_nxt = k->snd_nxt;
+	c->d_snd_isn = k->snd_isn;
+	c->c_wl1 = k->snd_wl1;
+	c->c_max_win = k->max_window;
+	c->c_win = k->win;
+	c->c_mss = k->mss;
+	c->c_wscale = k->c_wscale;
+	c->d_wscale = k->d_wscale;
+	c->c_ts = k->ts;
+	c->c_sack = k->sack;
+	c->c_tsval = k->ts_recent;
+	c->d_ts_last = k->ts_last;
+	if (c->c_ts)
+		l7_conn_ts_continue(c, rec.ts_off);
+	c->requests = k->requests;
+	return c;
+}
+
+/*
+ * The ACK that completes a cookie handshake: a new connection, or NULL
+ * (a bad cookie is reset).
+ */
+static struct l7_conn *l7_client_accept(struct l7_service *ls,
+					struct sk_buff *skb,
+					const struct l7_tcp_opts *o)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
 	struct l7_conn *c;
 	int wscale = -1;
 	bool sack = false;
 	u32 mss;
+
+	mss = l7_cookie_check(skb);
+	if (!mss ||
+	    ((o->present & L7_TCPO_TS) &&
+	     !l7_cookie_ts_decode(o->tsecr, &wscale, &sack))) {
+		l7_send_rst(ls->net, skb);
+		return NULL;
+	}
+	c = l7_client_alloc(ls, skb);
+	if (!c)
+		return NULL;
+	c->c_rcv_nxt = ntohl(th->seq);
+	c->c_acked = c->c_rcv_nxt;
+	c->c_seq0 = c->c_rcv_nxt;
+	c->d_snd_una = ntohl(th->ack_seq);
+	c->d_snd_nxt = c->d_snd_una;
+	c->c_mss = mss;
+	c->c_ts = o->present & L7_TCPO_TS;
+	c->c_sack = sack;
+	c->c_wscale = wscale;
+	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
+	c->c_tsval = o->tsval;
+	c->d_ts_last = o->tsecr;
+	c->d_snd_isn = c->d_snd_una;
+	c->c_win = ntohs(th->window);
+	c->c_wl1 = c->c_rcv_nxt;
+	c->c_max_win = (u32)c->c_win << max(wscale, 0);
+	c->c_rcv_edge = c->c_rcv_nxt + 65535;	/* our SYN-ACK's, unscaled */
+	return c;
+}
+
+/*
+ * A segment to a VIP:port of an l7 service that belongs to no
+ * connection: a SYN (answer with a cookie), the ACK that completes a
+ * cookie handshake (make the connection), the next segment of a
+ * connection the other director had (take it over from its record), or
+ * junk (reset it).
+ */
+unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	struct l7_tcp_opts o;
+	struct l7_conn *c;
+	bool adopted;
 
 	if (th->rst)
 		return NF_DROP;
@@ -717,44 +851,17 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	if (th->syn || !th->ack)
 		return NF_DROP;
 
-	mss = l7_cookie_check(skb);
-	if (!mss ||
-	    ((o.present & L7_TCPO_TS) &&
-	     !l7_cookie_ts_decode(o.tsecr, &wscale, &sack))) {
-		l7_send_rst(ls->net, skb);
+	/*
+	 * A record first: its client's segment fails the cookie check.  A
+	 * record the segment does not fit is dropped, and the cookie check
+	 * decides as it would without one.
+	 */
+	c = l7_client_adopt(ls, skb, &o);
+	adopted = c;
+	if (!c)
+		c = l7_client_accept(ls, skb, &o);
+	if (!c)
 		return NF_DROP;
-	}
-
-	l7_skb_addrs(skb, &caddr, &vaddr);
-	c = l7_conn_alloc(ls, &caddr, th->source, &vaddr, th->dest);
-	if (IS_ERR(c)) {
-		/*
-		 * Over max_conns or max_conns_per_source: the client believes
-		 * it is connected, and dropping would leave it resending into
-		 * the same refusal (each resend a cookie check) until its own
-		 * timeout.  A RST tells it now.  Out of memory, it resends.
-		 */
-		if (PTR_ERR(c) != -ENOMEM)
-			l7_send_rst(ls->net, skb);
-		return NF_DROP;
-	}
-	c->c_rcv_nxt = ntohl(th->seq);
-	c->c_acked = c->c_rcv_nxt;
-	c->c_seq0 = c->c_rcv_nxt;
-	c->d_snd_una = ntohl(th->ack_seq);
-	c->d_snd_nxt = c->d_snd_una;
-	c->c_mss = mss;
-	c->c_ts = o.present & L7_TCPO_TS;
-	c->c_sack = sack;
-	c->c_wscale = wscale;
-	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
-	c->c_tsval = o.tsval;
-	c->d_ts_last = o.tsecr;
-	c->d_snd_isn = c->d_snd_una;
-	c->c_win = ntohs(th->window);
-	c->c_wl1 = c->c_rcv_nxt;
-	c->c_max_win = (u32)c->c_win << max(wscale, 0);
-	c->c_rcv_edge = c->c_rcv_nxt + 65535;	/* our SYN-ACK's, unscaled */
 	l7_floor_init(c);
 	l7_head_restart(c);
 	if (!l7_conn_insert(c))
@@ -762,7 +869,8 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 
 	spin_lock_bh(&c->lock);
 	if (!c->dead) {
-		l7_service_count(ls, conns);
+		if (!adopted)
+			l7_service_count(ls, conns);
 		l7_client_segment(c, skb);
 		l7_conn_settle(c);
 	}

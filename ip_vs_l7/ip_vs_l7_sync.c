@@ -35,6 +35,7 @@
 #include <crypto/hash.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/log2.h>
@@ -47,9 +48,12 @@
 #include <linux/spinlock.h>
 #include <linux/udp.h>
 #include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/route.h>
 #include <net/sock.h>
 
 #include "ip_vs_l7.h"
@@ -61,6 +65,16 @@
 #define L7_SYNC_BATCH_MS	10
 /* datagrams read in one run of the receiver, before it yields */
 #define L7_SYNC_RECV_BATCH	64
+/* records copied out of the store at a time by the takeover's probe */
+#define L7_SYNC_PROBE_BATCH	64
+/*
+ * The probe runs this long after an address came up, and again later:
+ * the clients answer to the VIP's MAC as their ARP caches have it, which
+ * keepalived's gratuitous ARPs change only after it added the address
+ * (and again garp_master_delay later).
+ */
+#define L7_SYNC_PROBE_FIRST_MS	300
+#define L7_SYNC_PROBE_AGAIN_MS	2000
 /* the largest UDP payload: what the receiver reads into */
 #define L7_SYNC_RECV_MAX	65535
 
@@ -83,6 +97,9 @@ struct l7_sync {
 
 	/* backup */
 	struct work_struct	recv;
+	struct delayed_work	probe;		/* an address came up */
+	struct l7_ckpt_slot	*probe_batch;	/* the probe's copies */
+	atomic_t		probe_again;	/* its second pass is due */
 	spinlock_t		slock;		/* the store, backup counters */
 	struct l7_ckpt_store	store;
 	struct l7_ckpt_slot	*slots;
@@ -101,6 +118,18 @@ static unsigned int l7_sync_net_id __read_mostly;
 static struct l7_sync_net *l7_sync_net(const struct net *net)
 {
 	return net_generic(net, l7_sync_net_id);
+}
+
+/* a master (or both) sends the records of its own connections */
+static bool l7_sync_sends(const struct l7_sync *s)
+{
+	return s->cfg.role != IPVS_L7_SYNC_BACKUP;
+}
+
+/* a backup (or both) keeps the peer's, and takes connections over */
+static bool l7_sync_keeps(const struct l7_sync *s)
+{
+	return s->cfg.role != IPVS_L7_SYNC_MASTER;
 }
 
 /* ms, as the director's TSval clock (ip_vs_l7_xmit.c) */
@@ -224,7 +253,7 @@ static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec)
 
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
-	if (!s || s->cfg.role != IPVS_L7_SYNC_MASTER)
+	if (!s || !l7_sync_sends(s))
 		goto out;
 	gen = atomic64_inc_return(&s->gen);
 	rec->conn.gen = gen;
@@ -251,7 +280,7 @@ u32 l7_sync_idle(struct net *net)
 
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
-	if (s && s->cfg.role == IPVS_L7_SYNC_MASTER)
+	if (s && l7_sync_sends(s))
 		idle = s->idle;
 	rcu_read_unlock();
 	return idle;
@@ -336,6 +365,76 @@ static u32 l7_sync_id_of(const u8 *buf)
 	return be32_to_cpu(id);
 }
 
+/*
+ * Past the generation of a record taken over: the records this director
+ * writes of that connection from now on are newer than the peer's.
+ */
+static void l7_sync_gen_raise(struct l7_sync *s, u64 gen)
+{
+	s64 cur = atomic64_read(&s->gen);
+
+	while ((u64)cur < gen && !atomic64_try_cmpxchg(&s->gen, &cur, gen))
+		;
+}
+
+bool l7_sync_adopt(struct net *net, const struct l7_ckpt_seg *g,
+		   struct l7_ckpt_slot *out)
+{
+	enum l7_ckpt_verdict v = L7_CKPT_NONE;
+	struct l7_sync *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(l7_sync_net(net)->sync);
+	/* a handshake's last ACK, with no record held: no lock taken */
+	if (!s || !l7_sync_keeps(s) || !READ_ONCE(s->store.recs.count))
+		goto out;
+	spin_lock_bh(&s->slock);
+	v = l7_ckpt_adopt(&s->store, g, out);
+	spin_unlock_bh(&s->slock);
+	if (v == L7_CKPT_ADOPT)
+		l7_sync_gen_raise(s, out->conn.gen);
+out:
+	rcu_read_unlock();
+	return v == L7_CKPT_ADOPT;
+}
+
+/*
+ * The peer sent a record of a connection this director still has: the
+ * client's segments went to the peer, which took it over (a failover
+ * this director did not notice, as when VRRP alone moved the VIP).  Our
+ * copy's numbers are behind the client's now, and were the VIP to come
+ * back it would answer with them: it ends, without a word to the client,
+ * nor a DELETE to the peer that holds the connection.
+ */
+static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_tuple *t)
+{
+	union nf_inet_addr caddr = {}, vaddr = {};
+	u16 af = t->family == 4 ? AF_INET : AF_INET6;
+	struct l7_conn *c;
+	bool ended = false;
+
+	memcpy(&caddr, t->caddr, af == AF_INET ? 4 : 16);
+	memcpy(&vaddr, t->vaddr, af == AF_INET ? 4 : 16);
+	rcu_read_lock();
+	c = l7_conn_lookup(s->net, af, &caddr, htons(t->cport), &vaddr,
+			   htons(t->vport));
+	if (c) {
+		spin_lock_bh(&c->lock);
+		if (!c->dead && l7_conn_at_boundary(c)) {
+			c->ckpt_gen = 0;
+			l7_conn_end(c, L7_END_FLUSHED, "taken over by the peer");
+			ended = true;
+		}
+		spin_unlock_bh(&c->lock);
+	}
+	rcu_read_unlock();
+	if (ended) {
+		spin_lock_bh(&s->slock);
+		s->stats.displaced++;
+		spin_unlock_bh(&s->slock);
+	}
+}
+
 /* One datagram of @len bytes in s->buf: checked, then applied whole. */
 static void l7_sync_take(struct l7_sync *s, size_t len)
 {
@@ -354,14 +453,23 @@ static void l7_sync_take(struct l7_sync *s, size_t len)
 	else if (l7_ckpt_read_begin(&r, s->buf, len, &h))
 		bad = &s->stats.malformed;
 
-	spin_lock_bh(&s->slock);
 	if (bad) {
+		spin_lock_bh(&s->slock);
 		(*bad)++;
-	} else {
-		while (l7_ckpt_read_next(&r, &rec))
-			l7_ckpt_apply(&s->store, &rec, now);
-		s->stats.received++;
+		spin_unlock_bh(&s->slock);
+		return;
 	}
+	while (l7_ckpt_read_next(&r, &rec)) {
+		enum l7_ckpt_applied a;
+
+		spin_lock_bh(&s->slock);
+		a = l7_ckpt_apply(&s->store, &rec, now);
+		spin_unlock_bh(&s->slock);
+		if (a == L7_CKPT_STORED && l7_sync_sends(s))
+			l7_sync_displace(s, &rec.conn.t);
+	}
+	spin_lock_bh(&s->slock);
+	s->stats.received++;
 	spin_unlock_bh(&s->slock);
 }
 
@@ -394,6 +502,103 @@ static void l7_sync_data_ready(struct sock *sk)
 		queue_work(system_unbound_wq, &s->recv);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
+
+/* whether @t's VIP is an address of this director now */
+static bool l7_sync_vip_here(struct net *net, const struct l7_ckpt_tuple *t)
+{
+	struct in6_addr a6;
+	__be32 a4;
+
+	if (t->family == 4) {
+		memcpy(&a4, t->vaddr, sizeof(a4));
+		return inet_addr_type(net, a4) == RTN_LOCAL;
+	}
+	memcpy(&a6, t->vaddr, sizeof(a6));
+	return ipv6_chk_addr(net, &a6, NULL, 0);
+}
+
+/*
+ * An address came up here, as keepalived adds the VIP when this director
+ * becomes master: every client of the peer's that the records say is
+ * idle on a VIP of ours now gets a probe (l7_send_probe()).  One between
+ * two requests answers and is taken over at once; one whose request or
+ * response the peer had under way answers with numbers past the record
+ * and is reset - without the probe it would wait for an answer that
+ * never comes, until its own timeout.
+ */
+static void l7_sync_probe_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
+					 probe);
+	struct l7_ckpt_slot *batch = s->probe_batch;
+	u32 i = 0, n, k, end;
+
+	end = s->store.rec_cap + s->store.tomb_cap;
+	while (i < end) {
+		n = 0;
+		spin_lock_bh(&s->slock);
+		for (; i < end && n < L7_SYNC_PROBE_BATCH; i++)
+			if (l7_ckpt_slot_live(&s->store, i))
+				batch[n++] = s->slots[i];
+		spin_unlock_bh(&s->slock);
+		for (k = 0; k < n; k++) {
+			if (!l7_sync_vip_here(s->net, &batch[k].conn.t))
+				continue;
+			l7_send_probe(s->net, &batch[k].conn, batch[k].ts_off);
+			spin_lock_bh(&s->slock);
+			s->stats.probed++;
+			spin_unlock_bh(&s->slock);
+		}
+		cond_resched();
+	}
+	if (atomic_xchg(&s->probe_again, 0))
+		queue_delayed_work(system_unbound_wq, &s->probe,
+				   msecs_to_jiffies(L7_SYNC_PROBE_AGAIN_MS));
+}
+
+/* An address of @net came up: probe if there are records to. */
+static void l7_sync_addr_up(struct net *net)
+{
+	struct l7_sync *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(l7_sync_net(net)->sync);
+	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count)) {
+		atomic_set(&s->probe_again, 1);
+		mod_delayed_work(system_unbound_wq, &s->probe,
+				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
+	}
+	rcu_read_unlock();
+}
+
+static int l7_sync_inetaddr_event(struct notifier_block *nb,
+				  unsigned long event, void *ptr)
+{
+	const struct in_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		l7_sync_addr_up(dev_net(ifa->ifa_dev->dev));
+	return NOTIFY_DONE;
+}
+
+/* atomic context for IPv6: the work item does the rest */
+static int l7_sync_inet6addr_event(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	const struct inet6_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		l7_sync_addr_up(dev_net(ifa->idev->dev));
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block l7_sync_inetaddr_nb = {
+	.notifier_call = l7_sync_inetaddr_event,
+};
+
+static struct notifier_block l7_sync_inet6addr_nb = {
+	.notifier_call = l7_sync_inet6addr_event,
+};
 
 static int l7_sync_store_init(struct l7_sync *s)
 {
@@ -506,6 +711,7 @@ static void l7_sync_free(struct l7_sync *s)
 	kvfree(s->queue);
 	kvfree(s->slots);
 	kvfree(s->buckets);
+	kvfree(s->probe_batch);
 	kvfree(s->buf);
 	kfree(s);
 }
@@ -514,7 +720,6 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 				     const struct l7_sync_cfg *cfg,
 				     struct netlink_ext_ack *extack)
 {
-	bool master = cfg->role == IPVS_L7_SYNC_MASTER;
 	struct l7_sync *s;
 	int err;
 
@@ -534,6 +739,7 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 	spin_lock_init(&s->slock);
 	INIT_DELAYED_WORK(&s->send, l7_sync_send_work);
 	INIT_WORK(&s->recv, l7_sync_recv_work);
+	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
 
 	err = l7_sync_key(s, cfg->key);
 	if (err) {
@@ -544,18 +750,24 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 	if (err)
 		goto fail;
 	err = -ENOMEM;
-	s->buf = kvmalloc(master ? s->dgram_max : L7_SYNC_RECV_MAX,
+	s->buf = kvmalloc(l7_sync_keeps(s) ? L7_SYNC_RECV_MAX : s->dgram_max,
 			  GFP_KERNEL);
 	if (!s->buf)
 		goto fail;
-	if (master) {
+	if (l7_sync_sends(s)) {
 		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
 				    GFP_KERNEL);
 		if (!s->queue)
 			goto fail;
-	} else {
+	}
+	if (l7_sync_keeps(s)) {
 		err = l7_sync_store_init(s);
 		if (err)
+			goto fail;
+		err = -ENOMEM;
+		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
+					  sizeof(*s->probe_batch), GFP_KERNEL);
+		if (!s->probe_batch)
 			goto fail;
 	}
 	return s;
@@ -596,7 +808,7 @@ int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
 		err = PTR_ERR(s);
 		goto out;
 	}
-	if (cfg->role == IPVS_L7_SYNC_BACKUP)
+	if (l7_sync_keeps(s))
 		l7_sync_listen(s);
 	rcu_assign_pointer(sn->sync, s);
 out:
@@ -623,6 +835,7 @@ static int __l7_sync_stop(struct net *net)
 	sk->sk_user_data = NULL;	/* data_ready queues nothing now */
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&s->recv);
+	cancel_delayed_work_sync(&s->probe);
 	cancel_delayed_work_sync(&s->send);
 	l7_sync_free(s);
 	return 0;
@@ -667,6 +880,10 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->stale = s->store.stats.stale;
 	st->evicted = s->store.stats.evicted;
 	st->records = s->store.recs.count;
+	st->adopted = s->store.stats.adopted;
+	st->refused = s->store.stats.refused;
+	st->displaced = s->stats.displaced;
+	st->probed = s->stats.probed;
 	spin_unlock_bh(&s->slock);
 out:
 	mutex_unlock(&l7_sync_mutex);
@@ -688,10 +905,19 @@ static struct pernet_operations l7_sync_net_ops = {
 
 int l7_sync_init(void)
 {
-	return register_pernet_subsys(&l7_sync_net_ops);
+	int err;
+
+	err = register_pernet_subsys(&l7_sync_net_ops);
+	if (err)
+		return err;
+	register_inetaddr_notifier(&l7_sync_inetaddr_nb);
+	register_inet6addr_notifier(&l7_sync_inet6addr_nb);
+	return 0;
 }
 
 void l7_sync_exit(void)
 {
+	unregister_inet6addr_notifier(&l7_sync_inet6addr_nb);
+	unregister_inetaddr_notifier(&l7_sync_inetaddr_nb);
 	unregister_pernet_subsys(&l7_sync_net_ops);
 }

@@ -46,6 +46,10 @@ struct l7_sync_stats {
 	u64	stale;
 	u64	evicted;
 	u64	records;
+	u64	adopted;
+	u64	refused;
+	u64	displaced;
+	u64	probed;
 };
 
 int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
@@ -61,6 +65,15 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 
 /* A running master's sync_idle in jiffies, else 0. */
 u32 l7_sync_idle(struct net *net);
+
+/*
+ * A client's segment @g to a VIP of ours that matches no connection:
+ * whether the peer's record of its connection fits it (the record into
+ * *out, with its TSval offset to our clock).  The record goes either
+ * way; without one this is false at the cost of a read.
+ */
+bool l7_sync_adopt(struct net *net, const struct l7_ckpt_seg *g,
+		   struct l7_ckpt_slot *out);
 
 /* The master's records, c->lock held (struct l7_conn: ip_vs_l7.h). */
 struct l7_conn;

@@ -29,7 +29,7 @@ static struct netlink_range_validation l7_sync_records_range = {
 static const struct nla_policy l7_sync_policy[IPVS_L7_SYNC_ATTR_MAX + 1] = {
 	[IPVS_L7_SYNC_ATTR_ROLE]	= NLA_POLICY_RANGE(NLA_U8,
 							   IPVS_L7_SYNC_MASTER,
-							   IPVS_L7_SYNC_BACKUP),
+							   IPVS_L7_SYNC_BOTH),
 	[IPVS_L7_SYNC_ATTR_IFNAME]	= { .type = NLA_NUL_STRING,
 					    .len = IFNAMSIZ - 1 },
 	[IPVS_L7_SYNC_ATTR_PEER]	= { .type = NLA_BINARY, .len = 16 },
@@ -181,6 +181,10 @@ static int l7_nl_put_sync_stats(struct sk_buff *skb,
 		[IPVS_L7_SYNC_STATS_STALE]		= st->stale,
 		[IPVS_L7_SYNC_STATS_EVICTED]		= st->evicted,
 		[IPVS_L7_SYNC_STATS_RECORDS]		= st->records,
+		[IPVS_L7_SYNC_STATS_ADOPTED]		= st->adopted,
+		[IPVS_L7_SYNC_STATS_REFUSED]		= st->refused,
+		[IPVS_L7_SYNC_STATS_DISPLACED]		= st->displaced,
+		[IPVS_L7_SYNC_STATS_PROBED]		= st->probed,
 	};
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_SYNC_ATTR_STATS);
 	unsigned int i;

@@ -25,6 +25,7 @@
 #include <net/netfilter/nf_conntrack.h>
 
 #include "ip_vs_l7.h"
+#include "core/conn_ckpt.h"
 #include "core/tcp_cookie.h"
 #include "core/tcp_opt.h"
 
@@ -68,7 +69,18 @@ static u32 l7_ts_now(u16 af, const union nf_inet_addr *saddr,
 /* The TSval @c's client would get from us now, before any floor. */
 u32 l7_conn_ts_now(const struct l7_conn *c)
 {
-	return l7_ts_now(c->af, &c->vaddr, &c->caddr);
+	return l7_ts_now(c->af, &c->vaddr, &c->caddr) + c->d_ts_adj;
+}
+
+/*
+ * @c, taken over from the other director, goes on with that director's
+ * TSval clock, @offset ahead of ours (l7_ckpt_ts_offset()): the client
+ * sees one clock, at one rate, and its PAWS check passes.
+ */
+void l7_conn_ts_continue(struct l7_conn *c, u32 offset)
+{
+	c->d_ts_adj = 0;
+	c->d_ts_adj = l7_now_ts() + offset - l7_conn_ts_now(c);
 }
 
 struct l7_seg {
@@ -451,6 +463,44 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		want.present &= ~L7_TCPO_WSCALE;
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	l7_xmit(net, &s);
+}
+
+/*
+ * A keepalive-style probe of a connection the other director had, from
+ * its record @k (TSval clock @ts_off ahead of ours): one sequence number
+ * before what the client expects, which it must answer with an ACK
+ * carrying its own sequence and acknowledgment numbers (RFC 9293
+ * 3.10.7.4).  That answer then decides: at the record's request
+ * boundary it is taken over, else it is reset (l7_client_new()).
+ */
+void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
+		   u32 ts_off)
+{
+	struct l7_tcp_opts want = { 0 };
+	u8 opt[MAX_TCP_OPTION_SPACE];
+	unsigned int n = k->t.family == 4 ? 4 : 16;
+	struct l7_seg s = {
+		.af = k->t.family == 4 ? AF_INET : AF_INET6,
+		.sport = htons(k->t.vport),
+		.dport = htons(k->t.cport),
+		.seq = k->snd_nxt - 1,
+		.ack = k->rcv_nxt,
+		.flags = TCPHDR_ACK,
+		.win = k->d_wscale > 0 ? 65535 >> k->d_wscale : 65535,
+		.opt = opt,
+	};
+
+	memcpy(&s.saddr, k->t.vaddr, n);
+	memcpy(&s.daddr, k->t.caddr, n);
+	if (k->ts) {
+		u32 now = l7_now_ts() + ts_off;
+
+		want.present = L7_TCPO_TS;
+		want.tsval = before(now, k->ts_last) ? k->ts_last : now;
+		want.tsecr = k->ts_recent;
+		s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	}
 	l7_xmit(net, &s);
 }
 

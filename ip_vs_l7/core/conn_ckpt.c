@@ -443,9 +443,12 @@ int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
 	};
 	for (i = 0; i < nbuckets; i++)
 		buckets[i] = L7_CKPT_NIL;
+	/* zeroed: a slot never used holds no tuple (l7_ckpt_slot_live()) */
 	for (i = 0; i < rec_cap + tomb_cap; i++)
-		slots[i].hnext = i + 1 < rec_cap + tomb_cap ? i + 1 :
-							      L7_CKPT_NIL;
+		slots[i] = (struct l7_ckpt_slot){
+			.hnext = i + 1 < rec_cap + tomb_cap ? i + 1 :
+							      L7_CKPT_NIL,
+		};
 	return 0;
 }
 
@@ -540,6 +543,14 @@ bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
 	return g->seq == c->rcv_nxt &&
 	       l7_seq_between(g->ack, c->snd_una, c->snd_nxt) &&
 	       l7_tcp_paws_ok(c->ts, false, &o, c->ts_recent);
+}
+
+bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i)
+{
+	/* a free slot keeps the tuple it had: only its own lookup finds it */
+	return i < s->rec_cap + s->tomb_cap && !s->slots[i].tomb &&
+	       s->slots[i].conn.t.family &&
+	       slot_find(s, &s->slots[i].conn.t) == i;
 }
 
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,

@@ -253,6 +253,13 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_rec *r,
 				   uint32_t now_ms);
 
+/*
+ * Whether slot @i (any index) holds a record, not a tombstone or nothing:
+ * a walk over the slots by index, which eviction cannot move under it,
+ * visits each record once.
+ */
+bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i);
+
 /* The tuple's record, or NULL (none, or a tombstone). */
 const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
 					  const struct l7_ckpt_tuple *t);

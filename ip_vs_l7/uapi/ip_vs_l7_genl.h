@@ -380,12 +380,17 @@ enum {
  * authenticated with HMAC-SHA256 under a key both directors are given.
  * The master sends to the peer; the backup takes what comes to its port
  * on the interface and keeps the newest record of each connection, up
- * to a cap.  One channel per network namespace, in one role: a role
+ * to a cap, and takes a connection over from its record when that
+ * client's next segment reaches it (the VIP has moved).  BOTH is the two
+ * at once, the role for the two directors of a VRRP pair: whichever
+ * holds the VIP sends, the other keeps, and no role changes on a
+ * failover.  One channel per network namespace, in one role: a role
  * change is a stop and a start.
  */
 enum ipvs_l7_sync_role {
 	IPVS_L7_SYNC_MASTER = 1,
 	IPVS_L7_SYNC_BACKUP = 2,
+	IPVS_L7_SYNC_BOTH = 3,
 };
 
 #define IPVS_L7_SYNC_KEY_LEN		32	/* HMAC-SHA256 key, bytes */
@@ -440,6 +445,17 @@ enum {
 	IPVS_L7_SYNC_STATS_STALE,	/* records older than what was known */
 	IPVS_L7_SYNC_STATS_EVICTED,	/* records pushed out by the cap */
 	IPVS_L7_SYNC_STATS_RECORDS,	/* records held now */
+	/* client connections taken over from their records */
+	IPVS_L7_SYNC_STATS_ADOPTED,
+	/* segments that did not fit their record: record dropped, RST */
+	IPVS_L7_SYNC_STATS_REFUSED,
+	/*
+	 * connections of this director ended without a word because the
+	 * peer sent a newer record of them: it took them over
+	 */
+	IPVS_L7_SYNC_STATS_DISPLACED,
+	/* records probed when an address came up (a VIP moved here) */
+	IPVS_L7_SYNC_STATS_PROBED,
 
 	__IPVS_L7_SYNC_STATS_MAX,
 };

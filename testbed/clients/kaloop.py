@@ -10,7 +10,8 @@ the loop goes on with a new connection; a connection closed by the server
 after a complete answer ("Connection: close") is counted as a reconnect.
 
 --pace S sleeps S seconds after each request.  --timeout S bounds each
-socket operation (default l7http.TIMEOUT).
+socket operation (default l7http.TIMEOUT).  --until FILE: each loop stops
+after the request under way once FILE exists (--requests is then a cap).
 Prints "requests N ok N errors N reconnects N" and "backend sN COUNT" lines.
 --log FILE gets one line per request:
     CONN SEQ START END BACKEND ok|error [reason]
@@ -43,6 +44,7 @@ def main():
     ap.add_argument("--pace", type=float, default=0,
                     help="seconds to sleep after each request")
     ap.add_argument("--timeout", type=float, default=l7http.TIMEOUT)
+    ap.add_argument("--until")
     args = ap.parse_args()
     paths = args.path or ["/static/1k.bin"]
     checker = l7http.Checker()
@@ -69,6 +71,8 @@ def main():
         conn = http.client.HTTPConnection(args.host, timeout=args.timeout)
         sock = None
         for i in range(args.requests):
+            if args.until and os.path.exists(args.until):
+                break
             path = paths[(c + i) % len(paths)]
             t0 = l7http.now()
             backend = None
@@ -111,7 +115,7 @@ def main():
         print("backend %s %d" % (b, served[b]))
     for f in failures[:10]:
         print("error: " + f)
-    if totals["requests"] != args.conns * args.requests:
+    if not args.until and totals["requests"] != args.conns * args.requests:
         print("gave up after %d errors" % totals["errors"])
         return 1
     if totals["errors"] > args.max_errors:

@@ -6,9 +6,12 @@
 # of keepalived-conf/l7-rules.save from its notify script.  Measures and
 # prints: a backend stopped under wrk (time out of rotation, client
 # errors), the master killed (time until a new connection is answered by
-# the backup, new connections every 100 ms that fail, what keep-alive
-# clients see), the old master returning (nopreempt: no new-connection
-# request lost).  Runs inside the guest.
+# the backup, new connections every 100 ms that fail), keep-alive clients
+# carried across it by the l7 checkpoint channel (keepalived-conf/
+# l7-sync-up: no request lost, no reconnect, the longest delay), the old
+# master returning (nopreempt: no new-connection request lost) and the
+# second director killed in turn (the clients carried back).  Runs
+# inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -41,11 +44,17 @@ ka_start() {
 	mkdir -p "$dir"
 	install -m 0755 "$CONF/l7-rules-load" "$HA/l7-rules-load"
 	install -m 0644 "$CONF/l7-rules.save" "$HA/l7-rules.save"
+	install -m 0755 "$CONF/l7-sync-up" "$HA/l7-sync-up"
+	[ -e "$HA/l7-sync.key" ] ||
+		(umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$HA/l7-sync.key")
 	sed -e "s|/etc/keepalived/l7-rules-load -l /run/l7-rules-load.log|$HA/l7-rules-load -i $IPVSADM -l $dir/rules-load.log|" \
 	    -e "s|/etc/keepalived/l7-rules.save|$HA/l7-rules.save|" \
+	    -e "s|/etc/keepalived/l7-sync-up -l /run/l7-sync-up.log|$HA/l7-sync-up -i $IPVSADM -l $dir/sync-up.log|" \
+	    -e "s|/etc/keepalived/l7-sync.key|$HA/l7-sync.key|" \
 		"$CONF/keepalived-$role.conf" > "$dir/keepalived.conf"
-	grep -q "$HA/l7-rules-load -i" "$dir/keepalived.conf" ||
-		{ echo "ka_start: notify line not found"; return 1; }
+	grep -q "$HA/l7-rules-load -i" "$dir/keepalived.conf" &&
+	[ "$(grep -c "$HA/l7-sync-up -i .* $HA/l7-sync.key" "$dir/keepalived.conf")" = 2 ] ||
+		{ echo "ka_start: notify lines not found"; return 1; }
 	# -n: stay in the foreground; -l -D: detailed log to the console.
 	# Not through in_d: $! must be keepalived itself (ip netns exec execs
 	# it), not a subshell that a signal would not pass through
@@ -75,6 +84,22 @@ ka_stop() {
 }
 
 has_vip() { in_d "$1" ip -4 addr show dev front | grep -q " $L7TB_VIP/"; }
+
+# syncing DIR: DIR's checkpoint channel runs, in role both
+syncing() { in_d "$1" "$IPVSADM" -L --daemon | grep -q '^l7 both sync channel (interface=sync'; }
+
+# sync_counter DIR NAME: a counter of DIR's channel (-L --daemon, key=value)
+sync_counter() {
+	in_d "$1" "$IPVSADM" -L --daemon | grep '^  ' | tr ' ' '\n' |
+		awk -F= -v k="$2" '$1 == k { print $2 }'
+}
+
+# links DIR up|down: DIR's three links at once (one ip command: each
+# takes up to a second in a loaded emulated guest)
+links() {
+	printf 'link set front %s\nlink set back %s\nlink set sync %s\n' "$2" "$2" "$2" |
+		ip -n "$1" -batch -
+}
 
 # programmed DIR: the l7 service with its three real servers, the pools
 # and rules of l7-rules.save
@@ -115,6 +140,8 @@ pair_up() {
 	ka_start l7dir2 backup || return 1
 	wait_for programmed l7dir || { cat "$HA/l7dir"/*.log; return 1; }
 	wait_for programmed l7dir2 || { cat "$HA/l7dir2"/*.log; return 1; }
+	wait_for syncing l7dir && wait_for syncing l7dir2 ||
+		{ cat "$HA"/*/sync-up.log; return 1; }
 	sleep 2
 	! has_vip l7dir2 || { echo "both directors have the VIP"; cat "$HA/l7dir2/keepalived.log"; return 1; }
 	grep -q 'Entering BACKUP STATE' "$HA/l7dir2/keepalived.log" ||
@@ -225,11 +252,61 @@ vipwatch() {
 	done
 }
 
+# Keep-alive clients carried across both failovers, started by
+# failover() and stopped by the last one: two send a request every 100 ms
+# (busy: at a kill each may be in the middle of a request), two every
+# 3 s (idle at a request boundary when the director dies).
+KA_FAST= KA_IDLE=
+ka_clients_start() {
+	rm -f "$TMP/ka.stop"
+	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
+		--requests 100000 --pace 0.1 --timeout 20 --max-errors 1000 \
+		--until "$TMP/ka.stop" --log "$TMP/ka.log" > "$TMP/ka" 2>&1 &
+	KA_FAST=$!
+	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
+		--requests 100000 --pace 3 --timeout 20 --max-errors 1000 \
+		--until "$TMP/ka.stop" --log "$TMP/kai.log" > "$TMP/kai" 2>&1 &
+	KA_IDLE=$!
+	wait_lines "$TMP/ka.log" 20 && wait_lines "$TMP/kai.log" 4
+}
+
+ka_clients_stop() {
+	touch "$TMP/ka.stop"
+	wait $KA_FAST $KA_IDLE
+}
+
+# ka_seen LOG T: kaloop's requests that ended after T (the kill):
+# "N ERRORS LONGEST HANGS": how many, how many failed, the longest (s),
+# how many failures were a timeout (a client left waiting) rather than
+# a reset
+ka_seen() {
+	awk -v t="$2" '$4 + 0 >= t + 0 { n++; d = $4 - $3; if (d > mx) mx = d
+		if ($6 == "error") { e++; if ($0 ~ /[Tt]imed? ?out/) h++ } }
+		END { printf "%d %d %.2f %d\n", n, e, mx, h }' "$1"
+}
+
+# carried DIR T: after the kill at T, what the keep-alive clients saw, and
+# that DIR took them over: the idle ones lost nothing, a busy one at most
+# the request under way (reset, never a hang)
+carried() {
+	local d=$1 t=$2 fast idle
+	fast=$(ka_seen "$TMP/ka.log" "$t") idle=$(ka_seen "$TMP/kai.log" "$t")
+	note "keep-alive clients, requests ended since the kill (count errors longest-s hangs):" \
+		"  every 100 ms: $fast; every 3 s: $idle" \
+		"  $d's channel: $(in_d "$d" "$IPVSADM" -L --daemon | grep '^  ' | tr -s ' ')" \
+		"  errors: $(awk -v t="$t" '$4 + 0 >= t + 0 && $6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" "$TMP/kai.log" | sort | uniq -c | tr -s ' \n' ' ')"
+	[ "$(sync_counter "$d" adopted)" -ge 2 ] || return 1
+	read -r _ e _ h <<< "$idle"
+	[ "$e" = 0 ] || { echo "an idle client lost a request"; return 1; }
+	read -r _ e _ h <<< "$fast"
+	[ "$h" = 0 ] && [ "$e" -le 2 ] ||
+		{ echo "a busy client hung or lost more than one request"; return 1; }
+}
+
 # the master killed (keepalived SIGKILL, then its links down) while new
-# connections come every 100 ms and two keep-alive clients send a request
-# every 100 ms
+# connections come every 100 ms and the keep-alive clients run
 failover() {
-	local nc ka vw t t2 sum take errs slow moved
+	local nc vw t t2 sum take errs slow moved
 	# the new-connection loop runs until a fixed time after the kill
 	# (--stop below), however long a loaded guest takes to get there
 	rm -f "$TMP/nc.stop"
@@ -237,13 +314,9 @@ failover() {
 		--duration 300 --stop "$TMP/nc.stop" --timeout 5 --log "$TMP/nc.log" \
 		> "$TMP/nc" 2>&1 &
 	nc=$!
-	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
-		--requests 250 --pace 0.1 --timeout 3 --max-errors 1000 \
-		--log "$TMP/ka.log" > "$TMP/ka" 2>&1 &
-	ka=$!
-	# both clients under way for a while before the kill
-	wait_lines "$TMP/nc.log" 20 && wait_lines "$TMP/ka.log" 20 ||
-		{ kill $nc $ka; return 1; }
+	ka_clients_start
+	# all clients under way for a while before the kill
+	wait_lines "$TMP/nc.log" 20 || { kill $nc; return 1; }
 	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
@@ -251,13 +324,12 @@ failover() {
 	# takes up to a second in a loaded emulated guest), then its
 	# keepalived is killed
 	t=$(date +%s.%N)
-	printf 'link set front down\nlink set back down\n' | ip -n l7dir -batch -
+	links l7dir down
 	kill -9 $(ka_pids l7dir) 2>/dev/null
 	t2=$(date +%s.%N)
 	sleep $((TAKEOVER_BOUND + 4))
 	touch "$TMP/nc.stop"
 	wait $nc
-	wait $ka
 	kill $vw
 	moved=$(awk -v t="$t" 'NR == 1 { printf "%.2f", $1 - t }' "$TMP/vip.log")
 	sum=$(summary "$TMP/nc.log" "$t")
@@ -270,12 +342,11 @@ failover() {
 		"VIP on the backup at most $moved s after the kill;" \
 		"first new connection started after that answered by the backup $take s after its links were down" \
 		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the kill: $errs, slower than 1 s: $slow" \
-		"per 0.5 s from the kill (ok/started): $(timeline "$TMP/nc.log" "$t")" \
-		"keep-alive clients (request every 100 ms, 3 s timeout): $(head -n 1 "$TMP/ka")" \
-		"  they saw: $(awk '$6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" | sed 's/[0-9.]*$//' | sort | uniq -c | tr -s ' \n' ' ')"
+		"per 0.5 s from the kill (ok/started): $(timeline "$TMP/nc.log" "$t")"
 	has_vip l7dir2 || { echo "l7dir2 has no VIP"; return 1; }
 	[ "$take" != -1.00 ] && [ "$(echo "$take <= $TAKEOVER_BOUND" | bc)" = 1 ] ||
 		{ tail -n 20 "$TMP/nc.log"; return 1; }
+	carried l7dir2 "$t" || return 1
 	# the backup serves with the same rules
 	check_rules
 }
@@ -291,7 +362,7 @@ failback() {
 	wait_lines "$TMP/nc2.log" 10 || { kill $nc; return 1; }
 	in_d l7dir ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
 	in_d l7dir "$IPVSADM" -C
-	printf 'link set front up\nlink set back up\n' | ip -n l7dir -batch -
+	links l7dir up
 	ka_start l7dir master || return 1
 	wait_for programmed l7dir || { kill $nc; return 1; }
 	wait $nc
@@ -302,18 +373,45 @@ failback() {
 		{ echo "the VIP moved"; return 1; }
 }
 
+# then the second director dies: the first takes the VIP back, and the
+# keep-alive clients with it, from the records the second sent it since
+# it came back
+failover_back() {
+	local t
+	# records of the idle clients at their newest boundary
+	sleep 4
+	t=$(date +%s.%N)
+	links l7dir2 down
+	kill -9 $(ka_pids l7dir2) 2>/dev/null
+	wait_for -s 20 has_vip l7dir || return 1
+	sleep 8
+	carried l7dir "$t" || return 1
+	ka_clients_stop
+	note "keep-alive clients over both failovers: $(head -n 1 "$TMP/ka") (every 100 ms)," \
+		"$(head -n 1 "$TMP/kai") (every 3 s)"
+	# the second director back, as the first came back
+	in_d l7dir2 ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
+	in_d l7dir2 "$IPVSADM" -C
+	links l7dir2 up
+	ka_start l7dir2 backup || return 1
+	wait_for programmed l7dir2
+}
+
 # keepalived stopped on the active director (SIGTERM): it deletes its
 # service and VIP, the other takes over; the kernel ends the connections
 # of the deleted service (the boot's log guard watches for warnings)
 clean_stop() {
-	ka_stop l7dir2
-	! in_d l7dir2 "$IPVSADM" -Ln -t "$VS" >/dev/null 2>&1 ||
+	ka_stop l7dir
+	! in_d l7dir "$IPVSADM" -Ln -t "$VS" >/dev/null 2>&1 ||
 		{ echo "service still there"; return 1; }
-	wait_for has_vip l7dir || return 1
+	wait_for has_vip l7dir2 || return 1
 	wait_for -s 10 in_cli curl -sf -o /dev/null --max-time 3 "http://$L7TB_VIP/static/1k.bin"
 }
 
 testbed_down_ha() {
+	# keep-alive clients a failed test left running stop at their next
+	# request (20 s at most)
+	[ -z "$KA_FAST" ] || { touch "$TMP/ka.stop"; wait $KA_FAST $KA_IDLE; }
 	ka_stop l7dir
 	ka_stop l7dir2
 	in_d l7dir "$IPVSADM" -C 2>/dev/null
@@ -338,6 +436,7 @@ t_check "ha: each director pools from its own address, no gateway on the backend
 t_check "ha: a backend killed under wrk is out of rotation within the check interval" backend_down
 t_check "ha: master killed - the backup answers new connections" failover
 t_check "ha: old master returns (nopreempt) - no new-connection request lost" failback
+t_check "ha: second director killed - the first takes the keep-alive clients back" failover_back
 t_check "ha: keepalived stopped - service deleted, the other director takes over" clean_stop
 
 for d in l7dir l7dir2; do cp "$HA/$d/keepalived.log" "$TMP/$d.log" 2>/dev/null; done

@@ -253,6 +253,10 @@ static void check_store(const struct model *m)
 		for (i = s->buckets[b]; i != L7_CKPT_NIL; i = s->slots[i].hnext)
 			FUZZ_ASSERT(hashed++ < 2 * MAX_CAP);
 	FUZZ_ASSERT(hashed == s->recs.count + s->tombs.count);
+	/* the walk by index the takeover's probe does finds every record */
+	for (i = 0, hashed = 0; i < s->rec_cap + s->tomb_cap + 2; i++)
+		hashed += l7_ckpt_slot_live(s, i);
+	FUZZ_ASSERT(hashed == s->recs.count);
 }
 
 static void ops(const uint8_t *data, size_t size)

@@ -483,6 +483,36 @@ static void adopt_refused(void)
 #undef REFUSED_IF
 }
 
+/*
+ * A walk over the slots by index finds each record once: not free slots
+ * (which keep the tuple they had), not tombstones, not evicted ones.
+ */
+static void slot_walk_finds_records(void)
+{
+	struct l7_ckpt_tuple t[6];
+	struct store st;
+	int i, live, tomb_live;
+
+	store_init(&st);
+	for (i = 0; i < 6; i++)
+		t[i] = tuple4(i, 6000 + i);
+	for (i = 0; i < 6; i++)		/* t[0], t[1] evicted */
+		put(&st, upsert(conn_of(t[i], 10 + i)));
+	put(&st, delete_of(t[2], 30));	/* a tombstone now */
+	live = 0;
+	tomb_live = 0;
+	for (i = 0; i < CAP_RECS + CAP_TOMBS + 3; i++) {
+		if (!l7_ckpt_slot_live(&st.s, i))
+			continue;
+		live++;
+		if (!l7_ckpt_lookup(&st.s, &st.slots[i].conn.t))
+			tomb_live++;
+	}
+	CHECK(live == 3 && (int)st.s.recs.count == 3,
+	      "%d live slots, %u records", live, st.s.recs.count);
+	CHECK(!tomb_live, "a tombstone or a freed slot walked");
+}
+
 int main(void)
 {
 	RUN(round_trip);
@@ -496,5 +526,6 @@ int main(void)
 	RUN(eviction_counted);
 	RUN(adopt_fitting);
 	RUN(adopt_refused);
+	RUN(slot_walk_finds_records);
 	return l7_test_summary("conn_ckpt");
 }
