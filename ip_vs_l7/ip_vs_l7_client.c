@@ -723,6 +723,7 @@ static void l7_ckpt_seg_of(const struct sk_buff *skb,
 	g->seq = ntohl(th->seq);
 	g->ack = ntohl(th->ack_seq);
 	g->flags = tcp_flag_byte(th);
+	g->len = skb->len - skb_transport_offset(skb) - th->doff * 4;
 	g->has_ts = o->present & L7_TCPO_TS;
 	g->tsval = o->tsval;
 }
@@ -732,7 +733,9 @@ static void l7_ckpt_seg_of(const struct sk_buff *skb,
  * requests, from its record, if @skb (the client's next segment, which
  * matched no connection here) fits it exactly.  It goes on where the
  * other left it: the same numbers, options and TSval clock, the client's
- * newest TSval as TS.Recent; floors and limits start afresh.
+ * newest TSval as TS.Recent; floors and limits start afresh.  NULL when
+ * there is no record or the segment does not fit it, ERR_PTR(-EAGAIN)
+ * when the record waits for the client's retransmission.
  */
 static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 				       struct sk_buff *skb,
@@ -744,8 +747,14 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	struct l7_conn *c;
 
 	l7_ckpt_seg_of(skb, o, &g);
-	if (!l7_sync_adopt(ls->net, &g, &rec))
+	switch (l7_sync_adopt(ls->net, &g, &rec)) {
+	case L7_CKPT_ADOPT:
+		break;
+	case L7_CKPT_WAIT:
+		return ERR_PTR(-EAGAIN);
+	default:
 		return NULL;
+	}
 	c = l7_client_alloc(ls, skb);
 	if (!c)
 		return NULL;
@@ -857,6 +866,8 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	 * decides as it would without one.
 	 */
 	c = l7_client_adopt(ls, skb, &o);
+	if (IS_ERR(c))
+		return NF_DROP;
 	adopted = c;
 	if (!c)
 		c = l7_client_accept(ls, skb, &o);

@@ -68,13 +68,17 @@
 /* records copied out of the store at a time by the takeover's probe */
 #define L7_SYNC_PROBE_BATCH	64
 /*
- * The probe runs this long after an address came up, and again later:
- * the clients answer to the VIP's MAC as their ARP caches have it, which
- * keepalived's gratuitous ARPs change only after it added the address
- * (and again garp_master_delay later).
+ * The probe runs this long after an address came up: the clients answer
+ * to the VIP's MAC as their ARP caches have it, which keepalived's
+ * gratuitous ARPs change only after it added the address.  It runs
+ * again later, when a client with bytes in flight to the dead director,
+ * whose first answer was waited out (l7_ckpt_past()), has had time to
+ * send them again: one that answers past its record a second time had
+ * them acknowledged, waits for a response that will not come, and is
+ * reset.
  */
 #define L7_SYNC_PROBE_FIRST_MS	300
-#define L7_SYNC_PROBE_AGAIN_MS	2000
+#define L7_SYNC_PROBE_AGAIN_MS	8000
 /* the largest UDP payload: what the receiver reads into */
 #define L7_SYNC_RECV_MAX	65535
 
@@ -377,8 +381,9 @@ static void l7_sync_gen_raise(struct l7_sync *s, u64 gen)
 		;
 }
 
-bool l7_sync_adopt(struct net *net, const struct l7_ckpt_seg *g,
-		   struct l7_ckpt_slot *out)
+enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
+				   const struct l7_ckpt_seg *g,
+				   struct l7_ckpt_slot *out)
 {
 	enum l7_ckpt_verdict v = L7_CKPT_NONE;
 	struct l7_sync *s;
@@ -395,7 +400,7 @@ bool l7_sync_adopt(struct net *net, const struct l7_ckpt_seg *g,
 		l7_sync_gen_raise(s, out->conn.gen);
 out:
 	rcu_read_unlock();
-	return v == L7_CKPT_ADOPT;
+	return v;
 }
 
 /*
@@ -881,6 +886,7 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->evicted = s->store.stats.evicted;
 	st->records = s->store.recs.count;
 	st->adopted = s->store.stats.adopted;
+	st->waited = s->store.stats.waited;
 	st->refused = s->store.stats.refused;
 	st->displaced = s->stats.displaced;
 	st->probed = s->stats.probed;

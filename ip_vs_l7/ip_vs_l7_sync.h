@@ -50,6 +50,7 @@ struct l7_sync_stats {
 	u64	refused;
 	u64	displaced;
 	u64	probed;
+	u64	waited;
 };
 
 int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
@@ -68,12 +69,14 @@ u32 l7_sync_idle(struct net *net);
 
 /*
  * A client's segment @g to a VIP of ours that matches no connection:
- * whether the peer's record of its connection fits it (the record into
- * *out, with its TSval offset to our clock).  The record goes either
- * way; without one this is false at the cost of a read.
+ * whether the peer's record of its connection fits it (ADOPT: the record
+ * into *out, with its TSval offset to our clock), is to be waited on
+ * (WAIT: drop the segment), or is dropped (REFUSE).  Without a record
+ * this is NONE at the cost of a read.
  */
-bool l7_sync_adopt(struct net *net, const struct l7_ckpt_seg *g,
-		   struct l7_ckpt_slot *out);
+enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
+				   const struct l7_ckpt_seg *g,
+				   struct l7_ckpt_slot *out);
 
 /* The master's records, c->lock held (struct l7_conn: ip_vs_l7.h). */
 struct l7_conn;

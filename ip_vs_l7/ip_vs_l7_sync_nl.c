@@ -185,6 +185,7 @@ static int l7_nl_put_sync_stats(struct sk_buff *skb,
 		[IPVS_L7_SYNC_STATS_REFUSED]		= st->refused,
 		[IPVS_L7_SYNC_STATS_DISPLACED]		= st->displaced,
 		[IPVS_L7_SYNC_STATS_PROBED]		= st->probed,
+		[IPVS_L7_SYNC_STATS_WAITED]		= st->waited,
 	};
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_SYNC_ATTR_STATS);
 	unsigned int i;

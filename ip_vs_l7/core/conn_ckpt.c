@@ -469,6 +469,7 @@ static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 		slot_move(s, i, &s->recs, s->rec_cap);
 	}
 	s->slots[i].conn = *c;
+	s->slots[i].waits = 0;
 	s->slots[i].ts_off = l7_ckpt_ts_offset(c, now_ms);
 	s->stats.stored++;
 	return L7_CKPT_STORED;
@@ -553,6 +554,17 @@ bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i)
 	       slot_find(s, &s->slots[i].conn.t) == i;
 }
 
+bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
+{
+	struct l7_ckpt_seg at = *g;
+
+	if (g->len || g->flags != L7_TCPF_ACK || g->seq == c->rcv_nxt ||
+	    !l7_seq_between(g->seq, c->rcv_nxt, c->rcv_edge))
+		return false;
+	at.seq = c->rcv_nxt;
+	return l7_ckpt_match(c, &at);
+}
+
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,
 				   struct l7_ckpt_slot *out)
@@ -562,6 +574,11 @@ enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 
 	if (i == L7_CKPT_NIL || s->slots[i].tomb)
 		return L7_CKPT_NONE;
+	if (!s->slots[i].waits && l7_ckpt_past(&s->slots[i].conn, g)) {
+		s->slots[i].waits++;
+		s->stats.waited++;
+		return L7_CKPT_WAIT;
+	}
 	fits = l7_ckpt_match(&s->slots[i].conn, g);
 	if (fits) {
 		*out = s->slots[i];

@@ -190,6 +190,7 @@ bool l7_ckpt_read_next(struct l7_ckpt_reader *r, struct l7_ckpt_rec *out);
 struct l7_ckpt_slot {
 	struct l7_ckpt_conn conn;
 	uint32_t ts_off;	/* the connection's TSval clock - ours */
+	uint8_t waits;		/* answers past the record it waited out */
 	uint32_t hnext;		/* in its hash bucket */
 	uint32_t prev;		/* in its age list, oldest first */
 	uint32_t next;
@@ -210,6 +211,7 @@ struct l7_ckpt_stats {
 	uint64_t evicted_tombs;	/* tombstones pushed out */
 	uint64_t adopted;
 	uint64_t refused;	/* a segment that did not fit its record */
+	uint64_t waited;	/* an answer past the record, waited out */
 };
 
 /*
@@ -270,6 +272,7 @@ struct l7_ckpt_seg {
 	uint32_t seq;
 	uint32_t ack;
 	uint32_t tsval;
+	uint32_t len;		/* payload bytes */
 	uint8_t flags;		/* L7_TCPF_* */
 	bool has_ts;
 };
@@ -278,6 +281,7 @@ enum l7_ckpt_verdict {
 	L7_CKPT_NONE,		/* no record: as without checkpoints */
 	L7_CKPT_ADOPT,		/* adopt the connection from *out */
 	L7_CKPT_REFUSE,		/* the record is dropped: as without */
+	L7_CKPT_WAIT,		/* drop the segment, keep the record */
 };
 
 /*
@@ -288,10 +292,23 @@ enum l7_ckpt_verdict {
 bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
 
 /*
+ * Whether @g is a client's bare ACK from past the record: everything the
+ * record expects but a sequence number after rcv_nxt, within the window.
+ * That is how a client answers a probe (or anything) while bytes it sent
+ * to the dead director are unacknowledged - it sends its snd_nxt - and
+ * also when the dead director had acknowledged them: the segment cannot
+ * tell which.  Once, the record waits for the client's retransmission
+ * at rcv_nxt (unacknowledged bytes); a second such answer refuses (the
+ * director had them, and the client waits for a response never coming).
+ */
+bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
+
+/*
  * A segment @g with no connection: adopt from the tuple's record if it
- * fits (the record and its TSval offset into @out), else refuse.  The
- * record goes either way, leaving a tombstone of its generation: a late
- * copy of it is never adopted again.
+ * fits (the record and its TSval offset into @out), wait once for a bare
+ * ACK from past it (l7_ckpt_past()), else refuse.  Adopted or refused,
+ * the record goes, leaving a tombstone of its generation: a late copy of
+ * it is never adopted again.
  */
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,

@@ -456,6 +456,11 @@ enum {
 	IPVS_L7_SYNC_STATS_DISPLACED,
 	/* records probed when an address came up (a VIP moved here) */
 	IPVS_L7_SYNC_STATS_PROBED,
+	/*
+	 * a client's bare ACK from past its record (bytes in flight to the
+	 * dead director), dropped once to wait for its retransmission
+	 */
+	IPVS_L7_SYNC_STATS_WAITED,
 
 	__IPVS_L7_SYNC_STATS_MAX,
 };

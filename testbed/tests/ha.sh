@@ -384,7 +384,7 @@ failover_back() {
 	links l7dir2 down
 	kill -9 $(ka_pids l7dir2) 2>/dev/null
 	wait_for -s 20 has_vip l7dir || return 1
-	sleep 8
+	sleep 12
 	carried l7dir "$t" || return 1
 	ka_clients_stop
 	note "keep-alive clients over both failovers: $(head -n 1 "$TMP/ka") (every 100 ms)," \

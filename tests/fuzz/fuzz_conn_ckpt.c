@@ -39,6 +39,7 @@ struct model_tuple {
 	bool have;		/* ->conn is the UPSERT at maxgen */
 	struct l7_ckpt_conn conn;
 	uint32_t applied_at;	/* now_ms when ->conn was taken */
+	bool waited;		/* an answer past ->conn was waited out */
 };
 
 struct model {
@@ -183,6 +184,18 @@ static bool fits(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
 	return !c->ts || (g->has_ts && (int32_t)(g->tsval - c->ts_recent) >= 0);
 }
 
+/* A bare ACK past rcv_nxt in the window, else fitting: waited out once. */
+static bool past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
+{
+	struct l7_ckpt_seg at = *g;
+
+	if (g->len || g->flags != L7_TCPF_ACK || g->seq == c->rcv_nxt ||
+	    g->seq - c->rcv_nxt > c->rcv_edge - c->rcv_nxt)
+		return false;
+	at.seq = c->rcv_nxt;
+	return fits(c, &at);
+}
+
 static const uint8_t seg_flags[] = {
 	L7_TCPF_ACK, L7_TCPF_ACK | L7_TCPF_PSH, L7_TCPF_ACK | L7_TCPF_FIN,
 	L7_TCPF_PSH, L7_TCPF_SYN | L7_TCPF_ACK, L7_TCPF_RST | L7_TCPF_ACK,
@@ -199,15 +212,23 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 		.tsval = c->ts_recent + (int8_t)a[2],
 		.flags = seg_flags[a[3] % sizeof(seg_flags)],
 		.has_ts = !(a[4] & 1),
+		.len = a[4] & 2 ? a[2] : 0,
 	};
 	struct l7_ckpt_slot out;
 	enum l7_ckpt_verdict v;
 
 	FUZZ_ASSERT(l7_ckpt_match(c, &g) == fits(c, &g));
+	FUZZ_ASSERT(l7_ckpt_past(c, &g) == past(c, &g));
 	v = l7_ckpt_adopt(&m->s, &g, &out);
 	if (v == L7_CKPT_NONE)
 		return;
 	FUZZ_ASSERT(mt->have && !mt->dead);
+	if (v == L7_CKPT_WAIT) {
+		FUZZ_ASSERT(past(c, &g) && !mt->waited);
+		FUZZ_ASSERT(l7_ckpt_lookup(&m->s, &g.t));
+		mt->waited = true;
+		return;
+	}
 	if (v == L7_CKPT_ADOPT) {
 		FUZZ_ASSERT(fits(c, &g));
 		FUZZ_ASSERT(out.conn.gen == mt->maxgen &&
@@ -217,7 +238,8 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 		FUZZ_ASSERT(mt->applied_at + out.ts_off ==
 			    c->ts_last + c->ts_age);
 	} else {
-		FUZZ_ASSERT(v == L7_CKPT_REFUSE && !fits(c, &g));
+		FUZZ_ASSERT(v == L7_CKPT_REFUSE && !fits(c, &g) &&
+			    (!past(c, &g) || mt->waited));
 	}
 	mt->dead = true;
 	FUZZ_ASSERT(!l7_ckpt_lookup(&m->s, &g.t));

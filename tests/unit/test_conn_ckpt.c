@@ -484,6 +484,50 @@ static void adopt_refused(void)
 }
 
 /*
+ * A bare ACK from past the record (a client with bytes in flight to the
+ * dead director) is waited out once: its retransmission at rcv_nxt is
+ * adopted.  A second one refuses; data past rcv_nxt refuses at once.
+ */
+static void past_answer_waits_once(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple4(7, 7000), 9);
+	struct l7_ckpt_seg past = seg_fits(&c), data;
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	past.seq = c.rcv_nxt + 300;
+	past.flags = L7_TCPF_ACK;
+	store_init(&st);
+	put(&st, upsert(c));
+	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_WAIT, "waits");
+	CHECK(l7_ckpt_lookup(&st.s, &c.t), "record kept");
+	data = seg_fits(&c);
+	CHECK(l7_ckpt_adopt(&st.s, &data, &out) == L7_CKPT_ADOPT,
+	      "retransmission adopted");
+	CHECK(st.s.stats.waited == 1 && st.s.stats.adopted == 1, "counts");
+
+	put(&st, upsert(conn_of(c.t, 10)));
+	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_WAIT, "new record");
+	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_REFUSE,
+	      "a second answer past it");
+
+	put(&st, upsert(conn_of(c.t, 11)));
+	data.seq = c.rcv_nxt + 300;
+	data.len = 100;
+	CHECK(l7_ckpt_adopt(&st.s, &data, &out) == L7_CKPT_REFUSE,
+	      "data past rcv_nxt");
+	put(&st, upsert(conn_of(c.t, 12)));
+	past.seq = c.rcv_edge + 1;
+	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_REFUSE,
+	      "past the window");
+	put(&st, upsert(conn_of(c.t, 13)));
+	past.seq = c.rcv_nxt + 1;
+	past.ack = c.snd_nxt + 1;
+	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_REFUSE,
+	      "past, with an ACK of bytes never sent");
+}
+
+/*
  * A walk over the slots by index finds each record once: not free slots
  * (which keep the tuple they had), not tombstones, not evicted ones.
  */
@@ -527,5 +571,6 @@ int main(void)
 	RUN(adopt_fitting);
 	RUN(adopt_refused);
 	RUN(slot_walk_finds_records);
+	RUN(past_answer_waits_once);
 	return l7_test_summary("conn_ckpt");
 }
