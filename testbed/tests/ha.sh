@@ -253,26 +253,29 @@ vipwatch() {
 }
 
 # Keep-alive clients carried across both failovers, started by
-# failover() and stopped by the last one: two send a request every 100 ms
-# (busy: at a kill each may be in the middle of a request), two every
-# 3 s (idle at a request boundary when the director dies).
-KA_FAST= KA_IDLE=
+# failover() and stopped by the last one (each test runs in a subshell of
+# its own: they are found by their files, not their pids): two send a
+# request every 100 ms (busy: at a kill each may be in the middle of a
+# request), two every 3 s (idle at a request boundary when the director
+# dies).
 ka_clients_start() {
 	rm -f "$TMP/ka.stop"
 	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
 		--requests 100000 --pace 0.1 --timeout 20 --max-errors 1000 \
 		--until "$TMP/ka.stop" --log "$TMP/ka.log" > "$TMP/ka" 2>&1 &
-	KA_FAST=$!
 	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
 		--requests 100000 --pace 3 --timeout 20 --max-errors 1000 \
 		--until "$TMP/ka.stop" --log "$TMP/kai.log" > "$TMP/kai" 2>&1 &
-	KA_IDLE=$!
 	wait_lines "$TMP/ka.log" 20 && wait_lines "$TMP/kai.log" 4
 }
 
+# they stop after the request under way (20 s at most) and print their
+# totals
+ka_clients_ended() { grep -q '^requests' "$TMP/ka" && grep -q '^requests' "$TMP/kai"; }
 ka_clients_stop() {
+	[ -e "$TMP/ka.log" ] || return 0
 	touch "$TMP/ka.stop"
-	wait $KA_FAST $KA_IDLE
+	wait_for -s 60 ka_clients_ended
 }
 
 # ka_seen LOG T: kaloop's requests that ended after T (the kill):
@@ -306,7 +309,7 @@ carried() {
 # the master killed (keepalived SIGKILL, then its links down) while new
 # connections come every 100 ms and the keep-alive clients run
 failover() {
-	local nc vw t t2 sum take errs slow moved
+	local nc vw t t2 sum take errs slow moved mid
 	# the new-connection loop runs until a fixed time after the kill
 	# (--stop below), however long a loaded guest takes to get there
 	rm -f "$TMP/nc.stop"
@@ -318,6 +321,11 @@ failover() {
 	# all clients under way for a while before the kill
 	wait_lines "$TMP/nc.log" 20 || { kill $nc; return 1; }
 	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
+	# and one in the middle of a 1 MB response when the master dies
+	in_cli "$PY" "$L7TB_DIR/clients/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
+		--timeout 40 > "$TMP/mid" 2>&1 &
+	mid=$!
+	wait_for -s 60 test -e "$TMP/mid.ready" || { cat "$TMP/mid"; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
 	# the director dies: its links go down at once (one ip command: each
@@ -347,6 +355,12 @@ failover() {
 	[ "$take" != -1.00 ] && [ "$(echo "$take <= $TAKEOVER_BOUND" | bc)" = 1 ] ||
 		{ tail -n 20 "$TMP/nc.log"; return 1; }
 	carried l7dir2 "$t" || return 1
+	# the client caught in a response: reset once the backup has the VIP
+	# (its probe), not left waiting for its own timeout
+	wait $mid
+	note "a client in the middle of a 1 MB response at the kill: $(cat "$TMP/mid")"
+	grep -q '^reset ' "$TMP/mid" &&
+	[ "$(awk '{ print ($2 <= 20) }' "$TMP/mid")" = 1 ] || return 1
 	# the backup serves with the same rules
 	check_rules
 }
@@ -409,9 +423,8 @@ clean_stop() {
 }
 
 testbed_down_ha() {
-	# keep-alive clients a failed test left running stop at their next
-	# request (20 s at most)
-	[ -z "$KA_FAST" ] || { touch "$TMP/ka.stop"; wait $KA_FAST $KA_IDLE; }
+	# keep-alive clients a failed test left running
+	ka_clients_stop
 	ka_stop l7dir
 	ka_stop l7dir2
 	in_d l7dir "$IPVSADM" -C 2>/dev/null

@@ -172,7 +172,8 @@ patched_keepalived_installed() {
 	out=$(keepalived -t -n -l -D -f "$TMP/ka-test.conf" 2>&1) || rc=$?
 	echo "     keepalived -t, lb_algo l7: exit $rc${out:+: $out}"
 	[ "$rc" = 0 ] && ! grep -qi scheduler <<< "$out" || return 1
-	[ -x /etc/keepalived/l7-rules-load ] && [ -f /lib/systemd/system/keepalived.service ] &&
+	[ -x /etc/keepalived/l7-rules-load ] && [ -x /etc/keepalived/l7-sync-up ] &&
+		[ -f /lib/systemd/system/keepalived.service ] &&
 		[ -f /usr/share/doc/keepalived/examples/keepalived-master.conf ] ||
 		{ dpkg -L keepalived; return 1; }
 	! pgrep -x keepalived || { echo "keepalived was started by the installation"; return 1; }
