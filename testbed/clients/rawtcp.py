@@ -55,6 +55,12 @@ Tests:
                 passing that D-SACK to the server, naming what it resent
   probe-silent  the same without the D-SACK: no pooled connection stays
                 bound a second later, and the connection serves again
+  adopt     a connection the director has only a checkpoint record of
+            (the sync suite sends it): the next request on it is answered,
+            and the one after, TSvals going on from the record's
+  adopt-forged  the record's tuple with a wrong sequence number: a RST,
+                and the right one afterwards a RST too (record dropped)
+  adopt-deleted a record followed by its DELETE: a RST
 """
 
 import os
@@ -976,6 +982,62 @@ def t_frag(peer):
     c.close()
 
 
+# The records the sync suite gives the director for these client ports
+# (testbed/clients/l7sync.py record()): a connection between two
+# requests, the client's next byte 1100, the director's 5000, timestamps
+# (the client's newest 777, the director's 888) and SACK agreed.
+ADOPT_PORT, FORGED_PORT, DELETED_PORT = 40901, 40902, 40903
+
+
+def recorded_conn(peer, sport):
+    """A connection of the client's, as its record has it."""
+    c = Conn(peer, ts=True, sack=True)
+    c.sport = sport
+    c.snd_nxt = 1100
+    c.rcv_nxt = 5000
+    c.ts_recent = 888
+    c.ts_base = (1000 - int(time.monotonic() * 1000)) % 2**32
+    return c
+
+
+def expect_rst(c, seq, what):
+    p = c.peer.recv(5, c.mine)
+    if p is None or not p[TCP].flags.R or p[TCP].seq != seq:
+        raise Fail("%s: want a RST at %d, got %s" %
+                   (what, seq, p[TCP].summary() if p else "nothing"))
+
+
+def t_adopt(peer):
+    """The next request on a connection the director never saw, but has
+    a record of, is answered on it, and the one after: the director took
+    it over, its TSvals going on from the record's."""
+    c = recorded_conn(peer, ADOPT_PORT)
+    c.get_ok()
+    if (c.ts_recent - 888) % 2**32 >= 2**31:
+        raise Fail("TSval %d, behind the record's 888" % c.ts_recent)
+    c.get_ok()
+    c.close()
+
+
+def t_adopt_forged(peer):
+    """A segment with the record's tuple and a wrong sequence number gets
+    a RST, and the record goes with it: the right one then gets a RST
+    too."""
+    c = recorded_conn(peer, FORGED_PORT)
+    c.seg("PA", GET, seq=1100 + 1000)
+    expect_rst(c, 5000, "wrong seq")
+    c.seg("PA", GET)
+    expect_rst(c, 5000, "right seq after a wrong one")
+
+
+def t_adopt_deleted(peer):
+    """A connection whose record was followed by its DELETE is never
+    taken over."""
+    c = recorded_conn(peer, DELETED_PORT)
+    c.seg("PA", GET)
+    expect_rst(c, 5000, "after its DELETE")
+
+
 TESTS = {"urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
          "synfin": t_synfin,
          "syn": t_syn, "rst-window": t_rst_window,
@@ -983,7 +1045,8 @@ TESTS = {"urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
          "martian": t_martian, "icmp-client": t_icmp_client,
          "icmp-backend": t_icmp_backend, "paws": t_paws,
          "window": t_window, "frag": t_frag, "probe-dsack": t_probe_dsack,
-         "probe-silent": t_probe_silent}
+         "probe-silent": t_probe_silent, "adopt": t_adopt,
+         "adopt-forged": t_adopt_forged, "adopt-deleted": t_adopt_deleted}
 
 
 TEST_SECONDS = 180

@@ -7,7 +7,11 @@
 # (testbed/clients/l7sync.py, an implementation of the format and HMAC of
 # its own) from a third host on the sync link: the backup keeps what is
 # authenticated, drops and counts a wrong key, a wrong sync id and what
-# does not read, and evicts the oldest past its cap.  Runs in the guest.
+# does not read, and evicts the oldest past its cap.  Then the first
+# director in role both: a client it has only a record of, its segments
+# written by hand (testbed/clients/rawtcp.py adopt*), is taken over; a
+# forged segment or a deleted record gets a RST; a newer record of a
+# connection it holds ends its copy (displaced).  Runs in the guest.
 #
 #   l7cli -- l7dir (master, the l7 service) -- s1..s3      (topology up)
 #              | sync0 203.0.113.1
@@ -231,6 +235,58 @@ stop_removes_all() {
 	grep -qi 'no .*sync channel runs' "$TMP/err" || { cat "$TMP/err"; return 1; }
 }
 
+# The director takes a client over from a record the third host sends it
+# (role both keeps records too).  scapy writes the client's segments by
+# hand (rawtcp.py adopt, adopt-forged, adopt-deleted): the next request
+# on the recorded connection is answered on it; a segment with a wrong
+# sequence number gets a RST and drops its record; a record followed by
+# its DELETE is never taken over.
+takeover() {
+	local dmac out=${L7_RESULTS:-$TMP}/rawtcp-adopt.out
+	start l7dir both 203.0.113.2 || return 1
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 3 &&
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 ||
+		return 1
+	wait_eq 2 counter l7dir records || { show l7dir; return 1; }
+	dmac=$(in_dir cat /sys/class/net/dcli/address)
+	raw_client_rsts drop
+	in_cli timeout 600 env HOME=/tmp /usr/bin/python3 "$CLIENTS/rawtcp.py" \
+		"$dmac" adopt adopt-forged adopt-deleted > "$out" 2>&1
+	raw_client_rsts keep
+	note "$(cat "$out")" "$(show l7dir | tail -n 1)"
+	grep -qx 'ok   adopt' "$out" && grep -qx 'ok   adopt-forged' "$out" &&
+		grep -qx 'ok   adopt-deleted' "$out" || return 1
+	[ "$(counter l7dir adopted)" = 1 ] && [ "$(counter l7dir refused)" = 1 ] &&
+		[ "$(counter l7dir records)" = 0 ] || { show l7dir; return 1; }
+	in_d l7dir "$IPVSADM" --stop-l7-sync
+}
+
+# A connection this director holds at a request boundary, of which the
+# peer sends a newer record: the peer took it over (the VIP moved while
+# this director lived), so ours ends without a word (displaced); the
+# client's next request finds no connection here, and a record it does
+# not fit: a RST.
+displaced() {
+	local cport
+	start l7dir both 203.0.113.2 || return 1
+	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/dready" \
+		"$TMP/dgo" --requests 1 > "$TMP/dheld" 2>&1 &
+	wait_for -s 60 test -e "$TMP/dready" || { cat "$TMP/dheld"; return 1; }
+	cport=$(in_cli ss -Htn state established "( dport = :80 )" |
+		awk '{ n = split($3, a, ":"); print a[n] }')
+	[ -n "$cport" ] && [ "$(wc -w <<< "$cport")" = 1 ] ||
+		{ echo "client ports: '$cport'"; return 1; }
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
+		"$cport" 1 || return 1
+	wait_eq 1 counter l7dir displaced || { show l7dir; return 1; }
+	touch "$TMP/dgo"
+	wait_for -s 60 grep -q . "$TMP/dheld"
+	note "held connection's next request: $(cat "$TMP/dheld")" "$(show l7dir | tail -n 1)"
+	grep -q '^error' "$TMP/dheld" && [ "$(counter l7dir refused)" = 1 ] ||
+		{ show l7dir; return 1; }
+	in_d l7dir "$IPVSADM" --stop-l7-sync
+}
+
 testbed_up
 add_service "$VS" l7 1 1 1
 sync_link
@@ -247,6 +303,8 @@ t_check "sync: a wrong sync id is dropped and counted (bad_syncid)" wrong_sync_i
 t_check "sync: datagrams that do not read are dropped and counted (malformed)" malformed
 t_check "sync: past its cap the backup evicts the oldest, counted" cap_evicts_oldest
 t_check "sync: stop removes both channels" stop_removes_all
+t_check "sync: a client taken over from its record; a forged segment or a deleted record gets a RST" takeover
+t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
 
 testbed_down
 rm -rf "$TMP"
