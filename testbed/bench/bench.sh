@@ -25,6 +25,11 @@
 # balancing makes each request wake another backend's Apache on them,
 # while IPVS keeps a client's connection on one; with one server neither
 # rotates, and what is left between the two is the director's own cost.
+# W1sync is W1 with the director's checkpoint channel running for the
+# cell (sync_on), B4 only, at its costliest: sync_idle 1 ms, so that a
+# record goes for every boundary that lasts a millisecond, to a peer on a
+# dummy link (the datagrams are built, signed and sent, then dropped);
+# sync.csv has what it sent.
 # Writes meta.txt, cells.csv (one row per cell and repetition) and
 # mem.csv (one row per MEM cell) to $L7_RESULTS for scripts/bench-report.
 set -eu
@@ -33,7 +38,7 @@ set -eu
 REPS=3
 SECS=8
 CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5 B4u1"
-WORKLOADS="W1 W1c1 W1s1 W2 W3 W4 W5 W6 W7 MEM"
+WORKLOADS="W1 W1c1 W1s1 W1sync W2 W3 W4 W5 W6 W7 MEM"
 CPU_MAX=$L7TB_CPU_MAX	# in the workload_capped ones (lib.sh)
 MEM_CONNS=10000
 while [ $# -gt 0 ]; do
@@ -68,9 +73,10 @@ workloads_of() {
 	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
 	B5) w=$(only W1 W6 W7) ;;
 	B4u*) w=$(only W7) ;;
-	B0) w=$(except MEM W1c1 W1s1) ;;
-	B1rr | B4) ;;
-	*) w=$(except W1c1 W1s1) ;;
+	B0) w=$(except MEM W1c1 W1s1 W1sync) ;;
+	B1rr) w=$(except W1sync) ;;
+	B4) ;;
+	*) w=$(except W1c1 W1s1 W1sync) ;;
 	esac
 	# shellcheck disable=SC2086
 	echo $w
@@ -157,9 +163,40 @@ servers_all() {
 	servers_weigh "$1" "$(echo $L7TB_BACKENDS | wc -w)"
 }
 
-# gen_of W: the load a workload runs (W1 for W1c1 and W1s1)
+# ---- W1sync: the same load with the checkpoint channel on ----
+# The channel is per network namespace, so it runs only for the cell.
+
+SYNC_KEY=$OUT/sync.key
+
+# sync_link: a dummy link for the channel (NOARP: what is sent to the
+# peer's address is dropped by the device, after the whole send path)
+sync_link() {
+	in_dir ip link add l7sync type dummy &&
+	in_dir ip addr add 203.0.113.1/24 dev l7sync &&
+	in_dir ip link set l7sync up &&
+	(umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$SYNC_KEY")
+}
+
+sync_on() {
+	in_dir "$L7TB_BUILD/ipvsadm/ipvsadm" --start-l7-sync master \
+		--mcast-interface l7sync --sync-peer 203.0.113.2 \
+		--sync-key-file "$SYNC_KEY" --sync-idle 1
+}
+
+# sync_off REP CONFIG REQUESTS: its counters into sync.csv, then stop it
+sync_off() {
+	local st
+	st=$(in_dir "$L7TB_BUILD/ipvsadm/ipvsadm" -L --daemon | grep '^  ' |
+		tr ' ' '\n' | awk -F= '$1 == "sent" { s = $2 } $1 == "sent_records" { r = $2 }
+			$1 == "dropped" { d = $2 } END { print s + 0 "," r + 0 "," d + 0 }')
+	echo "$1,$2,$3,$st" >> "$OUT/sync.csv"
+	in_dir "$L7TB_BUILD/ipvsadm/ipvsadm" --stop-l7-sync
+}
+
+# gen_of W: the load a workload runs (W1 for W1c1, W1s1 and W1sync)
 gen_of() {
 	case $1 in
+	W1sync) echo W1 ;;
 	W*[cs][0-9]*) echo "${1%[cs]*}" ;;
 	*) echo "$1" ;;
 	esac
@@ -167,8 +204,14 @@ gen_of() {
 
 # cell REP CONFIG WORKLOAD: one measurement, one CSV row
 cell() {
-	local rep=$1 cfg=$2 w=$3 gen cpus='' servers='' before after res shares conns
+	local rep=$1 cfg=$2 w=$3 gen cpus='' servers='' sync='' before after res shares conns
 	gen=$(gen_of "$w")
+	[ "$w" != W1sync ] || sync=1
+	if [ -n "$sync" ] && ! sync_on; then
+		echo "bench: !!!! $cfg $w rep $rep: the channel did not start, no cell !!!!" |
+			tee -a "$OUT/load.log"
+		return 0
+	fi
 	case $w in
 	W*c[0-9]*) cpus=${w##*c} ;;
 	W*s[0-9]*) servers=${w##*s} ;;
@@ -200,6 +243,7 @@ cell() {
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
 		awk '{ n += $4 - $2 } END { print n }')
 	eval "$res"	# requests= secs= errors= p50= p90= p99= mean= cpu=
+	[ -z "$sync" ] || sync_off "$rep" "$cfg" "$requests"
 	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns,$p90" \
 		>> "$OUT/cells.csv"
 	printf 'bench: %4ss rep %s %-6s %s  %6s req in %6ss  errors %s  p50 %s ms  cpu %s ticks  per backend %s\n' \
@@ -415,6 +459,10 @@ echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,p
 	> "$OUT/cells.csv"
 echo "rep,config,conns,held,slab_bytes,rss_kb,ipvs_entries" > "$OUT/mem.csv"
 : > "$OUT/load.log"
+if echo " $WORKLOADS " | grep -q " W1sync "; then
+	echo "rep,config,requests,datagrams,records,dropped" > "$OUT/sync.csv"
+	sync_link
+fi
 
 # All configurations stay up at once, each on its own port; an idle one
 # carries no traffic.  So the cells of one workload run back to back, in
