@@ -549,7 +549,10 @@ static void l7_sync_probe_work(struct work_struct *work)
 		for (k = 0; k < n; k++) {
 			if (!l7_sync_vip_here(s->net, &batch[k].conn.t))
 				continue;
+			/* as every other segment of ours: from softirq */
+			local_bh_disable();
 			l7_send_probe(s->net, &batch[k].conn, batch[k].ts_off);
+			local_bh_enable();
 			spin_lock_bh(&s->slock);
 			s->stats.probed++;
 			spin_unlock_bh(&s->slock);
