@@ -261,6 +261,29 @@ takeover() {
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
 
+# The channel over IPv6 (the sync link's 2001:db8:203::/64): an idle
+# keep-alive client's record crosses it, and its DELETE when it closes.
+over_ipv6() {
+	local n=1 d
+	for d in l7dir l7dir2; do
+		ip -n "$d" addr add "2001:db8:203::$n/64" dev sync0 nodad
+		n=$((n + 1))
+	done
+	start l7dir master 2001:db8:203::2 --sync-idle 50 &&
+	start l7dir2 backup 2001:db8:203::1 || return 1
+	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/v6ready" \
+		"$TMP/v6go" --requests 1 > "$TMP/v6held" 2>&1 &
+	wait_for -s 60 test -e "$TMP/v6ready" || { cat "$TMP/v6held"; return 1; }
+	wait_eq 1 counter l7dir2 records || { show l7dir; show l7dir2; return 1; }
+	note "$(show l7dir2 | grep '^l7 ')"
+	show l7dir2 | grep -q '^l7 backup sync channel (interface=sync0, peer=2001:db8:203::1,' ||
+		return 1
+	touch "$TMP/v6go"
+	wait_for -s 60 grep -q '^ok' "$TMP/v6held" || { cat "$TMP/v6held"; return 1; }
+	wait_eq 1 counter l7dir2 deleted || { show l7dir2; return 1; }
+	in_d l7dir "$IPVSADM" --stop-l7-sync && in_d l7dir2 "$IPVSADM" --stop-l7-sync
+}
+
 # A connection this director holds at a request boundary, of which the
 # peer sends a newer record: the peer took it over (the VIP moved while
 # this director lived), so ours ends without a word (displaced); the
@@ -303,6 +326,7 @@ t_check "sync: a wrong sync id is dropped and counted (bad_syncid)" wrong_sync_i
 t_check "sync: datagrams that do not read are dropped and counted (malformed)" malformed
 t_check "sync: past its cap the backup evicts the oldest, counted" cap_evicts_oldest
 t_check "sync: stop removes both channels" stop_removes_all
+t_check "sync: the channel over IPv6: a record and its DELETE" over_ipv6
 t_check "sync: a client taken over from its record; a forged segment or a deleted record gets a RST" takeover
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
 
