@@ -42,10 +42,15 @@ void l7_conn_clock_start(struct l7_conn *c)
 }
 
 /*
- * The timer at the clock's earliest deadline.  Only ever brought
- * forward: a request moves deadlines several times, and a later one left
- * to a timer already set costs one early tick, which finds nothing due
- * and sets it again, instead of a re-queue each time.
+ * How much sooner than the clock's earliest deadline the timer may stay
+ * set: IDLE moves on with progress, and a timer moved for each segment
+ * would cost more than the rare early tick.
+ */
+#define L7_TIMER_SLACK		(HZ / 10)
+
+/*
+ * The timer at the clock's earliest deadline: brought forward, and put
+ * back once the deadlines it was set for stopped (l7_clock_rearm()).
  */
 void l7_conn_timer_arm(struct l7_conn *c)
 {
@@ -54,8 +59,9 @@ void l7_conn_timer_arm(struct l7_conn *c)
 	if (!c->clock.moved)
 		return;
 	c->clock.moved = false;
-	if (l7_clock_next(&c->clock, &at))
-		timer_reduce(&c->timer, jiffies + (s32)(at - (u32)jiffies));
+	if (l7_clock_rearm(&c->clock, timer_pending(&c->timer),
+			   (u32)c->timer.expires, L7_TIMER_SLACK, &at))
+		mod_timer(&c->timer, jiffies + (s32)(at - (u32)jiffies));
 }
 
 /* @s falls due @delay from now. */

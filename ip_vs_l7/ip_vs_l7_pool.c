@@ -343,6 +343,18 @@ static void l7_pconn_rested(struct l7_pconn *pc)
 }
 
 /*
+ * How long after a binding a connection's server waits for the ACK it is
+ * owed: until the end of the connection's rest (@rest ticks), when that
+ * comes within TCP's longest delayed ACK - one timer then serves both;
+ * else L7_DELACK.  No request can take the connection and carry the ACK
+ * sooner while it rests.
+ */
+static unsigned long l7_pconn_ack_delay(unsigned long rest)
+{
+	return rest && rest <= TCP_DELACK_MAX ? rest : L7_DELACK;
+}
+
+/*
  * Timer, for a connection idle after a binding (l7_pool_release()): its
  * server still lacks our ACK of its last response, which it would send
  * again without one, and its rest may be over.  Either comes when due;
@@ -361,7 +373,7 @@ static void l7_pconn_idle_fn(struct timer_list *t)
 	spin_lock_bh(&pool->lock);
 	if (pc->state != L7_PC_IDLE)
 		goto out;
-	ack_at = pc->born + L7_DELACK;	/* born: under the lock */
+	ack_at = pc->born + l7_pconn_ack_delay(rest);	/* born: under the lock */
 	if (pc->ack_owed && !time_before(jiffies, ack_at)) {
 		pc->ack_owed = false;
 		owed = true;
@@ -862,7 +874,8 @@ static void l7_pconn_repool(struct l7_pconn *pc, bool ack_owed)
 	pc->ack_owed = ack_owed;
 	/* one already set goes first (l7_pconn_idle_fn()) */
 	if (ack_owed)
-		timer_reduce(&pc->idle_timer, pc->born + L7_DELACK);
+		timer_reduce(&pc->idle_timer,
+			     pc->born + l7_pconn_ack_delay(rest));
 	if (rest) {
 		pc->resting = true;
 		list_add_tail(&pc->list, &pool->resting);
@@ -883,7 +896,8 @@ static void l7_pconn_repool(struct l7_pconn *pc, bool ack_owed)
  * told already - and replaced.  Without pre-forked pools it is retired
  * either way: a kept one is reset at the numbers the binding left it
  * with.  @ack_owed: its server still waits for our ACK of its response,
- * sent after L7_DELACK unless a next request's copy carries it first.
+ * sent after l7_pconn_ack_delay() unless a next request's copy carries it
+ * first.
  */
 void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed)
 {

@@ -20,11 +20,21 @@ void l7_clock_set(struct l7_clock *k, enum l7_clock_slot s, uint32_t at)
 {
 	uint32_t next;
 
-	/* the timer is only ever brought forward (l7_clock_next()) */
-	if (!l7_clock_next(k, &next) || clock_before(at, next))
+	/* sooner than the earliest, or the earliest moved on */
+	if (!l7_clock_next(k, &next) || clock_before(at, next) ||
+	    (l7_clock_armed(k, s) && k->at[s] == next && at != next))
 		k->moved = true;
 	k->at[s] = at;
 	k->armed |= 1u << s;
+}
+
+void l7_clock_stop(struct l7_clock *k, enum l7_clock_slot s)
+{
+	uint32_t next;
+
+	if (l7_clock_armed(k, s) && l7_clock_next(k, &next) && k->at[s] == next)
+		k->moved = true;
+	k->armed &= ~(1u << s);
 }
 
 void l7_clock_progress(struct l7_clock *k, uint32_t now)
@@ -104,4 +114,13 @@ bool l7_clock_next(const struct l7_clock *k, uint32_t *at)
 		any = true;
 	}
 	return any;
+}
+
+bool l7_clock_rearm(const struct l7_clock *k, bool on, uint32_t timer,
+		    uint32_t slack, uint32_t *at)
+{
+	if (!l7_clock_next(k, at))
+		return false;
+	return !on || clock_before(*at, timer) ||
+	       clock_before(timer + slack, *at);
 }

@@ -77,7 +77,7 @@ struct l7_clock {
 	uint16_t armed;		/* bit per slot */
 	uint32_t progress;	/* when progress was last seen */
 	uint32_t idle_span;	/* IDLE's: idle, or tunnel in a tunnel */
-	bool moved;		/* a deadline came earlier: re-arm the timer */
+	bool moved;		/* the earliest deadline may have moved */
 	struct l7_clock_facts was;	/* at the last settle */
 };
 
@@ -94,10 +94,8 @@ static inline bool l7_clock_armed(const struct l7_clock *k,
 /* Arm @s for @at, replacing what it had. */
 void l7_clock_set(struct l7_clock *k, enum l7_clock_slot s, uint32_t at);
 
-static inline void l7_clock_stop(struct l7_clock *k, enum l7_clock_slot s)
-{
-	k->armed &= ~(1u << s);
-}
+/* Stop @s; if it was the earliest, the timer may go later. */
+void l7_clock_stop(struct l7_clock *k, enum l7_clock_slot s);
 
 /*
  * Progress (new bytes either way, an ACK of new bytes) at @now pushes
@@ -113,6 +111,19 @@ void l7_clock_progress(struct l7_clock *k, uint32_t now);
  */
 void l7_clock_settle(struct l7_clock *k, const struct l7_clock_facts *f,
 		     const struct l7_clock_rule *r, uint32_t now);
+
+/*
+ * Where the connection's timer goes, once ->moved says the earliest
+ * deadline may have changed: to that deadline (*@at, true) if the timer
+ * is off (@on false), due later, or due more than @slack ticks sooner -
+ * a deadline it was set for stopped or moved on.  An early tick would
+ * wake an idle CPU for nothing, which costs more than moving the timer
+ * (a request stops the ACK and copy deadlines it set, most often before
+ * they fall due).  Within @slack the timer stays: IDLE moves on with
+ * every bit of progress.  False: leave the timer as it is.
+ */
+bool l7_clock_rearm(const struct l7_clock *k, bool on, uint32_t timer,
+		    uint32_t slack, uint32_t *at);
 
 /* Whether @s is armed and due at @now. */
 bool l7_clock_due(const struct l7_clock *k, enum l7_clock_slot s,

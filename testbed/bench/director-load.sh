@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # testbed/bench/director-load.sh CLI-MAC SRV-MAC [--reps N] [--secs S]
-#     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."]
+#     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."] [--profile 0|1]
 # The load guest of make bench-director (scripts/bench-director): the
 # client (l7cli) and the three Apache backends (l7s1..3, uncapped), the
 # director in a guest of its own (director.sh) reached through the links.
@@ -19,6 +19,9 @@
 # under every configuration (its Apache, wrk, and for W6 both ends of
 # every backend connection): at 200 W1 requests/s, 100 of W3 or 200 of W6
 # it ran at 89-98 % and sent up to a fifth of the requests late.
+# --profile 1: perf samples the director's guest during every loaded cell
+# (director.sh prof), written to profile-CELL.txt; the samples cost the
+# director CPU, so such a run's costs are for comparing with each other.
 # Writes meta.txt, cells.csv and load.log to $L7_RESULTS.
 set -eu
 . "$(dirname "$0")/../lib.sh"
@@ -29,12 +32,14 @@ REPS=5
 SECS=8
 CONFIGS="B0 B1rr B4 B4xff B4r100 B4log B5 B2 B3"
 CASES="W1@100 W1@150 W3@25 W3@50 W6@50 W6@100"
+PROFILE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2 ;;
 	--secs) SECS=$2 ;;
 	--configs) CONFIGS=$2 ;;
 	--cases) CASES=$2 ;;
+	--profile) PROFILE=$2 ;;
 	*) echo "director-load.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -110,6 +115,10 @@ cell() {
 			{ echo "bench: $name: no logger, no cell" | tee -a "$OUT/load.log"; return 0; }
 	fi
 	echo "== $name" >> "$OUT/load.log"
+	if [ "$PROFILE" = 1 ] && [ "$cfg" != idle ]; then
+		dirrun prof start "$name" >> "$OUT/load.log" ||
+			echo "bench: $name: no profile" | tee -a "$OUT/load.log"
+	fi
 	mark "$name.start"
 	d0=$(dirstat) l0=$(cat /proc/uptime)
 	if [ "$cfg" = idle ]; then
@@ -121,6 +130,10 @@ cell() {
 	mark "$name.end"
 	if [ "$cfg" = B4log ]; then
 		logged=$(dirrun log stop | sed -n 's/^logged=//p')
+	fi
+	if [ "$PROFILE" = 1 ] && [ "$cfg" != idle ]; then
+		dirrun prof stop "$name" >> "$OUT/load.log" ||
+			echo "bench: $name: no profile" | tee -a "$OUT/load.log"
 	fi
 	[ -z "${res:-}" ] || eval "$res"	# requests= secs= errors= late= p50= ...
 	echo "$rep,$cfg,$w,$rate,$name,$requests,$secs,$errors,$late,$p50,$p90,$p99,$p999,$logged,$(
@@ -148,6 +161,7 @@ dirrun up $CONFIGS >> "$OUT/load.log"
 	echo "conns=$CONNS"
 	echo "configs=$CONFIGS"
 	echo "cases=$CASES"
+	echo "profile=$PROFILE"
 	dpkg-query -W -f='version_${Package}=${Version}\n' apache2 wrk
 	# shellcheck disable=SC2086
 	dirrun meta $CONFIGS

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # testbed/bench/director.sh boot CLI-MAC SRV-MAC | up CONFIG... | meta
-#                           CONFIG... | log start|stop: the director's guest
-# of make bench-director (scripts/bench-director).
+#                           CONFIG... | log start|stop | prof start|stop
+#                           CELL: the director's guest of make
+# bench-director (scripts/bench-director).
 #
 # boot, the guest's script under scripts/vm: the director's namespace on
 # the two links (topology up-director), then the control server (ctl.py)
@@ -13,6 +14,8 @@
 #   log start|stop ip_vs_l7-log on B4log's service, writing to a file: the
 #                  cost of the per-request log is B4log's cells against B4's
 #                  (its tracepoints are off while no logger runs)
+#   prof start|stop CELL  perf samples every CPU of the guest during a
+#                  cell (--profile): where the director's time goes
 # Only the director runs here: no client, no backend.
 set -eu
 . "$(dirname "$0")/../lib.sh"
@@ -80,6 +83,47 @@ log() {
 	esac
 }
 
+# prof start|stop CELL: perf record -a (cpu-clock, the emulated CPU has no
+# hardware counters) at 999 Hz without call graphs (unwinding every sample
+# took a quarter of the guest in the one-guest profile), from start to
+# stop; stop writes the director's /proc/net/dev at start and at stop
+# (lines netdev-start, netdev-stop), its /proc/interrupts and
+# /proc/softirqs (irqs-start, irqs-stop), then every symbol with its share and count of samples,
+# to $OUT/profile-CELL.txt.  The samples cost the director CPU: a profiled
+# cell's cost is not comparable with an unprofiled one's.
+prof() {
+	local pid
+	mkdir -p "$RUN"
+	case $1 in
+	start)
+		cat /proc/net/dev > "$RUN/netdev"
+		cat /proc/interrupts /proc/softirqs > "$RUN/irqs"
+		setsid perf record -q -a -F 999 -o "$RUN/perf-$2.data" \
+			> "$RUN/perf.err" 2>&1 < /dev/null &
+		pid=$!
+		echo "$pid" > "$RUN/perf.pid"
+		# perf opens its events before it writes the file's header
+		wait_for -s 30 test -s "$RUN/perf-$2.data"
+		;;
+	stop)
+		pid=$(cat "$RUN/perf.pid")
+		kill -INT "$pid"
+		wait_for -s 60 sh -c "[ ! -e /proc/$pid ] ||
+			grep -q '^State:.*Z' /proc/$pid/status"
+		{
+			sed 's/^/netdev-start /' "$RUN/netdev"
+			sed 's/^/netdev-stop /' /proc/net/dev
+			sed 's/^/irqs-start /' "$RUN/irqs"
+			cat /proc/interrupts /proc/softirqs | sed 's/^/irqs-stop /'
+			perf report -i "$RUN/perf-$2.data" --no-children --sort sym \
+				-n --stdio 2>/dev/null | grep -v -e '^$' -e '^#'
+		} > "$OUT/profile-$2.txt"
+		rm -f "$RUN/perf-$2.data"
+		echo "profiled=$(awk '{ n += $2 } END { print n + 0 }' "$OUT/profile-$2.txt")"
+		;;
+	esac
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
@@ -87,5 +131,6 @@ boot) boot "$@" ;;
 up) up "$@" ;;
 meta) meta "$@" ;;
 log) log "$1" ;;
-*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop" >&2; exit 2 ;;
+prof) prof "$1" "$2" ;;
+*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop | prof start|stop CELL" >&2; exit 2 ;;
 esac

@@ -12,9 +12,10 @@
  *     while closing with nothing bound;
  *   - SYNC is armed exactly sync_idle after a boundary began, until it
  *     fires or the boundary ends, and never twice in one boundary;
- *   - the timer, kept here as the glue keeps it (brought forward when
- *     ->moved says so, set again after each tick), is never later than
- *     the earliest armed deadline: no deadline is missed.
+ *   - the timer, kept here as the glue keeps it (moved as
+ *     l7_clock_rearm() says when ->moved says so, set again after each
+ *     tick), is never later than the earliest armed deadline: no
+ *     deadline is missed; when it is set, it is set to that deadline.
  *
  * Input: records of 4 bytes: op, then three bytes of arguments.
  */
@@ -22,6 +23,7 @@
 #include "fuzz_util.h"
 
 #define REC_LEN		4
+#define SLACK		10
 
 static const struct l7_clock_rule rule = {
 	.head = 3000, .queue = 500, .idle = 90000, .tunnel = 360000,
@@ -43,7 +45,7 @@ static bool m_before(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) < 0;
 }
 
-/* l7_conn_timer_arm(): timer_reduce() to the next deadline if moved. */
+/* l7_conn_timer_arm(): where l7_clock_rearm() says, if moved. */
 static void m_arm(struct model *m)
 {
 	uint32_t at;
@@ -51,11 +53,11 @@ static void m_arm(struct model *m)
 	if (!m->k.moved)
 		return;
 	m->k.moved = false;
-	if (!l7_clock_next(&m->k, &at))
+	if (!l7_clock_rearm(&m->k, m->timer_on, m->timer, SLACK, &at))
 		return;
-	if (!m->timer_on || m_before(at, m->timer))
-		m->timer = at;
+	m->timer = at;
 	m->timer_on = true;
+	FUZZ_ASSERT(l7_clock_next(&m->k, &at) && m->timer == at);
 }
 
 static bool awaiting(const struct l7_clock_facts *f)

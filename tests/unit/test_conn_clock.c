@@ -169,8 +169,12 @@ static void sync_once_per_boundary(void)
 	CHECK(!l7_clock_armed(&k, L7_CLK_SYNC), "armed without sync_idle");
 }
 
-/* ->moved is set exactly when a deadline comes before the timer's. */
-static void moved_only_when_earlier(void)
+/*
+ * ->moved is set when the earliest deadline may have changed: a deadline
+ * sooner than it, the earliest one moved on or stopped - not a later one
+ * set or stopped behind it.
+ */
+static void moved_when_earliest_changes(void)
 {
 	struct l7_clock k;
 
@@ -178,8 +182,50 @@ static void moved_only_when_earlier(void)
 	k.moved = false;
 	l7_clock_set(&k, L7_CLK_REPLY, 1000 * HZ);
 	CHECK(!k.moved, "later than IDLE: the timer need not move");
+	l7_clock_stop(&k, L7_CLK_REPLY);
+	CHECK(!k.moved, "a later one stopped: the timer need not move");
 	l7_clock_set(&k, L7_CLK_ACK, 1);
 	CHECK(k.moved, "earlier: it must");
+	k.moved = false;
+	l7_clock_set(&k, L7_CLK_ACK, 5);
+	CHECK(k.moved, "the earliest moved on: it may");
+	k.moved = false;
+	l7_clock_stop(&k, L7_CLK_ACK);
+	CHECK(k.moved, "the earliest stopped: it may");
+	k.moved = false;
+	l7_clock_stop(&k, L7_CLK_ACK);
+	CHECK(!k.moved, "stopped twice: nothing changed");
+}
+
+/*
+ * The timer goes to the earliest deadline when it is off or late, and
+ * back to it when the deadline it was set for stopped - unless it would
+ * fire no more than the slack early.
+ */
+static void rearm_follows_earliest(void)
+{
+	struct l7_clock k;
+	uint32_t t0 = 0xfffffff0u, at;	/* across the wrap */
+
+	l7_clock_init(&k, &rule, t0);
+	l7_clock_settle(&k, &awaiting, &rule, t0);
+	CHECK(l7_clock_rearm(&k, false, 0, 10, &at) && at == t0 + 30 * HZ,
+	      "off: set to head's %u", at);
+	/* a request: ACK owed in 4 ticks, the timer brought forward */
+	l7_clock_settle(&k, &bound, &rule, t0);
+	l7_clock_set(&k, L7_CLK_ACK, t0 + 4);
+	CHECK(l7_clock_rearm(&k, true, t0 + 30 * HZ, 10, &at) && at == t0 + 4,
+	      "forward to the ACK: %u", at);
+	/* the response carried the ACK: the timer goes back */
+	l7_clock_stop(&k, L7_CLK_ACK);
+	CHECK(l7_clock_rearm(&k, true, t0 + 4, 10, &at) &&
+	      at == t0 + 10 * HZ, "back to the floor's %u", at);
+	/* IDLE moved on a little: the timer stays */
+	CHECK(!l7_clock_rearm(&k, true, t0 + 10 * HZ - 10, 10, &at),
+	      "within the slack: left");
+	CHECK(l7_clock_rearm(&k, true, t0 + 10 * HZ - 11, 10, &at),
+	      "past it: moved");
+	CHECK(!l7_clock_rearm(&k, true, t0 + 10 * HZ, 10, &at), "already there");
 }
 
 int main(void)
@@ -190,7 +236,8 @@ int main(void)
 	RUN(close_counts_after_response);
 	RUN(tunnel_idles_longer);
 	RUN(fired_wait_rearmed);
-	RUN(moved_only_when_earlier);
+	RUN(moved_when_earliest_changes);
+	RUN(rearm_follows_earliest);
 	RUN(sync_once_per_boundary);
 	return l7_test_summary("conn_clock");
 }
