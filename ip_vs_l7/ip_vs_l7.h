@@ -661,6 +661,9 @@ void l7_send_rst(struct net *net, const struct sk_buff *in);
 struct l7_ckpt_conn;
 void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
 		   u32 ts_off);
+struct l7_ckpt_tuple;
+u16 l7_ckpt_tuple_addrs(const struct l7_ckpt_tuple *t,
+			union nf_inet_addr *caddr, union nf_inet_addr *vaddr);
 u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
 void l7_send_pconn(struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,

@@ -742,7 +742,6 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 				       const struct l7_tcp_opts *o)
 {
 	struct l7_ckpt_slot rec;
-	const struct l7_ckpt_conn *k = &rec.conn;
 	struct l7_ckpt_seg g;
 	struct l7_conn *c;
 
@@ -756,28 +755,8 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 		return NULL;
 	}
 	c = l7_client_alloc(ls, skb);
-	if (!c)
-		return NULL;
-	c->c_rcv_nxt = k->rcv_nxt;
-	c->c_acked = k->rcv_wup;
-	c->c_seq0 = c->c_rcv_nxt;
-	c->c_rcv_edge = k->rcv_edge;
-	c->d_snd_una = k->snd_una;
-	c->d_snd_nxt = k->snd_nxt;
-	c->d_snd_isn = k->snd_isn;
-	c->c_wl1 = k->snd_wl1;
-	c->c_max_win = k->max_window;
-	c->c_win = k->win;
-	c->c_mss = k->mss;
-	c->c_wscale = k->c_wscale;
-	c->d_wscale = k->d_wscale;
-	c->c_ts = k->ts;
-	c->c_sack = k->sack;
-	c->c_tsval = k->ts_recent;
-	c->d_ts_last = k->ts_last;
-	if (c->c_ts)
-		l7_conn_ts_continue(c, rec.ts_off);
-	c->requests = k->requests;
+	if (c)
+		l7_conn_restore(c, &rec);
 	return c;
 }
 

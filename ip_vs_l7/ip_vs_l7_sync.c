@@ -347,6 +347,32 @@ void l7_conn_checkpoint(struct l7_conn *c)
 		c->ckpt_gen = gen;
 }
 
+void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
+{
+	const struct l7_ckpt_conn *k = &rec->conn;
+
+	c->c_rcv_nxt = k->rcv_nxt;
+	c->c_acked = k->rcv_wup;
+	c->c_seq0 = c->c_rcv_nxt;
+	c->c_rcv_edge = k->rcv_edge;
+	c->d_snd_una = k->snd_una;
+	c->d_snd_nxt = k->snd_nxt;
+	c->d_snd_isn = k->snd_isn;
+	c->c_wl1 = k->snd_wl1;
+	c->c_max_win = k->max_window;
+	c->c_win = k->win;
+	c->c_mss = k->mss;
+	c->c_wscale = k->c_wscale;
+	c->d_wscale = k->d_wscale;
+	c->c_ts = k->ts;
+	c->c_sack = k->sack;
+	c->c_tsval = k->ts_recent;
+	c->d_ts_last = k->ts_last;
+	if (c->c_ts)
+		l7_conn_ts_continue(c, rec->ts_off);
+	c->requests = k->requests;
+}
+
 void l7_conn_sync_end(struct l7_conn *c)
 {
 	struct l7_ckpt_rec rec = { .kind = L7_CKPT_DELETE };
@@ -413,13 +439,11 @@ out:
  */
 static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_tuple *t)
 {
-	union nf_inet_addr caddr = {}, vaddr = {};
-	u16 af = t->family == 4 ? AF_INET : AF_INET6;
+	union nf_inet_addr caddr, vaddr;
+	u16 af = l7_ckpt_tuple_addrs(t, &caddr, &vaddr);
 	struct l7_conn *c;
 	bool ended = false;
 
-	memcpy(&caddr, t->caddr, af == AF_INET ? 4 : 16);
-	memcpy(&vaddr, t->vaddr, af == AF_INET ? 4 : 16);
 	rcu_read_lock();
 	c = l7_conn_lookup(s->net, af, &caddr, htons(t->cport), &vaddr,
 			   htons(t->vport));
@@ -536,7 +560,7 @@ static void l7_sync_probe_work(struct work_struct *work)
 	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
 					 probe);
 	struct l7_ckpt_slot *batch = s->probe_batch;
-	u32 i = 0, n, k, end;
+	u32 i = 0, n, k, end, sent;
 
 	end = s->store.rec_cap + s->store.tomb_cap;
 	while (i < end) {
@@ -546,17 +570,18 @@ static void l7_sync_probe_work(struct work_struct *work)
 			if (l7_ckpt_slot_live(&s->store, i))
 				batch[n++] = s->slots[i];
 		spin_unlock_bh(&s->slock);
-		for (k = 0; k < n; k++) {
+		for (k = 0, sent = 0; k < n; k++) {
 			if (!l7_sync_vip_here(s->net, &batch[k].conn.t))
 				continue;
 			/* as every other segment of ours: from softirq */
 			local_bh_disable();
 			l7_send_probe(s->net, &batch[k].conn, batch[k].ts_off);
 			local_bh_enable();
-			spin_lock_bh(&s->slock);
-			s->stats.probed++;
-			spin_unlock_bh(&s->slock);
+			sent++;
 		}
+		spin_lock_bh(&s->slock);
+		s->stats.probed += sent;
+		spin_unlock_bh(&s->slock);
 		cond_resched();
 	}
 	if (atomic_xchg(&s->probe_again, 0))

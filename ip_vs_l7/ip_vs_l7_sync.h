@@ -84,6 +84,8 @@ struct l7_conn;
 bool l7_conn_at_boundary(const struct l7_conn *c);
 /* L7_CLK_SYNC: still at the boundary, a record of @c for the backup */
 void l7_conn_checkpoint(struct l7_conn *c);
+/* a connection taken over goes on from its record (ip_vs_l7_client.c) */
+void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec);
 /* @c ends: a DELETE, if the backup got a record of it */
 void l7_conn_sync_end(struct l7_conn *c);
 

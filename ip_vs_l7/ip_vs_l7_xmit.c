@@ -474,14 +474,25 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
  * 3.10.7.4).  That answer then decides: at the record's request
  * boundary it is taken over, else it is reset (l7_client_new()).
  */
+/* A record's tuple as addresses (the rest zero); its family. */
+u16 l7_ckpt_tuple_addrs(const struct l7_ckpt_tuple *t,
+			union nf_inet_addr *caddr, union nf_inet_addr *vaddr)
+{
+	unsigned int n = t->family == 4 ? 4 : 16;
+
+	memset(caddr, 0, sizeof(*caddr));
+	memset(vaddr, 0, sizeof(*vaddr));
+	memcpy(caddr, t->caddr, n);
+	memcpy(vaddr, t->vaddr, n);
+	return t->family == 4 ? AF_INET : AF_INET6;
+}
+
 void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
 		   u32 ts_off)
 {
 	struct l7_tcp_opts want = { 0 };
 	u8 opt[MAX_TCP_OPTION_SPACE];
-	unsigned int n = k->t.family == 4 ? 4 : 16;
 	struct l7_seg s = {
-		.af = k->t.family == 4 ? AF_INET : AF_INET6,
 		.sport = htons(k->t.vport),
 		.dport = htons(k->t.cport),
 		.seq = k->snd_nxt - 1,
@@ -491,8 +502,7 @@ void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
 		.opt = opt,
 	};
 
-	memcpy(&s.saddr, k->t.vaddr, n);
-	memcpy(&s.daddr, k->t.caddr, n);
+	s.af = l7_ckpt_tuple_addrs(&k->t, &s.daddr, &s.saddr);
 	if (k->ts) {
 		u32 now = l7_now_ts() + ts_off;
 
