@@ -214,7 +214,9 @@ bench: setup
 # BENCH_CONFIGS, BENCH_CASES (workload@rate: W1@100 W1@150 W3@25 W3@50
 # W6@50 W6@100); BENCH_PROFILE=1: perf in the director's guest during every
 # loaded cell, its symbols in profile/ of the results (costs not comparable
-# with an unprofiled run's).
+# with an unprofiled run's); BENCH_CAPACITY: the configurations whose
+# ceiling is sought (closed loop against a minimal responder; default
+# B0 B1rr B4 B2 B3, "none" for none).
 .PHONY: bench-director
 bench-director: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
@@ -223,4 +225,5 @@ bench-director: setup
 		$(if $(BENCH_SECS),--secs $(BENCH_SECS)) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
 		$(if $(BENCH_CASES),--cases "$(BENCH_CASES)") \
-		$(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE))
+		$(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE)) \
+		$(if $(BENCH_CAPACITY),--capacity "$(filter-out none,$(BENCH_CAPACITY))")

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # testbed/bench/director-load.sh CLI-MAC SRV-MAC [--reps N] [--secs S]
 #     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."] [--profile 0|1]
+#     [--capacity "B0 B1rr ..."]
 # The load guest of make bench-director (scripts/bench-director): the
 # client (l7cli) and the three Apache backends (l7s1..3, uncapped), the
 # director in a guest of its own (director.sh) reached through the links.
@@ -19,6 +20,11 @@
 # under every configuration (its Apache, wrk, and for W6 both ends of
 # every backend connection): at 200 W1 requests/s, 100 of W3 or 200 of W6
 # it ran at 89-98 % and sent up to a fifth of the requests late.
+# --capacity: after the paced cells, the configurations' ceiling: Apache
+# gives way to a minimal responder (testbed/bench/responder: nginx serving
+# the same files, no log), and wrk runs W1 and W6 as closed loops over
+# CAP_CONNS connections (cases W1@max, W6@max): the most requests a second
+# the two guests reach, with how busy each was ("" skips it).
 # --profile 1: perf samples the director's guest during every loaded cell
 # (director.sh prof), written to profile-CELL.txt; the samples cost the
 # director CPU, so such a run's costs are for comparing with each other.
@@ -33,6 +39,9 @@ SECS=8
 CONFIGS="B0 B1rr B4 B4xff B4r100 B4log B5 B2 B3"
 CASES="W1@100 W1@150 W3@25 W3@50 W6@50 W6@100"
 PROFILE=0
+CAPACITY="B0 B1rr B4 B2 B3"
+CAP_CONNS=32
+CAP_WORKLOADS="W1 W6"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2 ;;
@@ -40,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--configs) CONFIGS=$2 ;;
 	--cases) CASES=$2 ;;
 	--profile) PROFILE=$2 ;;
+	--capacity) CAPACITY=$2 ;;
 	*) echo "director-load.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -90,16 +100,17 @@ workloads_of() {
 }
 
 # paced CONFIG WORKLOAD RATE SECS: one run of the generator, its "paced"
-# line (paced.lua)
+# line (paced.lua); RATE max: a closed loop over CAP_CONNS connections
 paced() {
-	local url hdr=()
+	local url hdr=() conns=$CONNS
+	[ "$3" != max ] || conns=$CAP_CONNS
 	url=$(base_of "$1")
 	case $2 in
 	W1) url=$url/static/1k.bin ;;
 	W3) url=$url/static/100k.bin ;;
 	W6) url=$url/static/1k.bin hdr=(-H "Connection: close") ;;
 	esac
-	in_cli env PACED_RATE="$3" wrk -t1 -c"$CONNS" -d"$4s" --timeout 10s \
+	in_cli env PACED_RATE="$3" wrk -t1 -c"$conns" -d"$4s" --timeout 10s \
 		"${hdr[@]}" -s "$BENCH/paced.lua" "$url" 2>&1 | tee -a "$OUT/load.log" |
 		sed -n 's/^paced //p'
 }
@@ -145,6 +156,8 @@ cell() {
 	sleep 0.5
 }
 
+# only the configurations the director set up
+CAPACITY=$(for c in $CAPACITY; do echo " $CONFIGS " | grep -qw "$c" && echo "$c"; done | xargs)
 "$L7TB_DIR/topology" up-load "$CLI_MAC" "$SRV_MAC"
 "$L7TB_DIR/apache" start
 : > "$OUT/load.log"
@@ -162,6 +175,9 @@ dirrun up $CONFIGS >> "$OUT/load.log"
 	echo "configs=$CONFIGS"
 	echo "cases=$CASES"
 	echo "profile=$PROFILE"
+	echo "capacity=$CAPACITY"
+	echo "cap_conns=$CAP_CONNS"
+	echo "cap_workloads=$CAP_WORKLOADS"
 	dpkg-query -W -f='version_${Package}=${Version}\n' apache2 wrk
 	# shellcheck disable=SC2086
 	dirrun meta $CONFIGS
@@ -186,6 +202,26 @@ for rep in $(seq 1 "$REPS"); do
 		ci=$((ci + 1))
 	done
 done
+# capacity REP...: the WORKLOAD@max cells of the configurations in
+# CAPACITY, each workload's configurations rotated as the paced cells are
+capacity() {
+	local rep cfg w i=0
+	"$L7TB_DIR/apache" stop
+	"$BENCH/responder" start
+	for rep in "$@"; do
+		for w in $CAP_WORKLOADS; do
+			# shellcheck disable=SC2086
+			for cfg in $(rotated $((rep - 1 + i)) $CAPACITY); do
+				[ "$rep" != 1 ] || paced "$cfg" "$w" max 2 > /dev/null
+				cell "$rep" "$cfg" "$w" max
+			done
+			i=$((i + 1))
+		done
+	done
+	"$BENCH/responder" stop
+}
+
+[ -z "$CAPACITY" ] || capacity $(seq 1 "$REPS")
 dirq quit > /dev/null
 "$L7TB_DIR/apache" stop
 echo "bench: done, $(($(wc -l < "$OUT/cells.csv") - 1)) cells"
