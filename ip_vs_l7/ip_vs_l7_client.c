@@ -745,6 +745,8 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	struct l7_ckpt_seg g;
 	struct l7_conn *c;
 
+	if (!l7_sync_has_records(ls->net))
+		return NULL;
 	l7_ckpt_seg_of(skb, o, &g);
 	switch (l7_sync_adopt(ls->net, &g, &rec)) {
 	case L7_CKPT_ADOPT:

@@ -407,6 +407,22 @@ static void l7_sync_gen_raise(struct l7_sync *s, u64 gen)
 		;
 }
 
+/* @s keeps the peer's records and holds one at least: read, no lock */
+static bool l7_sync_holds(const struct l7_sync *s)
+{
+	return s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count);
+}
+
+bool l7_sync_has_records(struct net *net)
+{
+	bool holds;
+
+	rcu_read_lock();
+	holds = l7_sync_holds(rcu_dereference(l7_sync_net(net)->sync));
+	rcu_read_unlock();
+	return holds;
+}
+
 enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 				   const struct l7_ckpt_seg *g,
 				   struct l7_ckpt_slot *out)
@@ -417,7 +433,7 @@ enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
 	/* a handshake's last ACK, with no record held: no lock taken */
-	if (!s || !l7_sync_keeps(s) || !READ_ONCE(s->store.recs.count))
+	if (!l7_sync_holds(s))
 		goto out;
 	spin_lock_bh(&s->slock);
 	v = l7_ckpt_adopt(&s->store, g, out);

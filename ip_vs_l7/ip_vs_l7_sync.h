@@ -68,6 +68,12 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 u32 l7_sync_idle(struct net *net);
 
 /*
+ * Whether the channel holds a record of the peer's: a handshake's last
+ * ACK need not be described for l7_sync_adopt() on a director without.
+ */
+bool l7_sync_has_records(struct net *net);
+
+/*
  * A client's segment @g to a VIP of ours that matches no connection:
  * whether the peer's record of its connection fits it (ADOPT: the record
  * into *out, with its TSval offset to our clock), is to be waited on

@@ -53,6 +53,14 @@ in_cli() { ip netns exec l7cli "$@"; }
 in_dir() { ip netns exec l7dir "$@"; }
 in_backend() { local b=$1; shift; ip netns exec "l7$b" "$@"; }
 
+# sync_counter NETNS NAME: counter NAME of the checkpoint channel in NETNS
+# (the patched ipvsadm's -L --daemon, its second line: key=value ...);
+# empty when the channel does not run
+sync_counter() {
+	ip netns exec "$1" "$L7TB_BUILD/ipvsadm/ipvsadm" -L --daemon | grep '^  ' |
+		tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'
+}
+
 # ---- test reporting: one line per test, then "N passed, N failed" ----
 
 T_PASSED=0

@@ -185,11 +185,12 @@ sync_on() {
 
 # sync_off REP CONFIG REQUESTS: its counters into sync.csv, then stop it
 sync_off() {
-	local st
-	st=$(in_dir "$L7TB_BUILD/ipvsadm/ipvsadm" -L --daemon | grep '^  ' |
-		tr ' ' '\n' | awk -F= '$1 == "sent" { s = $2 } $1 == "sent_records" { r = $2 }
-			$1 == "dropped" { d = $2 } END { print s + 0 "," r + 0 "," d + 0 }')
-	echo "$1,$2,$3,$st" >> "$OUT/sync.csv"
+	local k v st=
+	for k in sent sent_records dropped; do
+		v=$(sync_counter l7dir "$k")
+		st=$st,${v:-0}
+	done
+	echo "$1,$2,$3$st" >> "$OUT/sync.csv"
 	in_dir "$L7TB_BUILD/ipvsadm/ipvsadm" --stop-l7-sync
 }
 

@@ -88,12 +88,6 @@ has_vip() { in_d "$1" ip -4 addr show dev front | grep -q " $L7TB_VIP/"; }
 # syncing DIR: DIR's checkpoint channel runs, in role both
 syncing() { in_d "$1" "$IPVSADM" -L --daemon | grep -q '^l7 both sync channel (interface=sync'; }
 
-# sync_counter DIR NAME: a counter of DIR's channel (-L --daemon, key=value)
-sync_counter() {
-	in_d "$1" "$IPVSADM" -L --daemon | grep '^  ' | tr ' ' '\n' |
-		awk -F= -v k="$2" '$1 == k { print $2 }'
-}
-
 # links DIR up|down: DIR's three links at once (one ip command: each
 # takes up to a second in a loaded emulated guest)
 links() {

@@ -66,15 +66,8 @@ start() {
 		--sync-key-file "$TMP/key" "$@"
 }
 
-# counter DIR NAME: counter NAME of DIR's channel (-L --daemon's second
-# line, key=value)
-counter() {
-	in_d "$1" "$IPVSADM" -L --daemon | grep '^  ' | tr ' ' '\n' |
-		awk -F= -v k="$2" '$1 == k { print $2 }'
-}
-
 # records_are N: the backup holds N records
-records_are() { [ "$(counter l7dir2 records)" = "$1" ]; }
+records_are() { [ "$(sync_counter l7dir2 records)" = "$1" ]; }
 
 # send ARGS...: l7sync.py send from the third host, to the backup
 send() {
@@ -158,17 +151,17 @@ master_records() {
 	for i in $(seq 1 $n); do
 		wait_for -s 60 test -e "$TMP/ready$i" || { cat "$TMP/held$i"; return 1; }
 	done
-	wait_eq $n counter l7dir2 records ||
+	wait_eq $n sync_counter l7dir2 records ||
 		{ show l7dir; show l7dir2; return 1; }
-	note "$n idle clients: master $(counter l7dir sent_records) records sent; backup holds $(counter l7dir2 records)"
-	[ "$(counter l7dir2 stored)" = $n ] || { show l7dir2; return 1; }
+	note "$n idle clients: master $(sync_counter l7dir sent_records) records sent; backup holds $(sync_counter l7dir2 records)"
+	[ "$(sync_counter l7dir2 stored)" = $n ] || { show l7dir2; return 1; }
 	# one more request, then it closes: no new record, a DELETE
 	touch "$TMP/go1"
 	wait_for -s 60 grep -q '^ok' "$TMP/held1" || { cat "$TMP/held1"; return 1; }
 	wait_for -s 40 records_are $((n - 1)) ||
 		{ show l7dir; show l7dir2; return 1; }
-	note "after one closed: backup holds $(counter l7dir2 records), deleted $(counter l7dir2 deleted)"
-	[ "$(counter l7dir2 deleted)" -ge 1 ] || return 1
+	note "after one closed: backup holds $(sync_counter l7dir2 records), deleted $(sync_counter l7dir2 deleted)"
+	[ "$(sync_counter l7dir2 deleted)" -ge 1 ] || return 1
 	for i in $(seq 2 $n); do touch "$TMP/go$i"; done
 	wait
 	wait_for -s 40 records_are 0 ||
@@ -178,11 +171,11 @@ master_records() {
 # the third host, with the key: its records are held, its DELETEs too
 third_sender_with_key() {
 	local before
-	before=$(counter l7dir2 records)
+	before=$(sync_counter l7dir2 records)
 	send "$TMP/key" "$ID" upsert 30001 40 || return 1
-	wait_eq $((before + 40)) counter l7dir2 records || { show l7dir2; return 1; }
+	wait_eq $((before + 40)) sync_counter l7dir2 records || { show l7dir2; return 1; }
 	send "$TMP/key" "$ID" delete 30001 5 || return 1
-	wait_eq $((before + 35)) counter l7dir2 records || { show l7dir2; return 1; }
+	wait_eq $((before + 35)) sync_counter l7dir2 records || { show l7dir2; return 1; }
 }
 
 # dropped_as NAME CMD...: CMD's datagram counted as NAME (the first),
@@ -190,10 +183,10 @@ third_sender_with_key() {
 dropped_as() {
 	local name=$1 records
 	shift
-	records=$(counter l7dir2 records)
+	records=$(sync_counter l7dir2 records)
 	"$@" || return 1
-	wait_eq 1 counter l7dir2 "$name" || { show l7dir2; return 1; }
-	[ "$(counter l7dir2 records)" = "$records" ] || { show l7dir2; return 1; }
+	wait_eq 1 sync_counter l7dir2 "$name" || { show l7dir2; return 1; }
+	[ "$(sync_counter l7dir2 records)" = "$records" ] || { show l7dir2; return 1; }
 }
 
 wrong_key() {
@@ -207,22 +200,22 @@ wrong_sync_id() {
 
 malformed() {
 	local how records
-	records=$(counter l7dir2 records)
+	records=$(sync_counter l7dir2 records)
 	for how in short version count trailing; do
 		in_d l7dir3 $SYNC send-bad "$TMP/key" "$ID" 203.0.113.2 "$PORT" \
 			"$how" || return 1
 	done
-	wait_eq 4 counter l7dir2 malformed || { show l7dir2; return 1; }
-	[ "$(counter l7dir2 records)" = "$records" ] || { show l7dir2; return 1; }
+	wait_eq 4 sync_counter l7dir2 malformed || { show l7dir2; return 1; }
+	[ "$(sync_counter l7dir2 records)" = "$records" ] || { show l7dir2; return 1; }
 }
 
 cap_evicts_oldest() {
 	in_d l7dir2 "$IPVSADM" --stop-l7-sync || return 1
 	start l7dir2 backup 203.0.113.1 --sync-records 50 || return 1
 	send "$TMP/key" "$ID" upsert 33001 80 || return 1
-	wait_eq 80 counter l7dir2 stored || { show l7dir2; return 1; }
+	wait_eq 80 sync_counter l7dir2 stored || { show l7dir2; return 1; }
 	note "$(show l7dir2 | tail -n 1)"
-	[ "$(counter l7dir2 records)" = 50 ] && [ "$(counter l7dir2 evicted)" = 30 ] ||
+	[ "$(sync_counter l7dir2 records)" = 50 ] && [ "$(sync_counter l7dir2 evicted)" = 30 ] ||
 		{ show l7dir2; return 1; }
 }
 
@@ -247,7 +240,7 @@ takeover() {
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 3 &&
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 ||
 		return 1
-	wait_eq 2 counter l7dir records || { show l7dir; return 1; }
+	wait_eq 2 sync_counter l7dir records || { show l7dir; return 1; }
 	dmac=$(in_dir cat /sys/class/net/dcli/address)
 	raw_client_rsts drop
 	in_cli timeout 600 env HOME=/tmp /usr/bin/python3 "$CLIENTS/rawtcp.py" \
@@ -256,8 +249,8 @@ takeover() {
 	note "$(cat "$out")" "$(show l7dir | tail -n 1)"
 	grep -qx 'ok   adopt' "$out" && grep -qx 'ok   adopt-forged' "$out" &&
 		grep -qx 'ok   adopt-deleted' "$out" || return 1
-	[ "$(counter l7dir adopted)" = 1 ] && [ "$(counter l7dir refused)" = 1 ] &&
-		[ "$(counter l7dir records)" = 0 ] || { show l7dir; return 1; }
+	[ "$(sync_counter l7dir adopted)" = 1 ] && [ "$(sync_counter l7dir refused)" = 1 ] &&
+		[ "$(sync_counter l7dir records)" = 0 ] || { show l7dir; return 1; }
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
 
@@ -274,13 +267,13 @@ over_ipv6() {
 	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/v6ready" \
 		"$TMP/v6go" --requests 1 > "$TMP/v6held" 2>&1 &
 	wait_for -s 60 test -e "$TMP/v6ready" || { cat "$TMP/v6held"; return 1; }
-	wait_eq 1 counter l7dir2 records || { show l7dir; show l7dir2; return 1; }
+	wait_eq 1 sync_counter l7dir2 records || { show l7dir; show l7dir2; return 1; }
 	note "$(show l7dir2 | grep '^l7 ')"
 	show l7dir2 | grep -q '^l7 backup sync channel (interface=sync0, peer=2001:db8:203::1,' ||
 		return 1
 	touch "$TMP/v6go"
 	wait_for -s 60 grep -q '^ok' "$TMP/v6held" || { cat "$TMP/v6held"; return 1; }
-	wait_eq 1 counter l7dir2 deleted || { show l7dir2; return 1; }
+	wait_eq 1 sync_counter l7dir2 deleted || { show l7dir2; return 1; }
 	in_d l7dir "$IPVSADM" --stop-l7-sync && in_d l7dir2 "$IPVSADM" --stop-l7-sync
 }
 
@@ -301,11 +294,11 @@ displaced() {
 		{ echo "client ports: '$cport'"; return 1; }
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
 		"$cport" 1 || return 1
-	wait_eq 1 counter l7dir displaced || { show l7dir; return 1; }
+	wait_eq 1 sync_counter l7dir displaced || { show l7dir; return 1; }
 	touch "$TMP/dgo"
 	wait_for -s 60 grep -q . "$TMP/dheld"
 	note "held connection's next request: $(cat "$TMP/dheld")" "$(show l7dir | tail -n 1)"
-	grep -q '^error' "$TMP/dheld" && [ "$(counter l7dir refused)" = 1 ] ||
+	grep -q '^error' "$TMP/dheld" && [ "$(sync_counter l7dir refused)" = 1 ] ||
 		{ show l7dir; return 1; }
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
