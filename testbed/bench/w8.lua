@@ -12,21 +12,12 @@
 -- configuration gets the same sequence.  Latency is from the slot, not
 -- from the send: an open loop's answer time, the wait behind the
 -- connection's earlier requests included.  Needs LuaJIT (Debian's wrk)
--- for a clock finer than a second.  done() prints
+-- for clock.lua.  done() prints
 --   w8conn conn= dear_p= sent= answered= late= errors= backends=sN:COUNT,...
 --   w8lat MS DEAR     (one line per answered request, DEAR 1 or 0)
-local ffi = require("ffi")
-ffi.cdef [[
-typedef struct { long tv_sec; long tv_nsec; } w8_timespec;
-int clock_gettime(int clock, w8_timespec *ts);
-]]
-local CLOCK_MONOTONIC = 1
-local ts = ffi.new("w8_timespec")
-
-local function now_ms()
-	ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
-	return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6
-end
+-- clock.lua, beside this script
+local now_ms = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") ..
+	"clock.lua")
 
 local cheap, dear, share
 local due = {}		-- slot of each request sent and not yet answered
