@@ -102,15 +102,18 @@ except() {
 	done
 }
 
-# per backend: "requests passive-opens" (access log lines, TCP accepts).
-# Apache's /proc/PID/net is its namespace's: no "ip netns exec" needed,
-# which under emulation costs more than the reading.
+# per backend: "requests passive-opens cpu-usec" (access log lines, TCP
+# accepts, its cgroup's CPU time, 0 without one).  Apache's /proc/PID/net
+# is its namespace's: no "ip netns exec" needed, which under emulation
+# costs more than the reading.
 backend_counters() {
-	local b
+	local b cg
 	for b in $L7TB_BACKENDS; do
+		cg=/sys/fs/cgroup/l7tb-$b/cpu.stat
 		echo "$(wc -l < "$L7TB_RUN/$b/access.log")" \
 			"$(awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $7 }' \
-				"/proc/$(cat "$L7TB_RUN/$b/httpd.pid")/net/snmp")"
+				"/proc/$(cat "$L7TB_RUN/$b/httpd.pid")/net/snmp")" \
+			"$( (awk '$1 == "usage_usec" { print $2 }' "$cg" 2>/dev/null) || echo 0)"
 	done
 }
 
@@ -210,7 +213,7 @@ gen_of() {
 # cell REP CONFIG WORKLOAD: one measurement, one CSV row
 cell() {
 	local rep=$1 cfg=$2 w=$3 gen cpus='' servers='' sync='' before after res shares conns
-	local late=-
+	local late=- busy
 	gen=$(gen_of "$w")
 	[ "$w" != W1sync ] || sync=1
 	if [ -n "$sync" ] && ! sync_on; then
@@ -245,12 +248,14 @@ cell() {
 	[ -z "$servers" ] || servers_all "$cfg" ||
 		echo "bench: !!!! $cfg: weights not restored !!!!" | tee -a "$OUT/load.log"
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
-		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
+		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $4 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
-		awk '{ n += $4 - $2 } END { print n }')
+		awk '{ n += $5 - $2 } END { print n }')
+	busy=$(paste -d' ' <(echo "$before") <(echo "$after") |
+		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), ($6 - $3) / 1000 }')
 	eval "$res"	# requests= secs= errors= [late=] p50= p90= p99= mean= cpu=
 	[ -z "$sync" ] || sync_off "$rep" "$cfg" "$requests"
-	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns,$p90,$late" \
+	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns,$p90,$late,$busy" \
 		>> "$OUT/cells.csv"
 	printf 'bench: %4ss rep %s %-6s %s  %6s req in %6ss  errors %s  p50 %s p99 %s ms  late %s  cpu %s ticks  per backend %s\n' \
 		"$SECONDS" "$rep" "$cfg" "$w" "$requests" "$secs" "$errors" "$p50" \
@@ -495,7 +500,7 @@ if echo " $WORKLOADS " | grep -q " W8 "; then
 	export W8_RATE	# for testbed/bench/load
 	rm "$OUT/w8.txt"
 fi
-echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms,late" \
+echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms,late,backend_cpu_ms" \
 	> "$OUT/cells.csv"
 echo "rep,config,conns,held,slab_bytes,rss_kb,ipvs_entries" > "$OUT/mem.csv"
 : > "$OUT/load.log"
