@@ -15,7 +15,7 @@
 -- done() prints one line for testbed/bench/director-load.sh:
 --   paced requests= secs= errors= late= p50= p90= p99= p999=  (ms)
 -- clock.lua, beside this script
-local now_ms = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") ..
+local now_ms, wait_until = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") ..
 	"clock.lua")
 
 local interval, start
@@ -27,14 +27,10 @@ function init(args)
 end
 
 function delay()
-	local t = now_ms()
-	start = start or t
-	local due = start + sent * interval
-	sent = sent + 1
-	if t - due > 10 then
-		late = late + 1
-	end
-	return math.max(0, math.floor(due - t + 0.5))
+	start = start or now_ms()
+	local ms, is_late = wait_until(start + sent * interval)
+	sent, late = sent + 1, late + (is_late and 1 or 0)
+	return ms
 end
 
 if os.getenv("PACED_RATE") == "max" then

@@ -16,7 +16,7 @@
 --   w8conn conn= dear_p= sent= answered= late= errors= backends=sN:COUNT,...
 --   w8lat MS DEAR     (one line per answered request, DEAR 1 or 0)
 -- clock.lua, beside this script
-local now_ms = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") ..
+local now_ms, wait_until = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") ..
 	"clock.lua")
 
 local cheap, dear, share
@@ -40,16 +40,12 @@ end
 -- request(): wrk calls request() once more, before any delay(), to see
 -- whether the script pipelines
 function delay()
-	local t = now_ms()
-	start = start or t
-	local slot = start + sent * interval
-	due[sent] = slot
+	start = start or now_ms()
+	due[sent] = start + sent * interval
 	kind[sent] = math.random() < share and 1 or 0
-	sent = sent + 1
-	if t - slot > 10 then
-		late = late + 1
-	end
-	return math.max(0, math.floor(slot - t + 0.5))
+	local ms, is_late = wait_until(due[sent])
+	sent, late = sent + 1, late + (is_late and 1 or 0)
+	return ms
 end
 
 function request()
@@ -65,15 +61,14 @@ function response(status, headers, body)
 	served[b] = (served[b] or 0) + 1
 end
 
-local threads = {}
+local conn_thread	-- wrk -t1: the one thread, whose state done() reads
 
 function setup(thread)
-	table.insert(threads, thread)
+	conn_thread = thread
 end
 
 function done(summary, latency, requests)
-	local e = summary.errors
-	local t = threads[1]
+	local t, e = conn_thread, summary.errors
 	local sent, t0 = t:get("sent"), t:get("start")
 	-- slots passed by the end whose requests never left: late as well
 	local unsent = t0 and math.max(0, math.floor((now_ms() - t0) /
