@@ -419,37 +419,56 @@ mem_cell() {
 	[ -z "${old:-}" ] || l7_params $old > /dev/null
 }
 
-# burn_calibrate W: the backend CPU (ms, from s1's cgroup) that W's
-# (w7's or w8's) cheap and dear requests cost, five of each sent one
-# after another to s1 directly, after one to warm up: a mix means
+# burn_calibrate W: the backend CPU (ms, from the backends' cgroups) that
+# W's (w7's or w8's) cheap and dear requests cost, three rounds of one of
+# each to every backend at once, after one round to warm up: as under the
+# load, the servers busy together (under emulation a request costs more
+# guest CPU then than alone, which W8's rate must know).  A mix means
 # something only if the dear ones cost several times the cheap ones once
-# the CGI's fork and exec are paid, and W8's rate is derived from them
+# the CGI's fork and exec are paid.
 burn_calibrate() {
-	local n it u0 u1 cg=/sys/fs/cgroup/l7tb-s1
-	[ -r "$cg/cpu.stat" ] || return 0
+	local n it u0 u1 nb
+	[ -r /sys/fs/cgroup/l7tb-s1/cpu.stat ] || return 0
+	nb=$(echo $L7TB_BACKENDS | wc -w)
 	for n in cheap dear; do
 		it=$("$BENCH/load" params | tr ' ' '\n' | sed -n "s/^$1_$n=//p")
-		burn_once "$it"
-		u0=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
-		for _ in 1 2 3 4 5; do
-			burn_once "$it"
+		burn_all "$it"
+		u0=$(backends_usec)
+		for _ in 1 2 3; do
+			burn_all "$it"
 		done
-		u1=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
-		echo "$1_${n}_cpu_ms=$(awk -v d=$((u1 - u0)) 'BEGIN { printf "%.1f", d / 5000 }')"
+		u1=$(backends_usec)
+		echo "$1_${n}_cpu_ms=$(awk -v d=$((u1 - u0)) -v n=$((3 * nb)) \
+			'BEGIN { printf "%.1f", d / n / 1000 }')"
 	done
 }
 
-# burn_once ITERS: one request; a failure costs the calibration, not the run
-burn_once() {
-	in_cli curl -sS -o /dev/null "http://$(backend_ip s1)/cgi-bin/burn?iters=$1" || true
+# backends_usec: the CPU time of all backends' cgroups together
+backends_usec() {
+	local b
+	for b in $L7TB_BACKENDS; do
+		awk '$1 == "usage_usec" { print $2 }' "/sys/fs/cgroup/l7tb-$b/cpu.stat"
+	done | awk '{ s += $1 } END { print s + 0 }'
 }
 
-# w8_rate: W8's request rate from its calibrated costs (in meta.txt):
-# the servers' capacity is their number times each one's cpu.max share
-# over the mean CPU of a request of the mix (each connection sends the
-# same number of requests, so the mean of the connections' dear
+# burn_all ITERS: one request to each backend at once; a failure costs
+# the calibration, not the run
+burn_all() {
+	local b pids=()
+	for b in $L7TB_BACKENDS; do
+		ip netns exec l7cli curl -sS -o /dev/null \
+			"http://$(backend_ip "$b")/cgi-bin/burn?iters=$1" &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || true
+}
+
+# w8_rate FILE: W8's request rate from its costs in FILE (burn_calibrate
+# w8): the servers' capacity is their number times each one's cpu.max
+# share over the mean CPU of a request of the mix (each connection sends
+# the same number of requests, so the mean of the connections' dear
 # probabilities weighs the dear cost); W8 offers w8_load of it.  Prints
-# the figures for meta.txt; empty when the costs were not measured.
+# the figures; nothing when the costs were not measured.
 w8_rate() {
 	local p
 	p=$("$BENCH/load" params | tr ' ' '\n')
@@ -466,7 +485,24 @@ w8_rate() {
 			cap = nb * q / per * 1000 / mean
 			printf "w8_mean_cpu_ms=%.1f\nw8_capacity_rps=%.2f\nw8_rate=%.2f\n",
 				mean, cap, v["w8_load"] * cap
-		}' <(echo "$p") "$OUT/meta.txt"
+		}' <(echo "$p") "$1"
+}
+
+# w8_calibrate REP: W8's costs and rate again before each repetition's
+# round of W8 cells, exported as W8_RATE for testbed/bench/load: the
+# emulated guest's speed drifts over minutes, and a rate fixed at the
+# start could be 70 % of the servers at first and past them later.  Into
+# meta.txt as w8_*_repN (and, the first, as w8_*).
+w8_calibrate() {
+	local f=$OUT/w8-cal.txt
+	{ burn_calibrate w8; } > "$f"
+	w8_rate "$f" >> "$f"
+	W8_RATE=$(sed -n 's/^w8_rate=//p' "$f")
+	export W8_RATE
+	[ "$1" != 1 ] || cat "$f" >> "$OUT/meta.txt"
+	sed "s/=/_rep$1=/" "$f" >> "$OUT/meta.txt"
+	echo "bench: W8 rep $1: $(tr '\n' ' ' < "$f")" | tee -a "$OUT/load.log"
+	rm "$f"
 }
 
 meta() {
@@ -492,14 +528,6 @@ meta() {
 "$L7TB_DIR/apache" start --cpu-max "$CPU_MAX"
 meta > "$OUT/meta.txt"
 ! echo " $WORKLOADS " | grep -q " W7 " || burn_calibrate w7 >> "$OUT/meta.txt"
-if echo " $WORKLOADS " | grep -q " W8 "; then
-	burn_calibrate w8 >> "$OUT/meta.txt"
-	w8_rate > "$OUT/w8.txt"
-	cat "$OUT/w8.txt" >> "$OUT/meta.txt"
-	W8_RATE=$(sed -n 's/^w8_rate=//p' "$OUT/w8.txt")
-	export W8_RATE	# for testbed/bench/load
-	rm "$OUT/w8.txt"
-fi
 echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms,late,backend_cpu_ms" \
 	> "$OUT/cells.csv"
 echo "rep,config,conns,held,slab_bytes,rss_kb,ipvs_entries" > "$OUT/mem.csv"
@@ -543,6 +571,7 @@ for rep in $(seq 1 "$REPS"); do
 	wi=0
 	for w in $WORKLOADS; do
 		backends_capped "$w"
+		[ "$w" != W8 ] || w8_calibrate "$rep"
 		[ "$w" != MEM ] || { mem_settle; mem_baseline "$rep"; }
 		# shellcheck disable=SC2086
 		for cfg in $(rotated $((rep - 1 + wi)) $CONFIGS); do
