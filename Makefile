@@ -177,22 +177,25 @@ clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb $(BUILD)/docs-check
 
 # ---- benchmark (not part of make check) ----
-# make bench: the whole matrix in one boot, about 80 minutes (W1-W6 25,
-# W1c1 2, W7 17, MEM 25; the guest is given 100); results and
+# make bench: the whole matrix in one boot, about 100 minutes (W1-W6 25,
+# W1c1 2, W7 17, W8 18, MEM 25; the guest is given 130); results and
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
 # (the B4rN configurations load their rules with the patched ipvsadm);
 # B4xff: W1 with X-Forwarded-For on, reported over B4 (off); B5: the
 # service with prefork off (a backend connection per request), W1, W6 and
-# W7, reported as B4 over B5.  W7 is the saturating CGI mix, MEM the
-# director's memory per idle client connection (the goals of the report), e.g.
-# BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM"
+# W7, reported as B4 over B5.  W7 is the saturating CGI mix, W8 the
+# open-loop one (70% of the capped servers' capacity over six connections
+# whose mixes differ), MEM the director's memory per idle client
+# connection (the goals of the report), e.g.
+# BENCH_CONFIGS="B1rr B1wlc B2 B3 B4" BENCH_WORKLOADS="W7 MEM" or
+# BENCH_CONFIGS="B1wlc B4 B4u1 B2" BENCH_WORKLOADS=W8
 # W1c1: W1 with the guest's second vCPU offline (B1rr and B4 only), which
 # beside W1 gives the scaling from 1 to 2 vCPUs, e.g.
 # BENCH_CONFIGS="B1rr B4" BENCH_WORKLOADS="W1 W1c1"
 # B4uN (B4u1 in the default set): B4 whose real servers have ipvsadm -x N,
-# requests past N a server waiting in the director's queue; W7 only, e.g.
+# requests past N a server waiting in the director's queue; W7 and W8, e.g.
 # BENCH_CONFIGS="B1wlc B4 B4u1 B4u2" BENCH_WORKLOADS=W7
 # BENCH_MEM_CONNS: MEM's idle connections (default 10,000; quick 2,000)
 

@@ -26,7 +26,7 @@ export PYTHONDONTWRITEBYTECODE=1 L7_BUILD=$L7TB_BUILD
 # 100 ms period under every configuration, so W1's req/s measured the
 # backends' CPU per request and a 60 ms throttling tail, not the director.
 L7TB_CPU_MAX="25000 100000"
-L7TB_CAPPED_WORKLOADS="W4 W5 W7"
+L7TB_CAPPED_WORKLOADS="W4 W5 W7 W8"
 # workload_capped W: whether W's backends run under a quota
 workload_capped() {
 	case " $L7TB_CAPPED_WORKLOADS " in

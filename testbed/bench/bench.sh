@@ -14,8 +14,12 @@
 # post-splicing without pre-forked pools costs).  B4uN is B4 whose real
 # servers each have the upper threshold N (ipvsadm -x N): at most N
 # requests outstanding at each, the rest wait in the director's queue
-# (W7 only: what an L4 balancer cannot do, queue requests instead of
-# piling them on a busy server).  MEM is not a load but
+# (W7 and W8: what an L4 balancer cannot do, queue requests instead of
+# piling them on a busy server).  W8 is the open-loop CGI mix: a fixed
+# request rate, derived in this boot from the calibrated costs
+# (w8_rate), over six long connections whose mixes differ (B1wlc, B2,
+# B3, B4 and B4uN: with every connection opened on idle servers, rr
+# places them as wlc does, and B0 is one server).  MEM is not a load but
 # the director's memory for N idle client connections (mem_cell).
 # W1c1 is W1 with the guest's second vCPU taken offline for the cell
 # (cpus_limit), B1rr and B4 only: beside their W1 cells, how each scales
@@ -38,7 +42,7 @@ set -eu
 REPS=3
 SECS=8
 CONFIGS="B0 B1rr B1wlc B2 B3 B4 B4xff B4r10 B4r100 B4r1000 B5 B4u1"
-WORKLOADS="W1 W1c1 W1s1 W1sync W2 W3 W4 W5 W6 W7 MEM"
+WORKLOADS="W1 W1c1 W1s1 W1sync W2 W3 W4 W5 W6 W7 W8 MEM"
 CPU_MAX=$L7TB_CPU_MAX	# in the workload_capped ones (lib.sh)
 MEM_CONNS=10000
 while [ $# -gt 0 ]; do
@@ -59,8 +63,8 @@ BENCH=$L7TB_DIR/bench
 . "$BENCH/configs.sh"
 
 # workloads_of CONFIG: what it runs.  wlc differs from rr only in how it
-# places connections, which only the CGI workloads W4 and W7 show (W7's
-# goal is stated against wlc); the rule sets cost per request, which W1
+# places connections, which only the CGI workloads W4, W7 and W8 show
+# (W7's and W8's goals are stated against wlc); the rule sets cost per request, which W1
 # (the most requests a second) shows best.  Their other cells would cost
 # bench time and tell nothing new.  B0 has no director to weigh (MEM).
 # W1c1 is the scaling goal, B4 against IPVS (B1rr) alone, and
@@ -68,13 +72,13 @@ BENCH=$L7TB_DIR/bench
 workloads_of() {
 	local w=$WORKLOADS
 	case $1 in
-	B1wlc) w=$(only W4 W7) ;;
+	B1wlc) w=$(only W4 W7 W8) ;;
 	B4r* | B4xff) w=$(only W1) ;;
 	# the paper's comparison: per request (W1, W6) and its CGI case (W7)
 	B5) w=$(only W1 W6 W7) ;;
-	B4u*) w=$(only W7) ;;
-	B0) w=$(except MEM W1c1 W1s1 W1sync) ;;
-	B1rr) w=$(except W1sync) ;;
+	B4u*) w=$(only W7 W8) ;;
+	B0) w=$(except MEM W1c1 W1s1 W1sync W8) ;;
+	B1rr) w=$(except W1sync W8) ;;
 	B4) ;;
 	*) w=$(except W1c1 W1s1 W1sync) ;;
 	esac
@@ -98,15 +102,18 @@ except() {
 	done
 }
 
-# per backend: "requests passive-opens" (access log lines, TCP accepts).
-# Apache's /proc/PID/net is its namespace's: no "ip netns exec" needed,
-# which under emulation costs more than the reading.
+# per backend: "requests passive-opens cpu-usec" (access log lines, TCP
+# accepts, its cgroup's CPU time, 0 without one).  Apache's /proc/PID/net
+# is its namespace's: no "ip netns exec" needed, which under emulation
+# costs more than the reading.
 backend_counters() {
-	local b
+	local b cg
 	for b in $L7TB_BACKENDS; do
+		cg=/sys/fs/cgroup/l7tb-$b/cpu.stat
 		echo "$(wc -l < "$L7TB_RUN/$b/access.log")" \
 			"$(awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $7 }' \
-				"/proc/$(cat "$L7TB_RUN/$b/httpd.pid")/net/snmp")"
+				"/proc/$(cat "$L7TB_RUN/$b/httpd.pid")/net/snmp")" \
+			"$( (awk '$1 == "usage_usec" { print $2 }' "$cg" 2>/dev/null) || echo 0)"
 	done
 }
 
@@ -206,6 +213,7 @@ gen_of() {
 # cell REP CONFIG WORKLOAD: one measurement, one CSV row
 cell() {
 	local rep=$1 cfg=$2 w=$3 gen cpus='' servers='' sync='' before after res shares conns
+	local late=- busy
 	gen=$(gen_of "$w")
 	[ "$w" != W1sync ] || sync=1
 	if [ -n "$sync" ] && ! sync_on; then
@@ -240,16 +248,18 @@ cell() {
 	[ -z "$servers" ] || servers_all "$cfg" ||
 		echo "bench: !!!! $cfg: weights not restored !!!!" | tee -a "$OUT/load.log"
 	shares=$(paste -d' ' <(echo "$before") <(echo "$after") |
-		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $3 - $1 }')
+		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), $4 - $1 }')
 	conns=$(paste -d' ' <(echo "$before") <(echo "$after") |
-		awk '{ n += $4 - $2 } END { print n }')
-	eval "$res"	# requests= secs= errors= p50= p90= p99= mean= cpu=
+		awk '{ n += $5 - $2 } END { print n }')
+	busy=$(paste -d' ' <(echo "$before") <(echo "$after") |
+		awk '{ printf "%s%d", (NR > 1 ? ";" : ""), ($6 - $3) / 1000 }')
+	eval "$res"	# requests= secs= errors= [late=] p50= p90= p99= mean= cpu=
 	[ -z "$sync" ] || sync_off "$rep" "$cfg" "$requests"
-	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns,$p90" \
+	echo "$rep,$cfg,$w,$secs,$requests,$errors,$p50,$p99,$mean,$cpu,$shares,$conns,$p90,$late,$busy" \
 		>> "$OUT/cells.csv"
-	printf 'bench: %4ss rep %s %-6s %s  %6s req in %6ss  errors %s  p50 %s ms  cpu %s ticks  per backend %s\n' \
+	printf 'bench: %4ss rep %s %-6s %s  %6s req in %6ss  errors %s  p50 %s p99 %s ms  late %s  cpu %s ticks  per backend %s\n' \
 		"$SECONDS" "$rep" "$cfg" "$w" "$requests" "$secs" "$errors" "$p50" \
-		"$cpu" "$shares"
+		"$p99" "$late" "$cpu" "$shares"
 	[ "$errors" = 0 ] || echo "bench: !!!! $cfg $w rep $rep: $errors ERRORS !!!!"
 	sleep 0.5	# let FINs and TIME_WAIT churn of this cell settle
 }
@@ -409,28 +419,90 @@ mem_cell() {
 	[ -z "${old:-}" ] || l7_params $old > /dev/null
 }
 
-# w7_calibrate: the backend CPU (ms, from s1's cgroup) that W7's cheap and
-# dear requests cost, five of each sent one after another to s1 directly,
-# after one to warm up: the mix means something only if the dear ones cost
-# several times the cheap ones once the CGI's fork and exec are paid
-w7_calibrate() {
-	local n it u0 u1 cg=/sys/fs/cgroup/l7tb-s1
-	[ -r "$cg/cpu.stat" ] || return 0
+# burn_calibrate W: the backend CPU (ms, from the backends' cgroups) that
+# W's (w7's or w8's) cheap and dear requests cost, three rounds of one of
+# each to every backend at once, after one round to warm up: as under the
+# load, the servers busy together (under emulation a request costs more
+# guest CPU then than alone, which W8's rate must know).  A mix means
+# something only if the dear ones cost several times the cheap ones once
+# the CGI's fork and exec are paid.
+burn_calibrate() {
+	local n it u0 u1 nb
+	[ -r /sys/fs/cgroup/l7tb-s1/cpu.stat ] || return 0
+	nb=$(echo $L7TB_BACKENDS | wc -w)
 	for n in cheap dear; do
-		it=$("$BENCH/load" params | tr ' ' '\n' | sed -n "s/^w7_$n=//p")
-		w7_burn "$it"
-		u0=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
-		for _ in 1 2 3 4 5; do
-			w7_burn "$it"
+		it=$("$BENCH/load" params | tr ' ' '\n' | sed -n "s/^$1_$n=//p")
+		burn_all "$it"
+		u0=$(backends_usec)
+		for _ in 1 2 3; do
+			burn_all "$it"
 		done
-		u1=$(awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat")
-		echo "w7_${n}_cpu_ms=$(((u1 - u0) / 5000))"
+		u1=$(backends_usec)
+		echo "$1_${n}_cpu_ms=$(awk -v d=$((u1 - u0)) -v n=$((3 * nb)) \
+			'BEGIN { printf "%.1f", d / n / 1000 }')"
 	done
 }
 
-# w7_burn ITERS: one request; a failure costs the calibration, not the run
-w7_burn() {
-	in_cli curl -sS -o /dev/null "http://$(backend_ip s1)/cgi-bin/burn?iters=$1" || true
+# backends_usec: the CPU time of all backends' cgroups together
+backends_usec() {
+	local b
+	for b in $L7TB_BACKENDS; do
+		awk '$1 == "usage_usec" { print $2 }' "/sys/fs/cgroup/l7tb-$b/cpu.stat"
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# burn_all ITERS: one request to each backend at once; a failure costs
+# the calibration, not the run
+burn_all() {
+	local b pids=()
+	for b in $L7TB_BACKENDS; do
+		ip netns exec l7cli curl -sS -o /dev/null \
+			"http://$(backend_ip "$b")/cgi-bin/burn?iters=$1" &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || true
+}
+
+# w8_rate FILE: W8's request rate from its costs in FILE (burn_calibrate
+# w8): the servers' capacity is their number times each one's cpu.max
+# share over the mean CPU of a request of the mix (each connection sends
+# the same number of requests, so the mean of the connections' dear
+# probabilities weighs the dear cost); W8 offers w8_load of it.  Prints
+# the figures; nothing when the costs were not measured.
+w8_rate() {
+	local p
+	p=$("$BENCH/load" params | tr ' ' '\n')
+	awk -F= -v q="${CPU_MAX% *}" -v per="${CPU_MAX#* }" \
+		-v nb="$(echo $L7TB_BACKENDS | wc -w)" '
+		{ v[$1] = $2 }
+		END {
+			if (!v["w8_cheap_cpu_ms"] || !v["w8_dear_cpu_ms"] || per == "max")
+				exit
+			np = split(v["w8_dear_ps"], ps, ",")
+			for (i = 1; i <= np; i++)
+				pm += ps[i] / np
+			mean = v["w8_cheap_cpu_ms"] + pm * (v["w8_dear_cpu_ms"] - v["w8_cheap_cpu_ms"])
+			cap = nb * q / per * 1000 / mean
+			printf "w8_mean_cpu_ms=%.1f\nw8_capacity_rps=%.2f\nw8_rate=%.2f\n",
+				mean, cap, v["w8_load"] * cap
+		}' <(echo "$p") "$1"
+}
+
+# w8_calibrate REP: W8's costs and rate again before each repetition's
+# round of W8 cells, exported as W8_RATE for testbed/bench/load: the
+# emulated guest's speed drifts over minutes, and a rate fixed at the
+# start could be 70 % of the servers at first and past them later.  Into
+# meta.txt as w8_*_repN (and, the first, as w8_*).
+w8_calibrate() {
+	local f=$OUT/w8-cal.txt
+	{ burn_calibrate w8; } > "$f"
+	w8_rate "$f" >> "$f"
+	W8_RATE=$(sed -n 's/^w8_rate=//p' "$f")
+	export W8_RATE
+	[ "$1" != 1 ] || cat "$f" >> "$OUT/meta.txt"
+	sed "s/=/_rep$1=/" "$f" >> "$OUT/meta.txt"
+	echo "bench: W8 rep $1: $(tr '\n' ' ' < "$f")" | tee -a "$OUT/load.log"
+	rm "$f"
 }
 
 meta() {
@@ -455,8 +527,8 @@ meta() {
 "$L7TB_DIR/topology" up
 "$L7TB_DIR/apache" start --cpu-max "$CPU_MAX"
 meta > "$OUT/meta.txt"
-! echo " $WORKLOADS " | grep -q " W7 " || w7_calibrate >> "$OUT/meta.txt"
-echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms" \
+! echo " $WORKLOADS " | grep -q " W7 " || burn_calibrate w7 >> "$OUT/meta.txt"
+echo "rep,config,workload,secs,requests,errors,p50_ms,p99_ms,mean_ms,cpu_ticks,per_backend,backend_conns,p90_ms,late,backend_cpu_ms" \
 	> "$OUT/cells.csv"
 echo "rep,config,conns,held,slab_bytes,rss_kb,ipvs_entries" > "$OUT/mem.csv"
 : > "$OUT/load.log"
@@ -499,6 +571,7 @@ for rep in $(seq 1 "$REPS"); do
 	wi=0
 	for w in $WORKLOADS; do
 		backends_capped "$w"
+		[ "$w" != W8 ] || w8_calibrate "$rep"
 		[ "$w" != MEM ] || { mem_settle; mem_baseline "$rep"; }
 		# shellcheck disable=SC2086
 		for cfg in $(rotated $((rep - 1 + wi)) $CONFIGS); do

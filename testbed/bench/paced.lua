@@ -8,24 +8,15 @@
 -- director's latency, as long as some connection is free when a slot
 -- comes: one that is not yet free sends late, counted in "late" (more
 -- than 10 ms after its slot).  Needs wrk -t1 (one Lua state that makes
--- requests) and LuaJIT (Debian's wrk), for a clock finer than a second.
+-- requests) and LuaJIT (Debian's wrk), for clock.lua.
 -- PACED_RATE=max: no delay() at all (wrk then sends each connection's next
 -- request as soon as its response is in, without a timer per request): a
 -- closed loop, the capacity cells.
 -- done() prints one line for testbed/bench/director-load.sh:
 --   paced requests= secs= errors= late= p50= p90= p99= p999=  (ms)
-local ffi = require("ffi")
-ffi.cdef [[
-typedef struct { long tv_sec; long tv_nsec; } paced_timespec;
-int clock_gettime(int clock, paced_timespec *ts);
-]]
-local CLOCK_MONOTONIC = 1
-local ts = ffi.new("paced_timespec")
-
-local function now_ms()
-	ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
-	return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6
-end
+-- clock.lua, beside this script
+local now_ms, wait_until = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") ..
+	"clock.lua")
 
 local interval, start
 -- globals: done() reads them from the thread's Lua state
@@ -36,14 +27,10 @@ function init(args)
 end
 
 function delay()
-	local t = now_ms()
-	start = start or t
-	local due = start + sent * interval
-	sent = sent + 1
-	if t - due > 10 then
-		late = late + 1
-	end
-	return math.max(0, math.floor(due - t + 0.5))
+	start = start or now_ms()
+	local ms, is_late = wait_until(start + sent * interval)
+	sent, late = sent + 1, late + (is_late and 1 or 0)
+	return ms
 end
 
 if os.getenv("PACED_RATE") == "max" then
