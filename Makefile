@@ -9,6 +9,7 @@
 #   make demo-ha      boot the HA pair (keepalived) and show a failover (the ha suite)
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
+#   make bench-core   the head framers alone on the host: ns per head
 #   make docs-check   README.md and docs/ against the code (seconds, host only)
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
@@ -84,6 +85,21 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRC) $(CORE_HDR) tests/unit/l7_test.h
 
 unit: $(UNIT_TESTS)
 	@scripts/run-suites unit $(UNIT_TESTS)
+
+# ---- the head framers alone, timed on the host (-O2, no sanitizers) ----
+
+BENCH_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-missing-field-initializers \
+	-Werror -Iip_vs_l7/core
+
+BENCH_CORE_SRC := $(addprefix ip_vs_l7/core/,http_req.c http_resp.c http_body.c)
+
+.PHONY: bench-core
+$(BUILD)/bench/bench_framers: tests/bench/bench_framers.c $(BENCH_CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_CORE_SRC)
+
+bench-core: $(BUILD)/bench/bench_framers
+	$(BUILD)/bench/bench_framers
 
 # ---- fuzzers of the pure-C core: libFuzzer with ASan and UBSan (clang) ----
 

@@ -6,13 +6,15 @@
  * - the field-line lexer, one byte at a time: name token, ':', value
  *   without control characters, CRLF, the empty line ending the section,
  *   and the errors (bare CR or LF, obs-fold, bad name or value byte);
+ *   and l7_field_line(), which takes a whole line the lexer would take
+ *   without an error, in one pass;
  * - the fields that decide framing in both directions: Content-Length
  *   (a list whose elements must agree), Transfer-Encoding and Connection,
  *   plus Host and Expect, which only the request framer asks for;
  * - the HTTP-version of a request or status line.
  *
- * Everything is static inline: it runs per byte in softirq, and each
- * framer's switch on the events below folds into its own step().  The
+ * Everything is static inline: it runs per byte or per line in softirq,
+ * and each framer's switch on the events below folds into its own step().  The
  * framers keep what is theirs: which fields they ask for, their error
  * codes and their limits.
  */
@@ -168,6 +170,32 @@ static inline size_t l7_version_run(uint8_t *sub, uint8_t *major,
 	return i;
 }
 
+/* The eight bytes at @p are an HTTP-version: its digits go to *major, *minor. */
+static inline bool l7_version_whole(const uint8_t *p, uint8_t *major,
+				    uint8_t *minor)
+{
+	uint8_t i;
+
+	for (i = 0; i < 8; i++)
+		if (!l7_version_char(i, p[i]))
+			return false;
+	*major = p[5] - '0';
+	*minor = p[7] - '0';
+	return true;
+}
+
+/* @p[0..@len) is @name (lower case), in any case. */
+static inline bool l7_name_is(const uint8_t *p, uint32_t len,
+			      const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < len && name[i]; i++)
+		if (l7_to_lower(p[i]) != (uint8_t)name[i])
+			return false;
+	return i == len && !name[i];
+}
+
 /* ---- fields that decide framing ---- */
 
 /*
@@ -238,12 +266,10 @@ struct l7_fields {
 	bool conn_keep_alive;
 };
 
-/* ':' ended a name: which of the framer's l7_field_names, if any. */
-static inline void l7_fields_name_end(struct l7_fields *h)
+/* A name ended at its ':': @field (L7_F_*) is the value to read. */
+static inline void l7_fields_begin(struct l7_fields *h, uint8_t field)
 {
-	int f = l7_tok_match(&h->fl.tok, l7_field_names);
-
-	h->field = f < 0 ? L7_F_OTHER : (uint8_t)(f + 1);
+	h->field = field;
 	l7_list_begin(&h->list);
 	h->cl_digits = false;
 	h->cl_cur = 0;
@@ -251,6 +277,14 @@ static inline void l7_fields_name_end(struct l7_fields *h)
 	/* present, even if empty: the body is not length-framed */
 	if (h->field == L7_F_TRANSFER_ENCODING)
 		h->te_seen = true;
+}
+
+/* ':' ended a name read byte by byte: which of l7_field_names, if any. */
+static inline void l7_fields_name_end(struct l7_fields *h)
+{
+	int f = l7_tok_match(&h->fl.tok, l7_field_names);
+
+	l7_fields_begin(h, f < 0 ? L7_F_OTHER : (uint8_t)(f + 1));
 }
 
 /*
@@ -333,6 +367,56 @@ static inline enum l7_fv_ev l7_cl_byte(struct l7_fields *h, uint64_t *len,
 	return L7_FV_E_CONTENT_LENGTH;
 }
 
+/*
+ * A Content-Length value, @p[0..@n), that is one number of at most 18
+ * digits (below 2^63) between OWS, taken whole as l7_cl_byte() takes it
+ * byte by byte; its end is still the framer's to commit.  False, nothing
+ * changed, for anything else: the framer reads that byte by byte.
+ */
+static inline bool l7_cl_whole(struct l7_fields *h, const uint8_t *p,
+			       size_t n)
+{
+	size_t i = 0, from, to;
+	uint64_t v = 0;
+
+	while (i < n && l7_is_ows(p[i]))
+		i++;
+	for (from = i; i < n && i - from < 19 && l7_is_digit(p[i]); i++)
+		v = v * 10 + (p[i] - '0');
+	to = i;
+	while (i < n && l7_is_ows(p[i]))
+		i++;
+	if (to == from || to - from > 18 || i != n)
+		return false;
+	h->cl_cur = v;
+	h->cl_digits = true;
+	h->cl_gap = to != n;
+	return true;
+}
+
+/* A token of a list ended: *@w is which of its words, or -1. */
+static inline enum l7_fv_ev l7_list_token(struct l7_fields *h, int w)
+{
+	switch (h->field) {
+	case L7_F_TRANSFER_ENCODING:
+		/* chunked may be applied once only (RFC 9112 6.1) */
+		if (w == 0 && h->te_chunked_seen)
+			return L7_FV_E_TE;
+		if (w == 0)
+			h->te_chunked_seen = true;
+		h->te_chunked_last = w == 0;
+		h->te_coding = true;
+		break;
+	case L7_F_CONNECTION:
+		if (w == L7_C_CLOSE)
+			h->conn_close = true;
+		else if (w == L7_C_KEEP_ALIVE)
+			h->conn_keep_alive = true;
+		break;
+	}
+	return L7_FV_TOKEN;
+}
+
 /* Act on what the list reader found; the framer gets the tokens too. */
 static inline enum l7_fv_ev l7_list_event(struct l7_fields *h,
 					  enum l7_list_ev ev, int *w)
@@ -347,25 +431,42 @@ static inline enum l7_fv_ev l7_list_event(struct l7_fields *h,
 	l7_field_tokens(h->field, &words);
 	/* a coding with parameters is never the plain "chunked" */
 	*w = ev == L7_LIST_PARAMS ? -1 : l7_list_word(&h->list, words);
+	return l7_list_token(h, *w);
+}
 
-	switch (h->field) {
-	case L7_F_TRANSFER_ENCODING:
-		/* chunked may be applied once only (RFC 9112 6.1) */
-		if (*w == 0 && h->te_chunked_seen)
-			return L7_FV_E_TE;
-		if (*w == 0)
-			h->te_chunked_seen = true;
-		h->te_chunked_last = *w == 0;
-		h->te_coding = true;
-		break;
-	case L7_F_CONNECTION:
-		if (*w == L7_C_CLOSE)
-			h->conn_close = true;
-		else if (*w == L7_C_KEEP_ALIVE)
-			h->conn_keep_alive = true;
-		break;
-	}
-	return L7_FV_TOKEN;
+/*
+ * A Connection, Transfer-Encoding or Expect value, @p[0..@n), that is
+ * one token between OWS, read whole: the one event l7_list_byte() and
+ * l7_list_end() find byte by byte, which they find at *at (the first OWS
+ * after the token, or the value's end, @n), the token's word in *w.
+ * False, nothing changed, for any other value: a list, parameters, a
+ * bad byte, nothing.
+ */
+static inline bool l7_fields_token_whole(struct l7_fields *h,
+					 const uint8_t *p, size_t n,
+					 size_t *at, int *w,
+					 enum l7_fv_ev *ev)
+{
+	const char *const *words;
+	size_t i = 0, from, k, nw;
+
+	while (i < n && l7_is_ows(p[i]))
+		i++;
+	for (from = i; i < n && l7_is_tchar(p[i]); i++)
+		;
+	*at = i;
+	while (i < n && l7_is_ows(p[i]))
+		i++;
+	if (*at == from || i != n)
+		return false;
+	nw = l7_field_tokens(h->field, &words);
+	*w = -1;
+	for (k = 0; k < nw; k++)
+		if (l7_name_is(p + from, (uint32_t)(*at - from), words[k]))
+			*w = (int)k;
+	h->list.sub = *at == n ? L7_LIST_IN_TOKEN : L7_LIST_AFTER;
+	*ev = l7_list_token(h, *w);
+	return true;
 }
 
 /*
@@ -409,18 +510,49 @@ static inline bool l7_fields_keep_alive(const struct l7_fields *h,
 	return !h->conn_close && (http11 || h->conn_keep_alive);
 }
 
-/* ---- whole field lines, for the head copiers (head_copy, rsp_head) ---- */
+/*
+ * ---- whole field lines: the framers' line-at-a-time path, and the head
+ * copiers (head_copy, rsp_head) ----
+ */
 
-/* @p[0..@len) is @name (lower case), in any case. */
-static inline bool l7_name_is(const uint8_t *p, uint32_t len,
-			      const char *name)
+/*
+ * Which of the first @n l7_field_names the whole name @p[0..@len) is
+ * (L7_F_OTHER if none): what l7_fields_name_end() finds byte by byte.
+ * Most names differ from every known one in their first byte.
+ */
+static inline uint8_t l7_field_lookup(const uint8_t *p, uint32_t len,
+				      size_t n)
 {
-	uint32_t i;
+	size_t i;
 
-	for (i = 0; i < len && name[i]; i++)
-		if (l7_to_lower(p[i]) != (uint8_t)name[i])
-			return false;
-	return i == len && !name[i];
+	for (i = 0; i < n; i++)
+		if (l7_name_is(p, len, l7_field_names[i]))
+			return (uint8_t)(i + 1);
+	return L7_F_OTHER;
+}
+
+/*
+ * The length of the field line at @p, CRLF included, if the @n bytes
+ * hold all of it and the lexer would take each of its bytes without an
+ * error: a token name (its length in *name), ':', a value without CTLs,
+ * CRLF.  Else 0, and the framer leaves the line to l7_fl_byte(), which
+ * says where and why it fails or takes the rest from the next segment.
+ * One pass: the value's run stops at its first CTL, which has to be the
+ * CR, so the line's end is found and its value checked together.
+ */
+static inline size_t l7_field_line(const uint8_t *p, size_t n, size_t *name)
+{
+	size_t i = 0, v;
+
+	while (i < n && l7_is_tchar(p[i]))
+		i++;
+	if (i == 0 || i == n || p[i] != ':')
+		return 0;
+	*name = i;
+	v = i + 1 + l7_value_run(p + i + 1, n - i - 1);
+	if (n - v < 2 || p[v] != '\r' || p[v + 1] != '\n')
+		return 0;
+	return v + 2;
 }
 
 /* The field name of a field line: the bytes before ':' (@len if none). */

@@ -2,10 +2,17 @@
 /*
  * ip_vs_l7 core: incremental HTTP/1.1 request-head framer (RFC 9112).
  *
- * One call of step() per byte, no look-back: a segment boundary may fall
- * anywhere, including inside a CRLF, and the result must not depend on it.
- * Known names and tokens are matched with a shrinking candidate mask so
- * that nothing has to be buffered to recognise them.
+ * Two paths to one result.  Where a segment holds a whole line, the line
+ * is read in one pass (lines_run()): the request line as a unit, a field
+ * name compared whole against the names we act on, a value checked eight
+ * bytes at a time, a plain Host, Content-Length or one-token list read in
+ * one go.  Anything else, a line cut by the segment's end or one with
+ * something to refuse, goes to step(), one byte at a time with no
+ * look-back, so that a boundary anywhere, even inside a CRLF, changes
+ * nothing; it matches known names and tokens with a shrinking candidate
+ * mask, so nothing is buffered.  step() is the reference: the whole-line
+ * path only takes what step() would take without an error, leaves the
+ * framer as step() would, and reports an event on the byte step() would.
  */
 #include "http_req.h"
 
@@ -86,6 +93,14 @@ static enum l7_http_status method_end(struct l7_http_req *r)
 	return L7_HTTP_MORE;
 }
 
+/* The request-target ended at the SP at ->pos. */
+static void target_end(struct l7_http_req *r)
+{
+	r->target.len = r->pos - r->target.off;
+	r->sub = 0;
+	r->state = S_VERSION;
+}
+
 /* A byte a request-target may carry: visible ASCII, but no fragment. */
 static bool target_char(uint8_t c)
 {
@@ -109,9 +124,7 @@ static enum l7_http_status target_byte(struct l7_http_req *r, uint8_t c)
 	if (c == ' ') {
 		if (r->sub == 0 || r->sub == 1)
 			return fail(r, L7_HTTP_E_TARGET);
-		r->target.len = r->pos - r->target.off;
-		r->sub = 0;
-		r->state = S_VERSION;
+		target_end(r);
 		return L7_HTTP_MORE;
 	}
 	if (c == '\r' || c == '\n')	/* HTTP/0.9 simple request */
@@ -187,9 +200,9 @@ static bool field_repeats_framing(const struct l7_http_req *r)
 	return r->f.field == L7_F_TRANSFER_ENCODING && r->f.te_chunked_last;
 }
 
-static enum l7_http_status name_end(struct l7_http_req *r)
+/* The name of a field ended at the ':' at ->pos; ->f.field says which. */
+static enum l7_http_status field_begin(struct l7_http_req *r)
 {
-	l7_fields_name_end(&r->f);
 	if (field_repeats_framing(r))
 		return fail(r, framing_field_err(r));
 	if (r->f.field != L7_F_HOST)
@@ -202,6 +215,12 @@ static enum l7_http_status name_end(struct l7_http_req *r)
 	r->val_gap = false;
 	r->val_end = 0;
 	return L7_HTTP_MORE;
+}
+
+static enum l7_http_status name_end(struct l7_http_req *r)
+{
+	l7_fields_name_end(&r->f);
+	return field_begin(r);
 }
 
 /* Host = uri-host [ ":" port ]: one run of non-OWS bytes. */
@@ -281,7 +300,8 @@ static enum l7_http_status value_byte(struct l7_http_req *r, uint8_t c)
 	if (r->f.field == L7_F_HOST)
 		return host_byte(r, c);
 	ev = l7_fields_value_byte(&r->f, &r->content_length, &w, c);
-	st = field_event(r, ev, w);
+	/* most bytes are no event: no call for them */
+	st = ev == L7_FV_MORE ? L7_HTTP_MORE : field_event(r, ev, w);
 	if (st == L7_HTTP_MORE && value_byte_refused(r, c))
 		return fail(r, framing_field_err(r));
 	return st;
@@ -402,24 +422,11 @@ static enum l7_http_status step(struct l7_http_req *r, uint8_t c)
 	return L7_HTTP_ERROR;
 }
 
-/*
- * How many bytes from @p on step() would take without an event: the rest
- * of an origin-form or absolute-form target after its first byte (or
- * scheme), the HTTP-version, and of a field line what
- * l7_fields_quiet_run() says.
- */
-static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
-			size_t n)
+/* How many of the @n bytes at @p are target_char()s, eight at a time. */
+static size_t target_run(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
-	if (r->state == S_FIELDS)
-		return l7_fields_quiet_run(&r->f, p, n);
-	if (r->state == S_VERSION)
-		return l7_version_run(&r->sub, &r->version_major,
-				      &r->version_minor, p, n);
-	if (r->state != S_TARGET || r->sub != 2)
-		return 0;
 	while (i < n) {
 		if (n - i >= 8 && !target_word_stops(l7_load_word(p + i))) {
 			i += 8;
@@ -432,11 +439,291 @@ static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
 	return i;
 }
 
+/*
+ * A run of the Host value's bytes that step() would each take as its
+ * last byte so far: no OWS, no CTL, and no OWS before them after others.
+ */
+static size_t host_run(struct l7_http_req *r, const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	if (r->val_gap)
+		return 0;
+	while (i < n && !l7_is_ows(p[i]) && !l7_is_value_ctl(p[i]))
+		i++;
+	if (i) {
+		if (!r->val_end)
+			r->host.off = r->pos;
+		r->val_end = r->pos + (uint32_t)i;
+	}
+	return i;
+}
+
+/*
+ * How many bytes from @p on step() would take without an event: the rest
+ * of an origin-form or absolute-form target after its first byte (or
+ * scheme), the HTTP-version, a run of the Host value, and of a field
+ * line what l7_fields_quiet_run() says.
+ */
+static size_t quiet_run(struct l7_http_req *r, const uint8_t *p,
+			size_t n)
+{
+	if (r->state == S_FIELDS) {
+		if (r->f.fl.state == L7_FL_VALUE && r->f.field == L7_F_HOST)
+			return host_run(r, p, n);
+		return l7_fields_quiet_run(&r->f, p, n);
+	}
+	if (r->state == S_VERSION)
+		return l7_version_run(&r->sub, &r->version_major,
+				      &r->version_minor, p, n);
+	if (r->state != S_TARGET || r->sub != 2)
+		return 0;
+	return target_run(p, n);
+}
+
+/* ---- whole lines ---- */
+
+/* @p[0..@len) is @word, byte for byte (methods are case-sensitive). */
+static bool bytes_are(const uint8_t *p, size_t len, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < len && word[i]; i++)
+		if (p[i] != (uint8_t)word[i])
+			return false;
+	return i == len && !word[i];
+}
+
+static enum l7_http_method method_lookup(const uint8_t *p, size_t len)
+{
+	size_t m;
+
+	for (m = 0; m < L7_ARRAY_SIZE(method_names); m++)
+		if (bytes_are(p, len, method_names[m]))
+			return (enum l7_http_method)(m + 1);
+	return L7_HTTP_M_OTHER;
+}
+
+/*
+ * The request line at @p, in one pass: "METHOD /target HTTP/1.x" CRLF.
+ * Each part that the @n bytes hold and step() would take without an
+ * event other than its end is taken, and the framer left as step() would
+ * leave it there; the rest of the line, cut by the segment's end or with
+ * something to refuse (an empty line before it, another target form,
+ * CONNECT, any error), is step()'s.  Returns the bytes taken.
+ */
+static size_t request_line(struct l7_http_req *r, const uint8_t *p,
+			   size_t n)
+{
+	uint32_t at = r->pos;
+	size_t m = 0, t, v;
+
+	while (m < n && l7_is_tchar(p[m]))
+		m++;
+	if (m == 0 || m == n || p[m] != ' ')
+		return 0;
+	r->method = method_lookup(p, m);
+	if (r->method == L7_HTTP_M_CONNECT)
+		return 0;
+	r->method_span.off = at;
+	r->method_span.len = (uint32_t)m;
+	r->target.off = at + (uint32_t)m + 1;
+	r->sub = 0;
+	r->state = S_TARGET;
+	t = m + 1;
+	if (t == n || p[t] != '/') {
+		r->pos = at + (uint32_t)t;
+		return t;
+	}
+
+	r->target_form = L7_HTTP_T_ORIGIN;
+	r->sub = 2;
+	v = t + 1 + target_run(p + t + 1, n - t - 1);
+	r->pos = at + (uint32_t)v;
+	if (v == n || p[v] != ' ')
+		return v;
+	target_end(r);
+
+	v++;
+	if (n - v < 9 || !l7_version_whole(p + v, &r->version_major,
+					   &r->version_minor) ||
+	    r->version_major != 1 || p[v + 8] != '\r') {
+		r->version_major = 0;
+		r->version_minor = 0;
+		r->pos = at + (uint32_t)v;
+		return v;
+	}
+	r->f.fl.state = L7_FL_LF;
+	r->state = S_FIELDS;
+	v += 9;
+	if (v < n && p[v] == '\n') {
+		r->f.fl.state = L7_FL_LINE;
+		v++;
+	}
+	r->pos = at + (uint32_t)v;
+	return v;
+}
+
+/*
+ * A Host value, @p[0..@n) from ->pos on, that is one run of non-OWS
+ * bytes between OWS, taken whole as host_byte() takes it byte by byte.
+ * False, nothing changed, for anything else.
+ */
+static bool host_whole(struct l7_http_req *r, const uint8_t *p, size_t n)
+{
+	size_t i = 0, from, to;
+
+	while (i < n && l7_is_ows(p[i]))
+		i++;
+	for (from = i; i < n && !l7_is_ows(p[i]); i++)
+		;
+	to = i;
+	while (i < n && l7_is_ows(p[i]))
+		i++;
+	if (i != n)
+		return false;
+	if (to > from) {
+		r->host.off = r->pos + (uint32_t)from;
+		r->val_end = r->pos + (uint32_t)to;
+		r->val_gap = to != n;
+	}
+	return true;
+}
+
+/*
+ * A plain value, @p[0..@n) from ->pos on, whose CR follows it, read in
+ * one go up to its end: Host, Content-Length, or a list of one token,
+ * whose event comes where step() would find it.  False, nothing
+ * changed, for another value, read byte by byte.
+ */
+static bool value_whole(struct l7_http_req *r, const uint8_t *p, size_t n,
+			enum l7_http_status *st)
+{
+	uint32_t at = r->pos;
+	enum l7_fv_ev ev;
+	size_t tok_end;
+	int w;
+
+	switch (r->f.field) {
+	case L7_F_HOST:
+		if (!host_whole(r, p, n))
+			return false;
+		r->pos = at + (uint32_t)n;
+		*st = value_end(r);
+		return true;
+	case L7_F_CONTENT_LENGTH:
+		if (!l7_cl_whole(&r->f, p, n))
+			return false;
+		r->pos = at + (uint32_t)n;
+		*st = value_end(r);
+		return true;
+	}
+	if (!l7_fields_token_whole(&r->f, p, n, &tok_end, &w, &ev))
+		return false;
+	r->pos = at + (uint32_t)tok_end;
+	*st = field_event(r, ev, w);
+	if (*st == L7_HTTP_MORE)
+		r->pos = at + (uint32_t)n;
+	return true;
+}
+
+/*
+ * The field line (or the empty line ending the head) at @p, whole, if
+ * l7_field_line() finds one: the name compared whole, a known field's
+ * plain value (value_whole()) read in one go, any other field's not
+ * looked at again.  Another value of a known field is left to step(),
+ * from its first byte on.  On DONE or ERROR ->pos is on the byte that decided it,
+ * the last one taken, as after step().  0 leaves the line to step().
+ */
+static size_t field_line(struct l7_http_req *r, const uint8_t *p, size_t n,
+			 enum l7_http_status *st)
+{
+	uint32_t at = r->pos;
+	size_t name, len;
+
+	if (n >= 2 && p[0] == '\r' && p[1] == '\n') {
+		r->pos = at + 1;
+		*st = head_end(r);
+		return 2;
+	}
+	len = l7_field_line(p, n, &name);
+	if (!len || r->header_count >= r->lim.max_headers)
+		return 0;
+	r->header_count++;
+	l7_fields_begin(&r->f, l7_field_lookup(p, (uint32_t)name,
+					       L7_F_REQ_COUNT));
+	if (r->f.field != L7_F_OTHER) {
+		r->pos = at + (uint32_t)name;
+		*st = field_begin(r);
+		if (*st != L7_HTTP_MORE)
+			return name + 1;
+		r->pos++;
+		if (!value_whole(r, p + name + 1, len - name - 3, st)) {
+			/* step() reads it, from its first byte on */
+			r->f.fl.state = L7_FL_VALUE;
+			return name + 1;
+		}
+		if (*st != L7_HTTP_MORE)
+			return r->pos - at + 1;
+	}
+	r->pos = at + (uint32_t)len;
+	return len;
+}
+
+/*
+ * Whole lines from a line's start: the request line, then field lines,
+ * each taken in one pass where the segment holds all of it.  Returns the
+ * bytes taken; *st is MORE, or what the last of them decided.
+ */
+static size_t lines_run(struct l7_http_req *r, const uint8_t *p, size_t n,
+			enum l7_http_status *st)
+{
+	size_t i = 0, k;
+
+	*st = L7_HTTP_MORE;
+	if (r->state == S_LEAD) {
+		i = request_line(r, p, n);
+		if (!i)
+			return 0;
+	}
+	while (r->state == S_FIELDS && r->f.fl.state == L7_FL_LINE) {
+		k = field_line(r, p + i, n - i, st);
+		i += k;
+		if (!k || *st != L7_HTTP_MORE)
+			break;
+	}
+	return i;
+}
+
+static bool at_line_start(const struct l7_http_req *r)
+{
+	return r->state == S_LEAD ||
+	       (r->state == S_FIELDS && r->f.fl.state == L7_FL_LINE);
+}
+
+/* feed() ends with @st after taking @i bytes. */
+static enum l7_http_status feed_end(struct l7_http_req *r,
+				    enum l7_http_status st, size_t i,
+				    size_t *used)
+{
+	*used = i;
+	if (st == L7_HTTP_DONE)
+		r->pos++;
+	return st;
+}
+
+/*
+ * Whole lines where the segment holds them; what is left of a line (cut
+ * by the segment's end, or with something to refuse) goes to quiet_run()
+ * and step(), byte by byte.  Whole lines are tried again only where a
+ * quiet run ends a line, so the byte path pays nothing for them.
+ */
 enum l7_http_status l7_http_req_feed(struct l7_http_req *r,
 				     const uint8_t *buf, size_t len,
 				     size_t *used)
 {
 	size_t i = 0;
+	bool whole = true;
 
 	*used = 0;
 	if (r->state == S_ERROR)
@@ -447,25 +734,33 @@ enum l7_http_status l7_http_req_feed(struct l7_http_req *r,
 	while (i < len) {
 		uint32_t room = r->pos < r->lim.max_head ?
 				r->lim.max_head - r->pos : 0;
+		size_t n = len - i < room ? len - i : room;
 		enum l7_http_status st;
 		size_t run;
 
-		run = quiet_run(r, buf + i, len - i < room ? len - i : room);
+		if (whole && at_line_start(r)) {
+			i += lines_run(r, buf + i, n, &st);
+			if (st != L7_HTTP_MORE)
+				return feed_end(r, st, i, used);
+			whole = false;
+			continue;
+		}
+		run = quiet_run(r, buf + i, n);
 		i += run;
 		r->pos += (uint32_t)run;
 		if (i == len)
 			break;
+		if (run && at_line_start(r)) {
+			whole = true;
+			continue;
+		}
 		if (r->pos >= r->lim.max_head) {
 			*used = i;
 			return fail(r, L7_HTTP_E_HEAD_TOO_LARGE);
 		}
 		st = step(r, buf[i++]);
-		if (st != L7_HTTP_MORE) {
-			*used = i;
-			if (st == L7_HTTP_DONE)
-				r->pos++;
-			return st;
-		}
+		if (st != L7_HTTP_MORE)
+			return feed_end(r, st, i, used);
 		r->pos++;
 	}
 	*used = len;

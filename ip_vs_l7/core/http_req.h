@@ -3,10 +3,12 @@
  * ip_vs_l7 core: incremental HTTP/1.1 request-head framer.
  *
  * The director sees a request head as a sequence of TCP segments that may
- * split it anywhere.  The framer is a byte-driven state machine: it keeps
- * no copy of the bytes, only spans (offsets from the first byte fed) and
- * the few values that decide framing and dispatch.  The caller keeps the
- * head bytes (it has to forward them anyway) and resolves spans in them.
+ * split it anywhere.  The framer reads a line at a time where a segment
+ * holds the whole line, and byte by byte (a state machine) what is left
+ * of a line a segment cuts; either way it keeps no copy of the bytes,
+ * only spans (offsets from the first byte fed) and the few values that
+ * decide framing and dispatch.  The caller keeps the head bytes (it has
+ * to forward them anyway) and resolves spans in them.
  *
  * The framer is deliberately strict (RFC 9112): a content switch that
  * reads a head differently from the backend that will act on it is a

@@ -2,12 +2,14 @@
 /*
  * ip_vs_l7 core: incremental HTTP/1.1 response framer (RFC 9112).
  *
- * The head goes through step() one byte at a time with no look-back, so
- * a segment boundary may fall anywhere, even inside a CRLF, without
- * changing the result.  A Content-Length or chunked body is handed to the
- * body framer (http_body.c), which takes body bytes and chunk data by
- * count: the director passes them through and never needs to look at
- * them.
+ * The head is read a line at a time where a segment holds the whole line
+ * (lines_run()), and through step() one byte at a time with no look-back
+ * where it does not, so a segment boundary may fall anywhere, even inside
+ * a CRLF, without changing the result: as in the request framer, step()
+ * is the reference the whole-line path keeps to.  A Content-Length or
+ * chunked body is handed to the body framer (http_body.c), which takes
+ * body bytes and chunk data by count: the director passes them through
+ * and never needs to look at them.
  */
 #include "http_resp.h"
 
@@ -271,6 +273,13 @@ static void conn_name_note(struct l7_http_resp *r)
 					   (sizeof("connection") - 1);
 }
 
+/* A name ended at the ':' at ->pos; ->f.field says which. */
+static void field_begin(struct l7_http_resp *r)
+{
+	if (r->f.field == L7_F_CONNECTION && r->status_code >= 200)
+		conn_name_note(r);
+}
+
 /* Only the fields that decide framing are read, not their values. */
 static enum l7_resp_status field_byte(struct l7_http_resp *r, uint8_t c)
 {
@@ -288,8 +297,7 @@ static enum l7_resp_status field_byte(struct l7_http_resp *r, uint8_t c)
 		return L7_RESP_MORE;
 	case L7_FL_NAME_END:
 		l7_fields_name_end(&r->f);
-		if (r->f.field == L7_F_CONNECTION && r->status_code >= 200)
-			conn_name_note(r);
+		field_begin(r);
 		return L7_RESP_MORE;
 	case L7_FL_VALUE_BYTE:
 		return field_event(r, l7_fields_value_byte(&r->f,
@@ -395,11 +403,190 @@ static size_t quiet_run(struct l7_http_resp *r, const uint8_t *p,
 	return 0;
 }
 
+/* ---- whole lines ---- */
+
+/* The status code's three digits at @p, as code_byte() takes them. */
+static bool code_whole(const uint8_t *p)
+{
+	return p[0] >= '1' && p[0] <= '5' && l7_is_digit(p[1]) &&
+	       l7_is_digit(p[2]);
+}
+
+/*
+ * How much of the status line at @p, "HTTP/1.x NNN reason" CRLF (or no
+ * reason, or not even its SP), step() would take without an event other
+ * than a part's end, taken in one pass: the framer is left as step()
+ * would leave it there.  The rest of the line, cut by the segment's end
+ * or with something to refuse, is step()'s.
+ */
+static size_t status_line(struct l7_http_resp *r, const uint8_t *p, size_t n)
+{
+	size_t e;
+
+	if (n < 9 || !l7_version_whole(p, &r->version_major,
+				       &r->version_minor) ||
+	    r->version_major != 1 || p[8] != ' ') {
+		r->version_major = 0;
+		r->version_minor = 0;
+		return 0;
+	}
+	r->state = S_CODE;
+	e = 9;
+	if (n >= 13 && code_whole(p + 9)) {
+		r->status_code = (p[9] - '0') * 100 + (p[10] - '0') * 10 +
+				 (p[11] - '0');
+		r->sub = 3;
+		e = 12;
+		if (p[12] == ' ') {
+			r->reason.off = (uint32_t)r->pos + 13;
+			r->state = S_REASON;
+			e = 13 + l7_value_run(p + 13, n - 13);
+			if (e < n && p[e] == '\r') {
+				r->reason.len = (uint32_t)r->pos + (uint32_t)e -
+						r->reason.off;
+				line_end(r);
+				e++;
+			}
+		} else if (p[12] == '\r') {
+			r->reason.off = (uint32_t)r->pos + 12;
+			line_end(r);
+			e = 13;
+		}
+	}
+	if (r->state == S_FIELDS && e < n && p[e] == '\n') {
+		r->f.fl.state = L7_FL_LINE;
+		e++;
+	}
+	r->pos += e;
+	r->budget -= (uint32_t)e;
+	return e;
+}
+
+/*
+ * A plain value, @p[0..@n) from ->pos on, whose CR follows it, read in
+ * one go up to its end: Content-Length, or a list of one token, whose
+ * event comes where step() would find it.  False, nothing changed, for
+ * another value, read byte by byte.
+ */
+static bool value_whole(struct l7_http_resp *r, const uint8_t *p, size_t n,
+			enum l7_resp_status *st)
+{
+	uint64_t at = r->pos;
+	enum l7_fv_ev ev;
+	size_t tok_end;
+	int w;
+
+	if (r->f.field == L7_F_CONTENT_LENGTH) {
+		if (!l7_cl_whole(&r->f, p, n))
+			return false;
+		r->pos = at + n;
+		*st = field_event(r, l7_fields_value_end(&r->f,
+							 &r->content_length,
+							 &w));
+		return true;
+	}
+	if (!l7_fields_token_whole(&r->f, p, n, &tok_end, &w, &ev))
+		return false;
+	r->pos = at + tok_end;
+	*st = field_event(r, ev);
+	if (*st == L7_RESP_MORE)
+		r->pos = at + n;
+	return true;
+}
+
+/*
+ * The field line (or the empty line ending the head) at @p, whole, if
+ * l7_field_line() finds one: the name compared whole, a known field's
+ * plain value (value_whole()) read in one go, any other field's not
+ * looked at again.  Another value of a known field is left to step(),
+ * from its first byte on.  On an
+ * event ->pos is on the byte that decided it, the last one taken, as
+ * after step().  0 leaves the line to step().
+ */
+static size_t field_line(struct l7_http_resp *r, const uint8_t *p, size_t n,
+			 enum l7_resp_status *st)
+{
+	uint64_t at = r->pos;
+	size_t name, len;
+
+	if (n >= 2 && p[0] == '\r' && p[1] == '\n') {
+		r->pos = at + 1;
+		r->budget -= 2;
+		*st = head_end(r);
+		return 2;
+	}
+	len = l7_field_line(p, n, &name);
+	if (!len || r->header_count >= r->lim.max_headers)
+		return 0;
+	r->header_count++;
+	l7_fields_begin(&r->f, l7_field_lookup(p, (uint32_t)name,
+					       L7_F_RESP_COUNT));
+	if (r->f.field != L7_F_OTHER) {
+		r->pos = at + name;
+		field_begin(r);
+		r->pos++;
+		if (!value_whole(r, p + name + 1, len - name - 3, st)) {
+			/* step() reads it, from its first byte on */
+			r->f.fl.state = L7_FL_VALUE;
+			r->budget -= (uint32_t)name + 1;
+			return name + 1;
+		}
+		if (*st != L7_RESP_MORE)
+			return (size_t)(r->pos - at) + 1;
+	}
+	r->pos = at + len;
+	r->budget -= (uint32_t)len;
+	return len;
+}
+
+/*
+ * The status line, then field lines, each whole where the segment holds
+ * it, as in the request framer.
+ */
+static size_t lines_run(struct l7_http_resp *r, const uint8_t *p, size_t n,
+			enum l7_resp_status *st)
+{
+	size_t i = 0, k;
+
+	*st = L7_RESP_MORE;
+	if (r->state == S_VERSION) {
+		i = status_line(r, p, n);
+		if (!i)
+			return 0;
+	}
+	while (r->state == S_FIELDS && r->f.fl.state == L7_FL_LINE) {
+		k = field_line(r, p + i, n - i, st);
+		i += k;
+		if (!k || *st != L7_RESP_MORE)
+			break;
+	}
+	return i;
+}
+
+static bool at_line_start(const struct l7_http_resp *r)
+{
+	return (r->state == S_VERSION && r->sub == 0) ||
+	       (r->state == S_FIELDS && r->f.fl.state == L7_FL_LINE);
+}
+
+/* feed() ends with @st after taking @i bytes. */
+static enum l7_resp_status feed_end(struct l7_http_resp *r,
+				    enum l7_resp_status st, size_t i,
+				    size_t *used)
+{
+	*used = i;
+	if (st != L7_RESP_ERROR)
+		r->pos++;
+	return st;
+}
+
+/* Whole lines first, the rest byte by byte, as l7_http_req_feed() does. */
 enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 				      const uint8_t *buf, size_t len,
 				      size_t *used)
 {
 	size_t i = 0;
+	bool whole = true;
 
 	*used = 0;
 	switch (r->state) {
@@ -417,6 +604,7 @@ enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 	}
 
 	while (i < len) {
+		size_t n = len - i < r->budget ? len - i : r->budget;
 		enum l7_resp_status st;
 		size_t run;
 
@@ -424,25 +612,31 @@ enum l7_resp_status l7_http_resp_feed(struct l7_http_resp *r,
 			r->pos += len - i;
 			break;
 		}
-		run = quiet_run(r, buf + i, len - i < r->budget ? len - i :
-							       r->budget);
+		if (whole && at_line_start(r)) {
+			i += lines_run(r, buf + i, n, &st);
+			if (st != L7_RESP_MORE)
+				return feed_end(r, st, i, used);
+			whole = false;
+			continue;
+		}
+		run = quiet_run(r, buf + i, n);
 		i += run;
 		r->pos += run;
 		r->budget -= (uint32_t)run;
 		if (i == len)
 			break;
+		if (run && at_line_start(r)) {
+			whole = true;
+			continue;
+		}
 		if (r->budget == 0) {
 			*used = i;
 			return fail(r, L7_RESP_E_HEAD_TOO_LARGE);
 		}
 		r->budget--;
 		st = step(r, buf[i++]);
-		if (st != L7_RESP_MORE) {
-			*used = i;
-			if (st != L7_RESP_ERROR)
-				r->pos++;
-			return st;
-		}
+		if (st != L7_RESP_MORE)
+			return feed_end(r, st, i, used);
 		r->pos++;
 	}
 	*used = len;

@@ -4,7 +4,8 @@
  *
  * To rebind a client at every request, the director must know exactly
  * where each response on a backend connection ends.  The framer follows a
- * response fed in any segmentation: it walks the head byte by byte and
+ * response fed in any segmentation: it reads the head a line at a time
+ * (byte by byte what a segment cuts, as the request framer does) and
  * hands the body to the body framer (http_body.h), which walks chunk-size
  * lines but skips Content-Length bodies and chunk data by count, so
  * large bodies cost one step per segment, not per byte.  Like

@@ -7,6 +7,10 @@
  * client stream; after each head the framer is started again on the
  * bytes that follow, as for pipelined requests (up to 4 heads).
  *
+ * The stream fed whole goes through the framer's whole-line path; fed a
+ * byte at a time, through its byte path alone, the reference it is held
+ * to: every verdict, error offset and span must be the same.
+ *
  * A head the framer takes must be one Apache 2.4 takes without closing,
  * as far as apache_refuses(), a model of its reading, can tell.
  */
@@ -279,6 +283,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(d, len, &split, &lim, &two);
 	same(&whole, &two);
 	fuzz_every(&split, len, 1 + data[3] % 5);
+	run(d, len, &split, &lim, &every);
+	same(&whole, &every);
+	fuzz_every(&split, len, 1);
 	run(d, len, &split, &lim, &every);
 	same(&whole, &every);
 	return 0;

@@ -9,6 +9,10 @@
  * bytes that follow, as on a keep-alive connection, and when the stream
  * ends the connection is closed (eof()).
  *
+ * The stream fed whole goes through the framer's whole-line path; fed a
+ * byte at a time, through its byte path alone, the reference it is held
+ * to: every event, offset, span and Connection name must be the same.
+ *
  * Beyond identical results for every segmentation, each event must be
  * consistent with the stream: a response ends exactly head_len +
  * content_length bytes after it began, a head ends in CRLF CRLF, and
@@ -31,9 +35,10 @@ struct event {
 	struct l7_http_span reason;
 	uint32_t head_len;
 	uint32_t header_count;
+	uint64_t conn_name_at[L7_RESP_CONN_NAMES];
 	uint16_t code;
-	uint8_t minor;
-	bool has_body, keep_alive;
+	uint8_t major, minor, conn_names;
+	bool has_body, keep_alive, conn_keep_alive, conn_names_over;
 };
 
 struct trace {
@@ -174,9 +179,14 @@ static void record(struct trace *t, const struct l7_http_resp *r,
 	e->head_len = r->head_len;
 	e->header_count = r->header_count;
 	e->code = r->status_code;
+	e->major = r->version_major;
 	e->minor = r->version_minor;
 	e->has_body = r->has_body;
 	e->keep_alive = r->keep_alive;
+	e->conn_keep_alive = r->conn_keep_alive;
+	e->conn_names = r->conn_names;
+	e->conn_names_over = r->conn_names_over;
+	memcpy(e->conn_name_at, r->conn_name_at, sizeof(e->conn_name_at));
 	if (st == L7_RESP_HEAD && r->body == L7_RESP_BODY_LENGTH &&
 	    !t->body_to) {
 		t->body_from = at;
@@ -281,6 +291,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(d, len, &split, &lim, ctl, &other);
 	same(&whole, &other);
 	fuzz_every(&split, len, 1 + data[3] % 5);
+	run(d, len, &split, &lim, ctl, &other);
+	same(&whole, &other);
+	fuzz_every(&split, len, 1);
 	run(d, len, &split, &lim, ctl, &other);
 	same(&whole, &other);
 

@@ -20,7 +20,7 @@
 #include "http_chars.h"
 
 #define FUZZ_CTL_BYTES	4
-#define FUZZ_MAX_CUTS	4096
+#define FUZZ_MAX_CUTS	20480	/* byte at a time up to scripts/fuzz's -max_len */
 
 #define FUZZ_ASSERT(cond)						\
 	do {								\

@@ -306,6 +306,79 @@ static void test_fields_quiet_run(void)
 	}
 }
 
+/*
+ * What the lexer makes of the field line at @p, one byte at a time from
+ * a line's start: the length of the line if it ends (its LF) within @n
+ * bytes with no error, the name's length in *name; 0 if it fails, is the
+ * empty line, or runs past @n.
+ */
+static size_t field_line_bytes(const uint8_t *p, size_t n, size_t *name)
+{
+	struct l7_field_line f = { .state = L7_FL_LINE };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		enum l7_fl_ev ev = l7_fl_byte(&f, l7_field_names,
+					      L7_F_REQ_COUNT, p[i]);
+
+		if (ev == L7_FL_NAME_END)
+			*name = i;
+		if (ev >= L7_FL_END)
+			return 0;
+		if (f.state == L7_FL_LINE)
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * l7_field_line() takes a whole line exactly when the lexer takes each
+ * of its bytes without an error: every byte value in every place of a
+ * few lines, every length they are cut to, and random lines.
+ */
+static void check_field_line(const uint8_t *p, size_t n)
+{
+	size_t name = 0, want_name = 0;
+	size_t got = l7_field_line(p, n, &name);
+	size_t want = field_line_bytes(p, n, &want_name);
+
+	CHECK(got == want, "line of %zu bytes: %zu, lexer %zu", n, got, want);
+	if (got && want)
+		CHECK(name == want_name, "name %zu, lexer %zu", name, want_name);
+}
+
+static void test_field_line(void)
+{
+	static const char *const lines[] = {
+		"Host: a.example\r\n", "X:\r\n", "Content-Length:\t 12 \r\n",
+		"a-b_c: x\ty, z\r\n",
+	};
+	uint8_t buf[64];
+	size_t i, k, n;
+	int c;
+
+	for (i = 0; i < L7_ARRAY_SIZE(lines); i++) {
+		size_t len = strlen(lines[i]);
+
+		for (k = 0; k < len; k++)
+			for (c = 0; c < 256; c++) {
+				memcpy(buf, lines[i], len);
+				buf[k] = (uint8_t)c;
+				for (n = 0; n <= len; n++)
+					check_field_line(buf, n);
+			}
+	}
+	for (i = 0; i < 20000; i++) {
+		n = 1 + l7_rand() % sizeof(buf);
+		fill(buf, n);
+		if (n > 2) {
+			buf[n - 2] = '\r';
+			buf[n - 1] = '\n';
+		}
+		check_field_line(buf, n);
+	}
+}
+
 /* l7_version_byte() itself: every byte in every place, against RFC 9112 2.3. */
 static void test_version_grammar(void)
 {
@@ -414,6 +487,7 @@ int main(void)
 	RUN(test_word_first_ctl);
 	RUN(test_value_run);
 	RUN(test_fields_quiet_run);
+	RUN(test_field_line);
 	RUN(test_version_grammar);
 	RUN(test_version_run);
 	return l7_test_summary("http_chars");
