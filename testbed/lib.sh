@@ -178,6 +178,20 @@ wait_eq() {
 	return 1
 }
 
+# stop_pidfile FILE: end the daemon whose pid FILE holds (SIGTERM, then
+# up to 10 s for it to go) and remove FILE; nothing if there is no FILE
+stop_pidfile() {
+	local pid
+	[ -f "$1" ] || return 0
+	pid=$(cat "$1")
+	kill "$pid" 2>/dev/null || true
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	rm -f "$1"
+}
+
 # wait_for [-s SECONDS] CMD...: retry every 0.2 s for up to SECONDS (20);
 # the last try's output is shown.
 wait_for() {
