@@ -393,7 +393,7 @@ enum ipvs_l7_sync_role {
 	IPVS_L7_SYNC_BOTH = 3,
 };
 
-#define IPVS_L7_SYNC_KEY_LEN		32	/* HMAC-SHA256 key, bytes */
+#define IPVS_L7_SYNC_KEY_LEN		32	/* the shared key, bytes */
 #define IPVS_L7_SYNC_IDLE_DEFAULT	200	/* ms */
 #define IPVS_L7_SYNC_IDLE_MAX		60000	/* ms */
 #define IPVS_L7_SYNC_RECORDS_DEFAULT	65536
@@ -406,9 +406,9 @@ enum {
 	IPVS_L7_SYNC_ATTR_IFNAME,
 	/*
 	 * binary, 4 or 16 bytes; required: the other director's unicast
-	 * address.  The master sends there; a backup takes datagrams from
-	 * any address (the HMAC decides).  Its size gives the channel's
-	 * address family.
+	 * address.  Both directors send there, and take datagrams from
+	 * that address and IPVS_L7_SYNC_ATTR_PORT only.  Its size gives the
+	 * channel's address family.
 	 */
 	IPVS_L7_SYNC_ATTR_PEER,
 	IPVS_L7_SYNC_ATTR_PORT,		/* u16, network byte order, != 0; required */
@@ -461,6 +461,25 @@ enum {
 	 * dead director), dropped once to wait for its retransmission
 	 */
 	IPVS_L7_SYNC_STATS_WAITED,
+	/* datagrams dropped: a sequence number the peer sent already */
+	IPVS_L7_SYNC_STATS_REPLAYED,
+	/* datagrams dropped: this director's own, sent back to it */
+	IPVS_L7_SYNC_STATS_REFLECTED,
+	/*
+	 * datagrams authenticated but from a sender not yet accepted (it had
+	 * not echoed this director's challenge): their records are not taken
+	 */
+	IPVS_L7_SYNC_STATS_UNKNOWN_PEER,
+	/* datagrams dropped: not from the configured peer's address and port */
+	IPVS_L7_SYNC_STATS_BAD_SOURCE,
+	/* records refused: a generation too far ahead of the newest known */
+	IPVS_L7_SYNC_STATS_AHEAD,
+	/* records dropped unadopted after the second probe of a takeover */
+	IPVS_L7_SYNC_STATS_EXPIRED,
+	/* senders accepted: the peer's starts, as this director saw them */
+	IPVS_L7_SYNC_STATS_PEERS,
+	/* segments of a recorded tuple out of its window: dropped, probed */
+	IPVS_L7_SYNC_STATS_BLIND,
 
 	__IPVS_L7_SYNC_STATS_MAX,
 };
