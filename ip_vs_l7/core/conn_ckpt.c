@@ -504,6 +504,12 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 	return ckpt_upsert(s, &r->conn, now_ms);
 }
 
+uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
+			const struct l7_ckpt_tuple *t)
+{
+	return tuple_hash(s, t);
+}
+
 const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
 					  const struct l7_ckpt_tuple *t)
 {

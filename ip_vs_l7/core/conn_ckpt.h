@@ -250,6 +250,13 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
  */
 bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i);
 
+/*
+ * The bucket of @t: a reader outside the store's lock that finds it
+ * L7_CKPT_NIL knows the store held nothing of @t a moment ago.
+ */
+uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
+			const struct l7_ckpt_tuple *t);
+
 /* The tuple's record, or NULL (none, or a tombstone). */
 const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
 					  const struct l7_ckpt_tuple *t);
