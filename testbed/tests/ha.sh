@@ -5,13 +5,13 @@
 # keepalived-conf/keepalived-{master,backup}.conf and loading the l7 rules
 # of keepalived-conf/l7-rules.save from its notify script.  Measures and
 # prints: a backend stopped under wrk (time out of rotation, client
-# errors), the master killed (time until a new connection is answered by
-# the backup, new connections every 100 ms that fail), keep-alive clients
-# carried across it by the l7 checkpoint channel (keepalived-conf/
-# l7-sync-up: no request lost, no reconnect, the longest delay), the old
-# master returning (nopreempt: no new-connection request lost) and the
-# second director killed in turn (the clients carried back).  Runs
-# inside the guest.
+# errors), the master killed (all its links cut at once: time until a new
+# connection is answered by the backup, new connections every 100 ms that
+# fail), keep-alive clients carried across it by the l7 checkpoint
+# channel (keepalived-conf/l7-sync-up: no request lost, no reconnect, the
+# longest delay), the old master returning (nopreempt: no new-connection
+# request lost) and the second director killed in turn (the clients
+# carried back).  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -93,6 +93,73 @@ syncing() { in_d "$1" "$IPVSADM" -L --daemon | grep -q '^l7 both sync channel (i
 links() {
 	printf 'link set front %s\nlink set back %s\nlink set sync %s\n' "$2" "$2" "$2" |
 		ip -n "$1" -batch -
+}
+
+# ---- a director's death ----
+#
+# A crash stops everything at once.  Three "ip link set ... down" do not:
+# each takes up to a second in a loaded emulated guest, and the sync link
+# went down 10-140 ms after the front one, so the dying master still sent
+# records of clients it no longer answered.  So a director dies by one nft
+# transaction: a table of the netdev family on its three links (ingress
+# and egress, ahead of everything else) accepts all until a drop rule is
+# added to each hook, in one commit.  An nft already waits on a FIFO for
+# that transaction (kill_arm), so the death is that commit, a few ms after
+# the kill text is written, and not an exec away.  The time it returned
+# is in $HA/DIR/dead (EPOCHREALTIME: no fork between the two): failover
+# windows count from it.  Its links go down and keepalived is killed
+# afterwards (kill_rest), as they did before.
+KILL_TEXT='add rule netdev l7kill in drop\nadd rule netdev l7kill out drop\n'
+
+kill_arm() {
+	local d=$1 dir=$HA/$1
+	in_d "$d" nft -f - <<-EOF || return 1
+	table netdev l7kill {
+		chain in {
+			type filter hook ingress devices = { front, back, sync } priority -500; policy accept;
+		}
+		chain out {
+			type filter hook egress devices = { front, back, sync } priority -500; policy accept;
+		}
+	}
+	EOF
+	rm -f "$dir/kill.fifo" "$dir/dead" "$dir/dead.tmp"
+	mkfifo -m 0600 "$dir/kill.fifo" || return 1
+	# 3>&-: not the test's output, which t_check waits on
+	(
+		in_d "$d" nft -f "$dir/kill.fifo"
+		echo "$EPOCHREALTIME" > "$dir/dead.tmp"
+		mv "$dir/dead.tmp" "$dir/dead"
+	) > "$dir/kill.log" 2>&1 3>&- &
+	echo $! > "$dir/kill.pid"
+}
+
+# kill_fire DIR: the death, from here (a client may write the FIFO itself)
+kill_fire() {
+	printf "$KILL_TEXT" > "$HA/$1/kill.fifo"
+}
+
+# died DIR: the time DIR died, once it did
+died() { cat "$HA/$1/dead" 2>/dev/null; }
+
+# kill_rest DIR: the rest of the crash, after the death
+kill_rest() {
+	links "$1" down
+	kill -9 $(ka_pids "$1") 2>/dev/null
+}
+
+# kill_disarm DIR: DIR alive again (its links come up with links DIR up);
+# an nft still waiting reads an empty transaction and ends
+kill_disarm() {
+	local d=$1 dir=$HA/$1 p
+	p=$(cat "$dir/kill.pid" 2>/dev/null)
+	if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+		timeout 5 sh -c ': > "$1"' sh "$dir/kill.fifo"
+		wait "$p" 2>/dev/null
+	fi
+	rm -f "$dir/kill.fifo" "$dir/kill.pid"
+	in_d "$d" nft delete table netdev l7kill 2>/dev/null
+	return 0
 }
 
 # programmed DIR: the l7 service with its three real servers, the pools
@@ -288,7 +355,7 @@ ka_seen() {
 carried() {
 	local d=$1 t=$2 fast idle
 	fast=$(ka_seen "$TMP/ka.log" "$t") idle=$(ka_seen "$TMP/kai.log" "$t")
-	note "keep-alive clients, requests ended since the kill (count errors longest-s hangs):" \
+	note "keep-alive clients, requests ended since the death (count errors longest-s hangs):" \
 		"  every 100 ms: $fast; every 3 s: $idle" \
 		"  $d's channel: $(in_d "$d" "$IPVSADM" -L --daemon | grep '^  ' | tr -s ' ')" \
 		"  errors: $(awk -v t="$t" '$4 + 0 >= t + 0 && $6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" "$TMP/kai.log" | sort | uniq -c | tr -s ' \n' ' ')"
@@ -300,10 +367,12 @@ carried() {
 		{ echo "a busy client hung or lost more than one request"; return 1; }
 }
 
-# the master killed (keepalived SIGKILL, then its links down) while new
-# connections come every 100 ms and the keep-alive clients run
+# the master dies (kill_arm: all its links cut in one commit; then its
+# links down and keepalived SIGKILL) while new connections come every
+# 100 ms, the keep-alive clients run and one client is in the middle of
+# a 1 MB response
 failover() {
-	local nc vw t t2 sum take errs slow moved mid
+	local nc vw t t2 t0 sum take errs slow moved mid
 	# the new-connection loop runs until a fixed time after the kill
 	# (--stop below), however long a loaded guest takes to get there
 	rm -f "$TMP/nc.stop"
@@ -311,7 +380,8 @@ failover() {
 		--duration 300 --stop "$TMP/nc.stop" --timeout 5 --log "$TMP/nc.log" \
 		> "$TMP/nc" 2>&1 &
 	nc=$!
-	ka_clients_start
+	ka_clients_start || return 1
+	kill_arm l7dir || return 1
 	# all clients under way for a while before the kill
 	wait_lines "$TMP/nc.log" 20 || { kill $nc; return 1; }
 	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
@@ -322,12 +392,11 @@ failover() {
 	wait_for -s 60 test -e "$TMP/mid.ready" || { cat "$TMP/mid"; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
-	# the director dies: its links go down at once (one ip command: each
-	# takes up to a second in a loaded emulated guest), then its
-	# keepalived is killed
-	t=$(date +%s.%N)
-	links l7dir down
-	kill -9 $(ka_pids l7dir) 2>/dev/null
+	t0=$EPOCHREALTIME
+	kill_fire l7dir
+	wait_for -s 60 died l7dir || { cat "$HA/l7dir/kill.log"; return 1; }
+	t=$(died l7dir)
+	kill_rest l7dir
 	t2=$(date +%s.%N)
 	sleep $((TAKEOVER_BOUND + 4))
 	touch "$TMP/nc.stop"
@@ -335,16 +404,12 @@ failover() {
 	kill $vw
 	moved=$(awk -v t="$t" 'NR == 1 { printf "%.2f", $1 - t }' "$TMP/vip.log")
 	sum=$(summary "$TMP/nc.log" "$t")
-	read -r _ errs slow <<< "$sum"
-	# only the backup can answer a connection started once the master's
-	# links were down; one started while the ip command ran may still
-	# have been the master's (0.10 s "takeovers" in loaded guests)
-	take=$(summary "$TMP/nc.log" "$t2" | cut -d' ' -f1)
-	note "master killed (its links down, keepalived SIGKILL: the commands took $(echo "$t2 - $t" | bc | sed 's/^\./0./') s)" \
-		"VIP on the backup at most $moved s after the kill;" \
-		"first new connection started after that answered by the backup $take s after its links were down" \
-		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the kill: $errs, slower than 1 s: $slow" \
-		"per 0.5 s from the kill (ok/started): $(timeline "$TMP/nc.log" "$t")"
+	read -r take errs slow <<< "$sum"
+	note "master killed (all its links cut in one nft commit, $(echo "($t - $t0) * 1000" | bc | sed 's/^\./0./') ms after the kill was written; then its links down and keepalived SIGKILL, $(echo "$t2 - $t" | bc | sed 's/^\./0./') s more)" \
+		"VIP on the backup at most $moved s after the death;" \
+		"first new connection started after the death answered by the backup $take s after it" \
+		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the death: $errs, slower than 1 s: $slow" \
+		"per 0.5 s from the death (ok/started): $(timeline "$TMP/nc.log" "$t")"
 	has_vip l7dir2 || { echo "l7dir2 has no VIP"; return 1; }
 	[ "$take" != -1.00 ] && [ "$(echo "$take <= $TAKEOVER_BOUND" | bc)" = 1 ] ||
 		{ tail -n 20 "$TMP/nc.log"; return 1; }
@@ -370,6 +435,7 @@ failback() {
 	wait_lines "$TMP/nc2.log" 10 || { kill $nc; return 1; }
 	in_d l7dir ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
 	in_d l7dir "$IPVSADM" -C
+	kill_disarm l7dir
 	links l7dir up
 	ka_start l7dir master || return 1
 	wait_for programmed l7dir || { kill $nc; return 1; }
@@ -386,11 +452,13 @@ failback() {
 # it came back
 failover_back() {
 	local t
+	kill_arm l7dir2 || return 1
 	# records of the idle clients at their newest boundary
 	sleep 4
-	t=$(date +%s.%N)
-	links l7dir2 down
-	kill -9 $(ka_pids l7dir2) 2>/dev/null
+	kill_fire l7dir2
+	wait_for -s 20 died l7dir2 || return 1
+	t=$(died l7dir2)
+	kill_rest l7dir2
 	wait_for -s 20 has_vip l7dir || return 1
 	sleep 12
 	carried l7dir "$t" || return 1
@@ -400,6 +468,7 @@ failover_back() {
 	# the second director back, as the first came back
 	in_d l7dir2 ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
 	in_d l7dir2 "$IPVSADM" -C
+	kill_disarm l7dir2
 	links l7dir2 up
 	ka_start l7dir2 backup || return 1
 	wait_for programmed l7dir2
@@ -419,6 +488,8 @@ clean_stop() {
 testbed_down_ha() {
 	# keep-alive clients a failed test left running
 	ka_clients_stop
+	kill_disarm l7dir
+	kill_disarm l7dir2
 	ka_stop l7dir
 	ka_stop l7dir2
 	in_d l7dir "$IPVSADM" -C 2>/dev/null
