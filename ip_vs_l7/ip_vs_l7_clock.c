@@ -84,12 +84,25 @@ void l7_conn_settle(struct l7_conn *c)
 		.boundary = l7_conn_at_boundary(c),
 	};
 
+	bool began = f.boundary && !c->clock.was.boundary;
+
 	if (c->dead)
 		return;
 	r.sync = l7_sync_idle(c->net);
 	l7_floor_update(c);
 	l7_clock_settle(&c->clock, &f, &r, jiffies);
 	l7_conn_timer_arm(c);
+	/*
+	 * The record of a boundary goes when it begins, as the response's
+	 * last byte leaves (the channel batches it with others for a few
+	 * ms): a client may send its next request to the other director
+	 * any time after it has the response.  SYNC, sync_idle later,
+	 * sends it again if the boundary lasts, with what the client's
+	 * ACK of the response brought (its window, its timestamp), and in
+	 * case the first datagram was lost.
+	 */
+	if (began && r.sync)
+		l7_conn_checkpoint(c);
 }
 
 /* No progress for idle_timeout (tunnel_timeout): the connection ends. */

@@ -368,11 +368,31 @@ static void l7_sync_tuple(const struct l7_conn *c, struct l7_ckpt_tuple *t)
 	t->vport = ntohs(c->vport);
 }
 
+/*
+ * A boundary begins when the last byte of the last response has been
+ * sent, not when the client has acknowledged it: a client answered just
+ * before the director dies sends its next request to the other one,
+ * whose record must already say where that request starts.  Its
+ * request is whole and acknowledged, no other one is under way or held
+ * (a pipelined head in ->head, a binding still sending), and the
+ * client has not closed.  The bindings left wait only for the client's
+ * ACK; the last one's response ends at or before d_snd_nxt once all of
+ * it went out (l7_next_rsp_start(): a framed end may lie past what was
+ * sent, when a segment was dropped and its server must send it again).
+ */
 bool l7_conn_at_boundary(const struct l7_conn *c)
 {
-	return c->state == L7C_HEAD && list_empty(&c->bindings) &&
-	       !c->head_len && !c->c_fin && c->requests &&
-	       c->d_snd_una == c->d_snd_nxt && c->c_acked == c->c_rcv_nxt;
+	const struct l7_binding *last;
+
+	if (c->state != L7C_HEAD || c->cur || c->head_len || c->c_fin ||
+	    !c->requests || c->c_acked != c->c_rcv_nxt)
+		return false;
+	if (list_empty(&c->bindings))
+		return c->d_snd_una == c->d_snd_nxt;
+	last = list_last_entry(&c->bindings, struct l7_binding, node);
+	return last->req_done && last->rsp_guard.done &&
+	       last->map.rsp_range.closed &&
+	       !l7_seq_after(last->map.rsp_range.end, c->d_snd_nxt);
 }
 
 void l7_conn_checkpoint(struct l7_conn *c)
@@ -387,7 +407,13 @@ void l7_conn_checkpoint(struct l7_conn *c)
 	k->rcv_nxt = c->c_rcv_nxt;
 	k->rcv_wup = c->c_acked;
 	k->rcv_edge = c->c_rcv_edge;
-	k->snd_una = c->d_snd_una;
+	/*
+	 * The numbers as they will be once the client acknowledged all of
+	 * the response: the backup, which cannot send it again, takes the
+	 * connection over only from a client that has all of it
+	 * (l7_ckpt_adopt() wants an ACK of snd_nxt when snd_una is).
+	 */
+	k->snd_una = c->d_snd_nxt;
 	k->snd_nxt = c->d_snd_nxt;
 	k->snd_isn = c->d_snd_isn;
 	k->snd_wl1 = c->c_wl1;

@@ -9,9 +9,10 @@
 # connection is answered by the backup, new connections every 100 ms that
 # fail), keep-alive clients carried across it by the l7 checkpoint
 # channel (keepalived-conf/l7-sync-up: no request lost, no reconnect, the
-# longest delay), the old master returning (nopreempt: no new-connection
-# request lost) and the second director killed in turn (the clients
-# carried back).  Runs inside the guest.
+# longest delay), clients answered 20 ms before the death that send
+# their next request after it, the old master returning (nopreempt: no
+# new-connection request lost) and the second director killed in turn
+# (the clients carried back).  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -369,19 +370,26 @@ carried() {
 
 # the master dies (kill_arm: all its links cut in one commit; then its
 # links down and keepalived SIGKILL) while new connections come every
-# 100 ms, the keep-alive clients run and one client is in the middle of
-# a 1 MB response
+# 100 ms, the keep-alive clients run, one client is in the middle of a
+# 1 MB response, and two were answered just before: the kill is written
+# by lastbyte.py 20 ms after its last answer
 failover() {
-	local nc vw t t2 t0 sum take errs slow moved mid
+	local nc vw t t2 sum take errs slow moved mid lb
 	# the new-connection loop runs until a fixed time after the kill
 	# (--stop below), however long a loaded guest takes to get there
-	rm -f "$TMP/nc.stop"
+	rm -f "$TMP/nc.stop" "$TMP/lb.go"
 	in_cli "$PY" "$L7TB_DIR/clients/newconn.py" "$L7TB_VIP" --interval 0.1 \
 		--duration 300 --stop "$TMP/nc.stop" --timeout 5 --log "$TMP/nc.log" \
 		> "$TMP/nc" 2>&1 &
 	nc=$!
 	ka_clients_start || return 1
 	kill_arm l7dir || return 1
+	# the clients answered just before the death: their first round and
+	# the idle second after it while the others start
+	in_cli "$PY" "$L7TB_DIR/clients/lastbyte.py" "$L7TB_VIP" \
+		"$HA/l7dir/kill.fifo" --kill-text "$KILL_TEXT" --delay-ms 20 \
+		--go "$TMP/lb.go" > "$TMP/lb" 2>&1 &
+	lb=$!
 	# all clients under way for a while before the kill
 	wait_lines "$TMP/nc.log" 20 || { kill $nc; return 1; }
 	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
@@ -392,20 +400,22 @@ failover() {
 	wait_for -s 60 test -e "$TMP/mid.ready" || { cat "$TMP/mid"; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
-	t0=$EPOCHREALTIME
-	kill_fire l7dir
-	wait_for -s 60 died l7dir || { cat "$HA/l7dir/kill.log"; return 1; }
+	# lastbyte.py's second round, and the kill 20 ms after its answer
+	touch "$TMP/lb.go"
+	wait_for -s 60 died l7dir || { cat "$TMP/lb" "$HA/l7dir/kill.log"; kill_fire l7dir; return 1; }
 	t=$(died l7dir)
+	echo "$t" > "$TMP/death1"
 	kill_rest l7dir
 	t2=$(date +%s.%N)
 	sleep $((TAKEOVER_BOUND + 4))
 	touch "$TMP/nc.stop"
 	wait $nc
 	kill $vw
+	wait $lb
 	moved=$(awk -v t="$t" 'NR == 1 { printf "%.2f", $1 - t }' "$TMP/vip.log")
 	sum=$(summary "$TMP/nc.log" "$t")
 	read -r take errs slow <<< "$sum"
-	note "master killed (all its links cut in one nft commit, $(echo "($t - $t0) * 1000" | bc | sed 's/^\./0./') ms after the kill was written; then its links down and keepalived SIGKILL, $(echo "$t2 - $t" | bc | sed 's/^\./0./') s more)" \
+	note "master killed (all its links cut in one nft commit, $(awk -v t="$t" '$1 == "kill" { printf "%.1f", (t - $2) * 1000 }' "$TMP/lb") ms after the kill was written; then its links down and keepalived SIGKILL, $(echo "$t2 - $t" | bc | sed 's/^\./0./') s more)" \
 		"VIP on the backup at most $moved s after the death;" \
 		"first new connection started after the death answered by the backup $take s after it" \
 		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the death: $errs, slower than 1 s: $slow" \
@@ -422,6 +432,18 @@ failover() {
 	[ "$(awk '{ print ($2 <= 20) }' "$TMP/mid")" = 1 ] || return 1
 	# the backup serves with the same rules
 	check_rules
+}
+
+# lastbyte.py's two clients (a pipelining one and a keep-alive one),
+# answered 20-40 ms before the master died, sent their next round after
+# it: both kept their connection (the record of their last boundary left
+# with the response's last byte)
+answered_kept() {
+	local t
+	t=$(cat "$TMP/death1" 2>/dev/null) || { echo "no death (failover failed)"; cat "$TMP/lb"; return 1; }
+	note "clients answered just before the death, next round after it (answered ms before the death, result, s):" \
+		"$(awk -v t="$t" '$1 != "kill" { $2 = sprintf("%.0f", (t - $2) * 1000); print "  " $0 }' "$TMP/lb")"
+	[ "$(grep -c '^[a-z]* [0-9.]* ok ' "$TMP/lb")" = 2 ] || { cat "$TMP/lb"; return 1; }
 }
 
 # the old master comes back, as after a reboot (no VIP, no IPVS state),
@@ -513,6 +535,7 @@ t_check "ha: traffic through the VIP (static byte-exact, the rules)" traffic
 t_check "ha: each director pools from its own address, no gateway on the backends" own_addresses
 t_check "ha: a backend killed under wrk is out of rotation within the check interval" backend_down
 t_check "ha: master killed - the backup answers new connections" failover
+t_check "ha: clients answered 20 ms before the master died keep their connection (pipelined, keep-alive)" answered_kept
 t_check "ha: old master returns (nopreempt) - no new-connection request lost" failback
 t_check "ha: second director killed - the first takes the keep-alive clients back" failover_back
 t_check "ha: keepalived stopped - service deleted, the other director takes over" clean_stop
