@@ -9,10 +9,11 @@
 # connection is answered by the backup, new connections every 100 ms that
 # fail), keep-alive clients carried across it by the l7 checkpoint
 # channel (keepalived-conf/l7-sync-up: no request lost, no reconnect, the
-# longest delay), clients answered 20 ms before the death that send
-# their next request after it, the old master returning (nopreempt: no
-# new-connection request lost) and the second director killed in turn
-# (the clients carried back).  Runs inside the guest.
+# longest delay; IPv4 and IPv6, the IPv6 VIP and service added to the
+# examples' configuration here), clients answered 20 ms before the death
+# that send their next request after it, the old master returning
+# (nopreempt: no new-connection request lost) and the second director
+# killed in turn (the clients carried back).  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -53,6 +54,7 @@ ka_start() {
 	    -e "s|/etc/keepalived/l7-sync-up -l /run/l7-sync-up.log|$HA/l7-sync-up -i $IPVSADM -l $dir/sync-up.log|" \
 	    -e "s|/etc/keepalived/l7-sync.key|$HA/l7-sync.key|" \
 		"$CONF/keepalived-$role.conf" > "$dir/keepalived.conf"
+	ka_conf_ipv6 "$role" "$dir/keepalived.conf" || return 1
 	grep -q "$HA/l7-rules-load -i" "$dir/keepalived.conf" &&
 	[ "$(grep -c "$HA/l7-sync-up -i .* $HA/l7-sync.key" "$dir/keepalived.conf")" = 2 ] ||
 		{ echo "ka_start: notify lines not found"; return 1; }
@@ -63,6 +65,61 @@ ka_start() {
 		-p "$dir/keepalived.pid" -c "$dir/checkers.pid" \
 		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 3>&- &
 	echo $! > "$dir/main.pid"
+}
+
+# ka_conf_ipv6 ROLE CONF: the IPv6 side of the pair, which the examples
+# leave out, added to CONF: the IPv6 VIP moves with the IPv4 one (a VRRP
+# instance is of one family; keepalived moves addresses of the other in
+# virtual_ipaddress_excluded, with unsolicited neighbour advertisements
+# as it sends gratuitous ARPs), and an l7 service on it in front of the
+# backends' IPv6 addresses, health-checked as the IPv4 ones are
+ka_conf_ipv6() {
+	local b
+	awk -v vip6="$L7TB_VIP6/64" '
+		{ print }
+		/^\tvirtual_ipaddress \{/ { in_vip = 1 }
+		in_vip && /^\t\}/ {
+			print "\tvirtual_ipaddress_excluded {"
+			print "\t\t" vip6 " dev front"
+			print "\t}"
+			in_vip = 0; added = 1
+		}
+		END { exit !added }' "$2" > "$2.new" || { echo "ka_conf_ipv6: no virtual_ipaddress in $2"; return 1; }
+	{
+		printf '\nvirtual_server %s 80 {\n\tdelay_loop 1\n\tlb_algo l7\n\tlb_kind NAT\n\tprotocol TCP\n' "$L7TB_VIP6"
+		for b in $L7TB_BACKENDS; do
+			printf '\treal_server %s 80 {\n\t\tweight 1\n\t\tinhibit_on_failure\n' "$(backend_ip6 "$b")"
+			printf '\t\tHTTP_GET {\n\t\t\turl {\n\t\t\t\tpath /health\n\t\t\t\tstatus_code 200\n\t\t\t}\n'
+			printf '\t\t\tconnect_timeout 1\n\t\t\tretry 1\n\t\t\tdelay_before_retry 1\n\t\t}\n\t}\n'
+		done
+		printf '}\n'
+	} >> "$2.new"
+	mv "$2.new" "$2"
+}
+
+# ipv6_up: the addresses the IPv6 VIP needs beside it: the client on the
+# front network, each director on both (its own address on 'back' is
+# where it pools from, as with IPv4)
+ipv6_up() {
+	in_cli ip addr add "$L7TB_CLIENT6/64" dev eth0 nodad || return 1
+	in_d l7dir ip addr add 2001:db8:100::2/64 dev front nodad &&
+	in_d l7dir ip addr add "$L7TB_GW6/64" dev back nodad &&
+	in_d l7dir2 ip addr add 2001:db8:100::3/64 dev front nodad &&
+	in_d l7dir2 ip addr add 2001:db8:2::2/64 dev back nodad || return 1
+	# keep_addr_on_down: a director's IPv6 addresses outlive its links
+	# going down at its death, as its IPv4 ones do
+	in_d l7dir sysctl -qw net.ipv6.conf.all.forwarding=1 \
+		net.ipv6.conf.all.keep_addr_on_down=1 &&
+	in_d l7dir2 sysctl -qw net.ipv6.conf.all.forwarding=1 \
+		net.ipv6.conf.all.keep_addr_on_down=1
+}
+
+# programmed6 DIR: the IPv6 l7 service with its three real servers
+programmed6() {
+	local out
+	out=$(in_d "$1" "$IPVSADM" -Ln -t "[$L7TB_VIP6]:80" 2>&1) || { echo "$out"; return 1; }
+	[ "$(printf '%s\n' "$out" | grep -c '^  -> \[2001:db8:2::1[123]\]:80 *Masq')" = 3 ] ||
+		{ echo "$1:"; echo "$out"; return 1; }
 }
 
 # ka_pids DIR: keepalived's three processes in DIR
@@ -202,6 +259,8 @@ pair_up() {
 	ka_start l7dir2 backup || return 1
 	wait_for programmed l7dir || { cat "$HA/l7dir"/*.log; return 1; }
 	wait_for programmed l7dir2 || { cat "$HA/l7dir2"/*.log; return 1; }
+	wait_for programmed6 l7dir && wait_for programmed6 l7dir2 ||
+		{ cat "$HA"/*/keepalived.log; return 1; }
 	wait_for syncing l7dir && wait_for syncing l7dir2 ||
 		{ cat "$HA"/*/sync-up.log; return 1; }
 	sleep 2
@@ -242,6 +301,8 @@ check_rules() {
 traffic() {
 	fetch_static 1 "$TMP/served" || return 1
 	check_rules || return 1
+	in_cli curl -sfg -o /dev/null --max-time 10 "http://[$L7TB_VIP6]/static/1k.bin" ||
+		{ echo "no answer on the IPv6 VIP"; return 1; }
 	# it went through the master's data path
 	[ "$(in_d l7dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" '$2 == vs {
 		for (i = 3; i < NF; i++) if ($i == "conns") print $(i + 1) }')" -gt 0 ] ||
@@ -319,7 +380,7 @@ vipwatch() {
 # its own: they are found by their files, not their pids): two send a
 # request every 100 ms (busy: at a kill each may be in the middle of a
 # request), two every 3 s (idle at a request boundary when the director
-# dies).
+# dies), and two to the IPv6 VIP, every second.
 ka_clients_start() {
 	rm -f "$TMP/ka.stop"
 	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
@@ -328,12 +389,19 @@ ka_clients_start() {
 	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "$L7TB_VIP" --conns 2 \
 		--requests 100000 --pace 3 --timeout 20 --max-errors 1000 \
 		--until "$TMP/ka.stop" --log "$TMP/kai.log" > "$TMP/kai" 2>&1 &
-	wait_lines "$TMP/ka.log" 20 && wait_lines "$TMP/kai.log" 4
+	in_cli "$PY" "$L7TB_DIR/clients/kaloop.py" "[$L7TB_VIP6]" --conns 2 \
+		--requests 100000 --pace 1 --timeout 20 --max-errors 1000 \
+		--until "$TMP/ka.stop" --log "$TMP/ka6.log" > "$TMP/ka6" 2>&1 &
+	wait_lines "$TMP/ka.log" 20 && wait_lines "$TMP/kai.log" 4 &&
+	wait_lines "$TMP/ka6.log" 4
 }
 
 # they stop after the request under way (20 s at most) and print their
 # totals
-ka_clients_ended() { grep -q '^requests' "$TMP/ka" && grep -q '^requests' "$TMP/kai"; }
+ka_clients_ended() {
+	grep -q '^requests' "$TMP/ka" && grep -q '^requests' "$TMP/kai" &&
+	grep -q '^requests' "$TMP/ka6"
+}
 ka_clients_stop() {
 	[ -e "$TMP/ka.log" ] || return 0
 	touch "$TMP/ka.stop"
@@ -354,15 +422,18 @@ ka_seen() {
 # that DIR took them over: the idle ones lost nothing, a busy one at most
 # the request under way (reset, never a hang)
 carried() {
-	local d=$1 t=$2 fast idle
+	local d=$1 t=$2 fast idle v6
 	fast=$(ka_seen "$TMP/ka.log" "$t") idle=$(ka_seen "$TMP/kai.log" "$t")
+	v6=$(ka_seen "$TMP/ka6.log" "$t")
 	note "keep-alive clients, requests ended since the death (count errors longest-s hangs):" \
-		"  every 100 ms: $fast; every 3 s: $idle" \
+		"  every 100 ms: $fast; every 3 s: $idle; IPv6, every 1 s: $v6" \
 		"  $d's channel: $(in_d "$d" "$IPVSADM" -L --daemon | grep '^  ' | tr -s ' ')" \
-		"  errors: $(awk -v t="$t" '$4 + 0 >= t + 0 && $6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" "$TMP/kai.log" | sort | uniq -c | tr -s ' \n' ' ')"
-	[ "$(sync_counter "$d" adopted)" -ge 2 ] || return 1
+		"  errors: $(awk -v t="$t" '$4 + 0 >= t + 0 && $6 == "error" { $1 = $2 = $3 = $4 = $5 = $6 = ""; print }' "$TMP/ka.log" "$TMP/kai.log" "$TMP/ka6.log" | sort | uniq -c | tr -s ' \n' ' ')"
+	[ "$(sync_counter "$d" adopted)" -ge 4 ] || return 1
 	read -r _ e _ h <<< "$idle"
 	[ "$e" = 0 ] || { echo "an idle client lost a request"; return 1; }
+	read -r n e _ h <<< "$v6"
+	[ "$n" -gt 0 ] && [ "$e" = 0 ] || { echo "an IPv6 client lost a request"; return 1; }
 	read -r _ e _ h <<< "$fast"
 	[ "$h" = 0 ] && [ "$e" -le 2 ] ||
 		{ echo "a busy client hung or lost more than one request"; return 1; }
@@ -370,9 +441,9 @@ carried() {
 
 # the master dies (kill_arm: all its links cut in one commit; then its
 # links down and keepalived SIGKILL) while new connections come every
-# 100 ms, the keep-alive clients run, one client is in the middle of a
-# 1 MB response, and two were answered just before: the kill is written
-# by lastbyte.py 20 ms after its last answer
+# 100 ms, the keep-alive clients run (IPv4 and IPv6), one client is in
+# the middle of a 1 MB response, and two were answered just before: the
+# kill is written by lastbyte.py 20 ms after its last answer
 failover() {
 	local nc vw t t2 sum take errs slow moved mid lb
 	# the new-connection loop runs until a fixed time after the kill
@@ -456,11 +527,13 @@ failback() {
 	nc=$!
 	wait_lines "$TMP/nc2.log" 10 || { kill $nc; return 1; }
 	in_d l7dir ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
+	in_d l7dir ip addr del "$L7TB_VIP6/64" dev front 2>/dev/null
 	in_d l7dir "$IPVSADM" -C
 	kill_disarm l7dir
 	links l7dir up
 	ka_start l7dir master || return 1
 	wait_for programmed l7dir || { kill $nc; return 1; }
+	wait_for programmed6 l7dir || { kill $nc; return 1; }
 	wait $nc
 	note "old master back (nopreempt): $(cat "$TMP/nc2")"
 	grep -q '^conns [0-9]* ok [0-9]* errors 0$' "$TMP/nc2" ||
@@ -486,9 +559,10 @@ failover_back() {
 	carried l7dir "$t" || return 1
 	ka_clients_stop
 	note "keep-alive clients over both failovers: $(head -n 1 "$TMP/ka") (every 100 ms)," \
-		"$(head -n 1 "$TMP/kai") (every 3 s)"
+		"$(head -n 1 "$TMP/kai") (every 3 s), $(head -n 1 "$TMP/ka6") (IPv6)"
 	# the second director back, as the first came back
 	in_d l7dir2 ip addr del "$L7TB_VIP/24" dev front 2>/dev/null
+	in_d l7dir2 ip addr del "$L7TB_VIP6/64" dev front 2>/dev/null
 	in_d l7dir2 "$IPVSADM" -C
 	kill_disarm l7dir2
 	links l7dir2 up
@@ -528,13 +602,14 @@ testbed_down_ha() {
 }
 
 "$L7TB_DIR/topology" up-ha
+ipv6_up
 "$L7TB_DIR/apache" start
 
 t_check "ha: keepalived programs the l7 service and loads the rules on both directors" pair_up
 t_check "ha: traffic through the VIP (static byte-exact, the rules)" traffic
 t_check "ha: each director pools from its own address, no gateway on the backends" own_addresses
 t_check "ha: a backend killed under wrk is out of rotation within the check interval" backend_down
-t_check "ha: master killed - the backup answers new connections" failover
+t_check "ha: master killed - the backup answers new connections, takes the keep-alive clients over (IPv4 and IPv6)" failover
 t_check "ha: clients answered 20 ms before the master died keep their connection (pipelined, keep-alive)" answered_kept
 t_check "ha: old master returns (nopreempt) - no new-connection request lost" failback
 t_check "ha: second director killed - the first takes the keep-alive clients back" failover_back
