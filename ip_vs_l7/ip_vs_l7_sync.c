@@ -950,10 +950,10 @@ static int l7_sync_keys(struct l7_sync *s, const u8 *key)
 
 static void l7_sync_free(struct l7_sync *s)
 {
-	if (s->sock)
-		sock_release(s->sock);
 	if (s->wq)
 		destroy_workqueue(s->wq);
+	if (s->sock)
+		sock_release(s->sock);
 	l7_seal_free(&s->tx);
 	l7_seal_free(&s->rx);
 	l7_seal_free(&s->rx_new);
