@@ -592,7 +592,7 @@ static bool valid_with(void (*change)(struct l7_ckpt_conn *, uint32_t),
 
 	change(&r.conn, v);
 	valid = l7_ckpt_conn_valid(&r.conn);
-	l7_ckpt_write_begin(&w, buf, sizeof(buf), 0);
+	l7_ckpt_write_begin(&w, buf, sizeof(buf));
 	written = l7_ckpt_write_rec(&w, &r);
 	CHECK(valid == written, "the writer disagrees at %#x", v);
 	return valid;
