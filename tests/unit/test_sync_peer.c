@@ -98,8 +98,7 @@ static void hdr_hello(void)
 	uint8_t buf[HELLO_LEN + 1] = { 0 };
 
 	l7_sync_hdr_put(buf, &in);
-	CHECK(HELLO_LEN == 64, "HELLO %d bytes", HELLO_LEN);
-	CHECK(!get(buf, HELLO_LEN, &out), "HELLO");
+	CHECK(!get(buf, 64, &out), "HELLO of 64 bytes");
 	CHECK(get(buf, HELLO_LEN - 1, &out), "one byte short");
 	CHECK(get(buf, HELLO_LEN + 1, &out), "one byte over");
 	CHECK(get(buf, 0, &out) && get(buf, L7_SYNC_HDR_LEN, &out),
@@ -109,34 +108,33 @@ static void hdr_hello(void)
 	CHECK(!get(buf, HELLO_LEN, &out) && out.sync_id == 0, "sync id 0");
 }
 
+/* @in with byte @off set to @val is not read. */
+static void refused(const struct l7_sync_hdr *in, int off, uint8_t val,
+		    const char *what)
+{
+	struct l7_sync_hdr out;
+	uint8_t buf[HELLO_LEN] = { 0 };
+
+	l7_sync_hdr_put(buf, in);
+	buf[off] = val;
+	CHECK(get(buf, sizeof(buf), &out), "%s read", what);
+}
+
 /* Each field that makes a header unreadable, alone. */
 static void hdr_refused(void)
 {
-	static const struct {
-		int off;
-		uint8_t val;
-		const char *what;
-	} bad[] = {
-		{ 0, 1, "version 1" }, { 0, 3, "version 3" },
-		{ 0, 0, "version 0" }, { 1, 1, "reserved 1" },
-		{ 1, 0x80, "reserved 0x80" },
-	};
-	struct l7_sync_hdr in = hdr_of(0), out;
-	uint8_t buf[HELLO_LEN] = { 0 };
-	size_t i;
+	struct l7_sync_hdr in = hdr_of(0);
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		l7_sync_hdr_put(buf, &in);
-		buf[bad[i].off] = bad[i].val;
-		CHECK(get(buf, sizeof(buf), &out), "%s read", bad[i].what);
-	}
+	refused(&in, 0, 0, "version 0");
+	refused(&in, 0, 1, "version 1");
+	refused(&in, 0, 3, "version 3");
+	refused(&in, 1, 1, "reserved 1");
+	refused(&in, 1, 0x80, "reserved 0x80");
 	in.sender = 0;
-	l7_sync_hdr_put(buf, &in);
-	CHECK(get(buf, sizeof(buf), &out), "sender 0 read");
+	refused(&in, 1, 0, "sender 0");
 	in = hdr_of(0);
 	in.seq = 0;
-	l7_sync_hdr_put(buf, &in);
-	CHECK(get(buf, sizeof(buf), &out), "seq 0 read");
+	refused(&in, 1, 0, "seq 0");
 }
 
 static bool fits(uint16_t count, size_t body, size_t min_rec, size_t max_rec)
@@ -200,7 +198,7 @@ static void kdf_and_nonce(void)
 	};
 	uint8_t msg[L7_SYNC_KDF_LEN + 1], nonce[L7_SYNC_NONCE_LEN + 1];
 
-	CHECK(L7_SYNC_KDF_LEN == sizeof(msg_want), "KDF length %zu",
+	CHECK(sizeof(msg_want) == L7_SYNC_KDF_LEN, "KDF length %zu",
 	      (size_t)L7_SYNC_KDF_LEN);
 	memset(msg, 0xee, sizeof(msg));
 	l7_sync_kdf_msg(msg, SYNC_ID, 0x0102030405060708ull);
