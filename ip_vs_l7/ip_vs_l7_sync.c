@@ -361,7 +361,8 @@ void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
 	c->c_wl1 = k->snd_wl1;
 	c->c_max_win = k->max_window;
 	c->c_win = k->win;
-	c->c_mss = k->mss;
+	/* the store took none below it: l7_forward() divides by c_mss - 12 */
+	c->c_mss = max_t(u16, k->mss, L7_CKPT_MIN_MSS);
 	c->c_wscale = k->c_wscale;
 	c->d_wscale = k->d_wscale;
 	c->c_ts = k->ts;
@@ -436,7 +437,7 @@ enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 	if (!l7_sync_holds(s))
 		goto out;
 	spin_lock_bh(&s->slock);
-	v = l7_ckpt_adopt(&s->store, g, out);
+	v = l7_ckpt_adopt(&s->store, g, l7_sync_now_ms(), out);
 	spin_unlock_bh(&s->slock);
 	if (v == L7_CKPT_ADOPT)
 		l7_sync_gen_raise(s, out->conn.gen);
@@ -932,6 +933,9 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->adopted = s->store.stats.adopted;
 	st->waited = s->store.stats.waited;
 	st->refused = s->store.stats.refused;
+	st->blind = s->store.stats.blind;
+	st->ahead = s->store.stats.ahead;
+	st->expired = s->store.stats.expired;
 	st->displaced = s->stats.displaced;
 	st->probed = s->stats.probed;
 	spin_unlock_bh(&s->slock);
