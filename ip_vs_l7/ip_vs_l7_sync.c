@@ -432,7 +432,8 @@ void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
 	c->c_wl1 = k->snd_wl1;
 	c->c_max_win = k->max_window;
 	c->c_win = k->win;
-	c->c_mss = k->mss;
+	/* the store took none below it: l7_forward() divides by c_mss - 12 */
+	c->c_mss = max_t(u16, k->mss, L7_CKPT_MIN_MSS);
 	c->c_wscale = k->c_wscale;
 	c->d_wscale = k->d_wscale;
 	c->c_ts = k->ts;
@@ -499,8 +500,9 @@ enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 		goto out;
 	/*
 	 * Nor for a tuple whose bucket is empty, as nearly every one is
-	 * while a few records wait after a takeover: a record stored just
-	 * now is missed by this segment only, and the client sends again.
+	 * while a few records wait after a takeover: a record stored at
+	 * this very moment is missed by this segment, as it would be had
+	 * the segment come a moment earlier.
 	 */
 	if (READ_ONCE(s->buckets[l7_ckpt_bucket(&s->store, &g->t)]) ==
 	    L7_CKPT_NIL)
@@ -1178,6 +1180,9 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->adopted = s->store.stats.adopted;
 	st->waited = s->store.stats.waited;
 	st->refused = s->store.stats.refused;
+	st->blind = s->store.stats.blind;
+	st->ahead = s->store.stats.ahead;
+	st->expired = s->store.stats.expired;
 	st->displaced = s->stats.displaced;
 	st->probed = s->stats.probed;
 	st->replayed = s->stats.replayed;
@@ -1185,9 +1190,6 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->unknown_peer = s->stats.unknown_peer;
 	st->bad_source = s->stats.bad_source;
 	st->peers = s->stats.peers;
-	st->blind = s->store.stats.blind;
-	st->ahead = s->store.stats.ahead;
-	st->expired = s->store.stats.expired;
 	spin_unlock_bh(&s->slock);
 out:
 	mutex_unlock(&l7_sync_mutex);
