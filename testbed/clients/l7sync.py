@@ -6,10 +6,12 @@ stdlib only; an implementation of its own, so that the module's format and
 HMAC are checked against it, not against themselves.
 
   l7sync.py send KEYFILE SYNCID HOST PORT upsert|delete FIRST COUNT [GEN]
+            [--mss N]
       one datagram per 15 records (they fit any MTU of 1280 and more):
       UPSERTs or DELETEs of the tuples 198.51.100.10:FIRST..FIRST+COUNT-1
       -> 198.51.100.1:80, generations GEN, GEN+1, ... (default GEN: the
-      current time in ns), HMAC under the key in KEYFILE (64 hex digits)
+      current time in ns), HMAC under the key in KEYFILE (64 hex digits);
+      the UPSERTs' mss N (default 1460)
   l7sync.py send-bad KEYFILE SYNCID HOST PORT short|version|count|trailing
       one datagram, rightly authenticated, that must not read
   l7sync.py start-eperm
@@ -50,14 +52,18 @@ def tuple_bytes(cport):
             socket.inet_aton("198.51.100.10") + socket.inet_aton("198.51.100.1"))
 
 
+MSS = 1460
+
+
 def record(kind, gen, cport):
     head = struct.pack(">BBHQ", kind, 4, 0, gen) + tuple_bytes(cport)
     if kind == DELETE:
         return head
-    # between two requests: 100 bytes in, 1000 out, all acknowledged
+    # between two requests: 100 bytes in, 1000 out, all acknowledged;
+    # the client's window 512 << 7, its largest
     body = struct.pack(">12I", 1100, 1100, 1100 + 65535, 5000, 5000, 4000,
-                       1100, 65535, 777, 888, 5, 3)
-    return head + body + struct.pack(">HHbbBB", 512, 1460, 7, 7, 3, 0)
+                       1100, 512 << 7, 777, 888, 5, 3)
+    return head + body + struct.pack(">HHbbBB", 512, MSS, 7, 7, 3, 0)
 
 
 def datagram(key, sync_id, recs, count=None, version=VERSION):
@@ -122,6 +128,11 @@ def cmd_start_eperm():
 
 
 def main(argv):
+    global MSS
+    if "--mss" in argv:
+        at = argv.index("--mss")
+        MSS = int(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     cmds = {"send": cmd_send, "send-bad": cmd_send_bad,
             "start-eperm": cmd_start_eperm}
     if len(argv) < 2 or argv[1] not in cmds:
