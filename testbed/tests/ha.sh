@@ -10,7 +10,7 @@
 # fail), keep-alive clients carried across it by the l7 checkpoint
 # channel (keepalived-conf/l7-sync-up: no request lost, no reconnect, the
 # longest delay; IPv4 and IPv6, the IPv6 VIP and service added to the
-# examples' configuration here), clients answered 20 ms before the death
+# examples' configuration here), clients answered 25 ms before the death
 # that send their next request after it, the old master returning
 # (nopreempt: no new-connection request lost) and the second director
 # killed in turn (the clients carried back).  Runs inside the guest.
@@ -158,47 +158,71 @@ links() {
 # A crash stops everything at once.  Three "ip link set ... down" do not:
 # each takes up to a second in a loaded emulated guest, and the sync link
 # went down 10-140 ms after the front one, so the dying master still sent
-# records of clients it no longer answered.  So a director dies by one nft
-# transaction: a table of the netdev family on its three links (ingress
-# and egress, ahead of everything else) accepts all until a drop rule is
-# added to each hook, in one commit.  An nft already waits on a FIFO for
-# that transaction (kill_arm), so the death is that commit, a few ms after
-# the kill text is written, and not an exec away.  The time it returned
-# is in $HA/DIR/dead (EPOCHREALTIME: no fork between the two): failover
-# windows count from it.  Its links go down and keepalived is killed
-# afterwards (kill_rest), as they did before.
-KILL_TEXT='add rule netdev l7kill in drop\nadd rule netdev l7kill out drop\n'
+# records of clients it no longer answered.  Nor does a command at the
+# moment of the kill: one nft transaction took 110 ms in the loaded
+# guest, so "when the director died" would be known only to that.  So a
+# director's death is set in advance, at a whole second (what nft's
+# "meta time" takes): a netdev table on its three links, ingress and
+# egress, ahead of everything else, drops every packet from that instant
+# on, on all three at once.  Failover windows count from it.  Its links
+# go down and keepalived is killed afterwards (kill_rest), as before.
 
+# kill_arm DIR T: DIR dies at T (s since the epoch, whole), which must be
+# after the table is in place
 kill_arm() {
-	local d=$1 dir=$HA/$1
-	in_d "$d" nft -f - <<-EOF || return 1
+	local d=$1 at
+	at=$(TZ=UTC date -d "@$2" '+%F %T') || return 1
+	in_d "$d" env TZ=UTC nft -f - <<-EOF || return 1
 	table netdev l7kill {
 		chain in {
 			type filter hook ingress devices = { front, back, sync } priority -500; policy accept;
+			meta time >= "$at" counter drop
 		}
 		chain out {
 			type filter hook egress devices = { front, back, sync } priority -500; policy accept;
+			meta time >= "$at" counter drop
 		}
 	}
 	EOF
-	rm -f "$dir/kill.fifo" "$dir/dead" "$dir/dead.tmp"
-	mkfifo -m 0600 "$dir/kill.fifo" || return 1
-	# 3>&-: not the test's output, which t_check waits on
-	(
-		in_d "$d" nft -f "$dir/kill.fifo"
-		echo "$EPOCHREALTIME" > "$dir/dead.tmp"
-		mv "$dir/dead.tmp" "$dir/dead"
-	) > "$dir/kill.log" 2>&1 3>&- &
-	echo $! > "$dir/kill.pid"
+	[ "$(date +%s)" -lt "$2" ] || { echo "kill_arm: $d armed after $at"; return 1; }
 }
 
-# kill_fire DIR: the death, from here (a client may write the FIFO itself)
-kill_fire() {
-	printf "$KILL_TEXT" > "$HA/$1/kill.fifo"
+# death_at S: a whole second at least S s from now
+death_at() { echo $(($(date +%s) + $1 + 1)); }
+
+# arm_death DIR: DIR armed to die 3 s from now or, when nft was slower
+# than that (the table is then taken away at once), later; prints when
+arm_death() {
+	local t s
+	for s in 3 6 12; do
+		t=$(death_at $s)
+		kill_arm "$1" "$t" > /dev/null && { echo "$t"; return 0; }
+		kill_disarm "$1"
+	done
+	echo "arm_death: $1 not armed in time"
+	return 1
 }
 
-# died DIR: the time DIR died, once it did
-died() { cat "$HA/$1/dead" 2>/dev/null; }
+# kill_warm: nf_tables loaded, so that the first kill_arm does not wait
+# for it (over 2 s in a loaded guest)
+kill_warm() {
+	in_d l7dir nft add table netdev l7warm &&
+	in_d l7dir nft delete table netdev l7warm
+}
+
+# until_past T: sleep until T has passed
+until_past() {
+	local left
+	left=$(echo "$1 - $EPOCHREALTIME" | bc)
+	[ "$(echo "$left > 0" | bc)" = 1 ] && sleep "$left"
+	sleep 0.05
+}
+
+# dropped DIR: packets DIR's death dropped, in and out
+dropped() {
+	in_d "$1" nft list table netdev l7kill |
+		awk '/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") printf "%s ", $(i + 1) }'
+}
 
 # kill_rest DIR: the rest of the crash, after the death
 kill_rest() {
@@ -206,17 +230,9 @@ kill_rest() {
 	kill -9 $(ka_pids "$1") 2>/dev/null
 }
 
-# kill_disarm DIR: DIR alive again (its links come up with links DIR up);
-# an nft still waiting reads an empty transaction and ends
+# kill_disarm DIR: DIR alive again (its links come up with links DIR up)
 kill_disarm() {
-	local d=$1 dir=$HA/$1 p
-	p=$(cat "$dir/kill.pid" 2>/dev/null)
-	if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-		timeout 5 sh -c ': > "$1"' sh "$dir/kill.fifo"
-		wait "$p" 2>/dev/null
-	fi
-	rm -f "$dir/kill.fifo" "$dir/kill.pid"
-	in_d "$d" nft delete table netdev l7kill 2>/dev/null
+	in_d "$1" nft delete table netdev l7kill 2>/dev/null
 	return 0
 }
 
@@ -243,7 +259,7 @@ weight() {
 wait_lines() {
 	local i
 	for i in $(seq 1 300); do
-		[ "$(wc -l < "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		[ "$( { wc -l < "$1"; } 2>/dev/null || echo 0)" -ge "$2" ] && return 0
 		sleep 0.2
 	done
 	echo "$1: fewer than $2 lines after 60 s"
@@ -439,43 +455,42 @@ carried() {
 		{ echo "a busy client hung or lost more than one request"; return 1; }
 }
 
-# the master dies (kill_arm: all its links cut in one commit; then its
-# links down and keepalived SIGKILL) while new connections come every
-# 100 ms, the keep-alive clients run (IPv4 and IPv6), one client is in
-# the middle of a 1 MB response, and two were answered just before: the
-# kill is written by lastbyte.py 20 ms after its last answer
+# the master dies (kill_arm: all its links drop everything from one
+# instant on; then its links down and keepalived SIGKILL) while new
+# connections come every 100 ms, the keep-alive clients run (IPv4 and
+# IPv6), one client is in the middle of a 1 MB response, and two were
+# answered 25 ms before (lastbyte.py times its rounds to the death)
 failover() {
 	local nc vw t t2 sum take errs slow moved mid lb
 	# the new-connection loop runs until a fixed time after the kill
 	# (--stop below), however long a loaded guest takes to get there
-	rm -f "$TMP/nc.stop" "$TMP/lb.go"
+	rm -f "$TMP/nc.stop" "$TMP/lb.go" "$TMP/death1"
 	in_cli "$PY" "$L7TB_DIR/clients/newconn.py" "$L7TB_VIP" --interval 0.1 \
 		--duration 300 --stop "$TMP/nc.stop" --timeout 5 --log "$TMP/nc.log" \
 		> "$TMP/nc" 2>&1 &
 	nc=$!
 	ka_clients_start || return 1
-	kill_arm l7dir || return 1
 	# the clients answered just before the death: their first round and
 	# the idle second after it while the others start
-	in_cli "$PY" "$L7TB_DIR/clients/lastbyte.py" "$L7TB_VIP" \
-		"$HA/l7dir/kill.fifo" --kill-text "$KILL_TEXT" --delay-ms 20 \
-		--go "$TMP/lb.go" > "$TMP/lb" 2>&1 &
+	in_cli "$PY" "$L7TB_DIR/clients/lastbyte.py" "$L7TB_VIP" "$TMP/lb.go" \
+		--before 25 > "$TMP/lb" 2>&1 &
 	lb=$!
 	# all clients under way for a while before the kill
-	wait_lines "$TMP/nc.log" 20 || { kill $nc; return 1; }
-	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; return 1; }
+	wait_lines "$TMP/nc.log" 20 || { kill $nc $lb; return 1; }
+	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; kill $nc $lb; return 1; }
 	# and one in the middle of a 1 MB response when the master dies
 	in_cli "$PY" "$L7TB_DIR/clients/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
 		--timeout 40 > "$TMP/mid" 2>&1 &
 	mid=$!
-	wait_for -s 60 test -e "$TMP/mid.ready" || { cat "$TMP/mid"; return 1; }
+	wait_for -s 60 test -e "$TMP/mid.ready" || { cat "$TMP/mid"; kill $nc $lb $mid; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
-	# lastbyte.py's second round, and the kill 20 ms after its answer
-	touch "$TMP/lb.go"
-	wait_for -s 60 died l7dir || { cat "$TMP/lb" "$HA/l7dir/kill.log"; kill_fire l7dir; return 1; }
-	t=$(died l7dir)
+	# the death 3-4 s from now, in the middle of midresp.py's response
+	# (6 s), with lastbyte.py's last answers 25 ms before it
+	t=$(arm_death l7dir) || { echo "$t"; kill $lb $nc $mid $vw; return 1; }
+	echo "$t" > "$TMP/lb.go.new" && mv "$TMP/lb.go.new" "$TMP/lb.go"
 	echo "$t" > "$TMP/death1"
+	until_past "$t"
 	kill_rest l7dir
 	t2=$(date +%s.%N)
 	sleep $((TAKEOVER_BOUND + 4))
@@ -486,7 +501,7 @@ failover() {
 	moved=$(awk -v t="$t" 'NR == 1 { printf "%.2f", $1 - t }' "$TMP/vip.log")
 	sum=$(summary "$TMP/nc.log" "$t")
 	read -r take errs slow <<< "$sum"
-	note "master killed (all its links cut in one nft commit, $(awk -v t="$t" '$1 == "kill" { printf "%.1f", (t - $2) * 1000 }' "$TMP/lb") ms after the kill was written; then its links down and keepalived SIGKILL, $(echo "$t2 - $t" | bc | sed 's/^\./0./') s more)" \
+	note "master killed (all its links dropping everything at once from $(TZ=UTC date -d "@$t" +%T) on: packets dropped in, out: $(dropped l7dir); then its links down and keepalived SIGKILL, done $(echo "$t2 - $t" | bc | sed 's/^\./0./') s after)" \
 		"VIP on the backup at most $moved s after the death;" \
 		"first new connection started after the death answered by the backup $take s after it" \
 		"new connections every 100 ms: $(cat "$TMP/nc"), failed after the death: $errs, slower than 1 s: $slow" \
@@ -506,15 +521,18 @@ failover() {
 }
 
 # lastbyte.py's two clients (a pipelining one and a keep-alive one),
-# answered 20-40 ms before the master died, sent their next round after
+# answered about 25 ms before the master died, sent their next round after
 # it: both kept their connection (the record of their last boundary left
 # with the response's last byte)
 answered_kept() {
 	local t
 	t=$(cat "$TMP/death1" 2>/dev/null) || { echo "no death (failover failed)"; cat "$TMP/lb"; return 1; }
 	note "clients answered just before the death, next round after it (answered ms before the death, result, s):" \
-		"$(awk -v t="$t" '$1 != "kill" { $2 = sprintf("%.0f", (t - $2) * 1000); print "  " $0 }' "$TMP/lb")"
+		"$(awk -v t="$t" '{ $2 = sprintf("%.0f", (t - $2) * 1000); print "  " $0 }' "$TMP/lb")"
 	[ "$(grep -c '^[a-z]* [0-9.]* ok ' "$TMP/lb")" = 2 ] || { cat "$TMP/lb"; return 1; }
+	# answered 0-60 ms before it, or the test did not test that
+	awk -v t="$t" '{ g = (t - $2) * 1000; if (g <= 0 || g > 60) bad = 1 } END { exit bad }' "$TMP/lb" ||
+		{ echo "not answered within 60 ms before the death"; return 1; }
 }
 
 # the old master comes back, as after a reboot (no VIP, no IPVS state),
@@ -547,13 +565,11 @@ failback() {
 # it came back
 failover_back() {
 	local t
-	kill_arm l7dir2 || return 1
 	# records of the idle clients at their newest boundary
-	sleep 4
-	kill_fire l7dir2
-	wait_for -s 20 died l7dir2 || return 1
-	t=$(died l7dir2)
+	t=$(arm_death l7dir2) || { echo "$t"; return 1; }
+	until_past "$t"
 	kill_rest l7dir2
+	note "second director dead from $(TZ=UTC date -d "@$t" +%T) on: packets dropped in, out: $(dropped l7dir2)"
 	wait_for -s 20 has_vip l7dir || return 1
 	sleep 12
 	carried l7dir "$t" || return 1
@@ -582,7 +598,8 @@ clean_stop() {
 }
 
 testbed_down_ha() {
-	# keep-alive clients a failed test left running
+	# clients a failed test left running
+	touch "$TMP/nc.stop"
 	ka_clients_stop
 	kill_disarm l7dir
 	kill_disarm l7dir2
@@ -603,6 +620,7 @@ testbed_down_ha() {
 
 "$L7TB_DIR/topology" up-ha
 ipv6_up
+kill_warm
 "$L7TB_DIR/apache" start
 
 t_check "ha: keepalived programs the l7 service and loads the rules on both directors" pair_up
@@ -610,13 +628,14 @@ t_check "ha: traffic through the VIP (static byte-exact, the rules)" traffic
 t_check "ha: each director pools from its own address, no gateway on the backends" own_addresses
 t_check "ha: a backend killed under wrk is out of rotation within the check interval" backend_down
 t_check "ha: master killed - the backup answers new connections, takes the keep-alive clients over (IPv4 and IPv6)" failover
-t_check "ha: clients answered 20 ms before the master died keep their connection (pipelined, keep-alive)" answered_kept
+t_check "ha: clients answered 25 ms before the master died keep their connection (pipelined, keep-alive)" answered_kept
 t_check "ha: old master returns (nopreempt) - no new-connection request lost" failback
 t_check "ha: second director killed - the first takes the keep-alive clients back" failover_back
 t_check "ha: keepalived stopped - service deleted, the other director takes over" clean_stop
 
 for d in l7dir l7dir2; do cp "$HA/$d/keepalived.log" "$TMP/$d.log" 2>/dev/null; done
-[ -n "${L7_RESULTS:-}" ] && cp -r "$HA" "$L7_RESULTS/ha-logs" 2>/dev/null
+[ -n "${L7_RESULTS:-}" ] && cp -r "$HA" "$L7_RESULTS/ha-logs" 2>/dev/null &&
+	cp "$TMP"/*.log "$TMP"/lb "$L7_RESULTS/ha-logs/" 2>/dev/null
 testbed_down_ha
 rm -rf "$TMP"
 t_summary
