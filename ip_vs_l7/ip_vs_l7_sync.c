@@ -8,20 +8,28 @@
  * the store).
  *
  * Records carry the sequence numbers that let whoever holds them inject
- * into live connections, so every datagram carries an HMAC-SHA256 of
- * itself (its HMAC field zero) under a key both directors are given; the
- * backup checks the sync id and the HMAC before it decodes a byte.
+ * into live connections, and whoever reaches the sync link is not
+ * trusted: datagrams are sealed (ip_vs_l7_sync_seal.c), taken only from
+ * the configured peer's address, and only from the one start of the peer
+ * that proved it was sealed after ours, each once (core/sync_peer.h).
+ * Both ends send HELLOs, datagrams of no record, for that handshake.
  *
  * Sender: a client connection idle at a request boundary for sync_idle
  * (its clock's SYNC deadline) makes a record, and one that ends after a
  * record a DELETE, into a bounded queue, from any context; a work item,
- * a few ms after the first, packs them into datagrams of up to the interface's MTU and sends them.  A
- * full queue drops the record and counts it: a record not sent only
- * makes the backup's copy stale, which costs a reset after a failover,
- * never wrong data.
+ * a few ms after the first, packs them into datagrams of up to the
+ * interface's MTU and sends them.  A full queue drops the record and
+ * counts it: a record not sent only makes the backup's copy stale, which
+ * costs a reset after a failover, never wrong data.
  *
- * Receiver: the socket's data_ready queues a work item that reads every
- * datagram waiting, checks it and applies it to the store.
+ * Receiver: the socket's data_ready queues a work item that reads the
+ * datagrams waiting, checks each before any cryptography is spent on it,
+ * opens it and applies it to the store.
+ *
+ * Every work item of a channel runs on its own ordered workqueue: the
+ * sender, the receiver, the HELLOs and the probe never run at once, so
+ * the peer's state needs no lock, and a flood at the receiver delays a
+ * send by one batch at most.
  *
  * Start and stop run under l7_sync_mutex, in process context (the
  * family's handlers, the namespace's exit); the channel is published
@@ -31,7 +39,6 @@
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
-#include <crypto/algapi.h>
 #include <crypto/hash.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -56,8 +63,10 @@
 #include <net/route.h>
 #include <net/sock.h>
 
+#include "core/sync_peer.h"
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_sync.h"
+#include "ip_vs_l7_sync_seal.h"
 
 /* records waiting for the sender at most */
 #define L7_SYNC_QUEUE		4096
@@ -65,6 +74,13 @@
 #define L7_SYNC_BATCH_MS	10
 /* datagrams read in one run of the receiver, before it yields */
 #define L7_SYNC_RECV_BATCH	64
+/* the receive buffer: a flood is dropped there, not queued for work */
+#define L7_SYNC_RCVBUF		(256 * 1024)
+/* a HELLO this often, and at most this often in answer to a sender */
+#define L7_SYNC_HELLO_MS	1000
+#define L7_SYNC_HELLO_MIN_MS	100
+/* slots of the store looked at in one hold of its lock by the probe */
+#define L7_SYNC_PROBE_SCAN	256
 /* records copied out of the store at a time by the takeover's probe */
 #define L7_SYNC_PROBE_BATCH	64
 /*
@@ -79,18 +95,30 @@
  */
 #define L7_SYNC_PROBE_FIRST_MS	300
 #define L7_SYNC_PROBE_AGAIN_MS	8000
-/* the largest UDP payload: what the receiver reads into */
-#define L7_SYNC_RECV_MAX	65535
+/* the largest UDP payload */
+#define L7_SYNC_UDP_MAX		65507
 
 struct l7_sync {
 	struct l7_sync_cfg	cfg;		/* the key zeroed */
 	struct net		*net;
 	struct socket		*sock;
-	struct crypto_shash	*tfm;		/* keyed */
-	u8			*buf;		/* the worker's datagram */
-	u32			dgram_max;	/* master: its size */
+	struct workqueue_struct	*wq;		/* ordered: all work below */
+	struct crypto_shash	*kdf;		/* keyed with the shared key */
+	u32			dgram_max;	/* bytes, from the MTU */
 	u32			idle;		/* master: sync_idle, jiffies */
 	atomic64_t		gen;		/* master: the last generation */
+
+	/* the work items' own, on the ordered workqueue */
+	struct l7_sync_peer	peer;
+	struct l7_seal		tx;		/* keyed for our sender id */
+	struct l7_seal		rx;		/* for the accepted sender's */
+	struct l7_seal		rx_new;		/* for any other sender's */
+	u64			tx_seq;
+	u64			newest;		/* generation taken, newest */
+	unsigned long		hello_at;	/* jiffies of the last HELLO */
+	u8			*tx_buf;	/* dgram_max */
+	u8			*rx_buf;	/* dgram_max + 1 */
+	struct delayed_work	hello;
 
 	/* master */
 	struct delayed_work	send;
@@ -142,39 +170,13 @@ static u32 l7_sync_now_ms(void)
 	return (u32)div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
 }
 
-/* ---- HMAC ---- */
-
-/* The HMAC of @buf (its HMAC field zero) into @out. */
-static int l7_sync_mac(struct l7_sync *s, const u8 *buf, size_t len, u8 *out)
-{
-	SHASH_DESC_ON_STACK(desc, s->tfm);
-	int err;
-
-	desc->tfm = s->tfm;
-	err = crypto_shash_digest(desc, buf, len, out);
-	shash_desc_zero(desc);
-	return err;
-}
-
-/* Whether the datagram @buf carries its own HMAC; its field zeroed. */
-static bool l7_sync_mac_ok(struct l7_sync *s, u8 *buf, size_t len)
-{
-	u8 got[L7_CKPT_HMAC_LEN], want[L7_CKPT_HMAC_LEN];
-
-	memcpy(got, buf + L7_CKPT_HMAC_OFF, sizeof(got));
-	memset(buf + L7_CKPT_HMAC_OFF, 0, sizeof(got));
-	if (l7_sync_mac(s, buf, len, want))
-		return false;
-	return !crypto_memneq(got, want, sizeof(got));
-}
-
-/* ---- master ---- */
+/* ---- datagrams ---- */
 
 static int l7_sync_sendto(struct l7_sync *s, size_t len)
 {
 	struct sockaddr_storage to = {};
 	struct msghdr msg = { .msg_name = &to };
-	struct kvec iov = { .iov_base = s->buf, .iov_len = len };
+	struct kvec iov = { .iov_base = s->tx_buf, .iov_len = len };
 
 	if (s->cfg.af == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&to;
@@ -195,13 +197,83 @@ static int l7_sync_sendto(struct l7_sync *s, size_t len)
 }
 
 /*
- * Records from the queue into a datagram in s->buf, as many as fit: its
- * record count, 0 when the queue is empty.  A record the writer refuses
- * on its own (out of range: a bug of its maker) is dropped and counted.
+ * The datagram in s->tx_buf, @count records of @plain bytes after its
+ * header, sealed under the next sequence number and sent: 0, or an error.
+ * A sequence number is never used twice, even for a datagram not sent.
+ */
+static int l7_sync_seal_send(struct l7_sync *s, u16 count, size_t plain)
+{
+	struct l7_sync_hdr h = {
+		.count = count,
+		.sync_id = s->cfg.sync_id,
+		.sender = s->peer.self,
+		.seq = ++s->tx_seq,
+		.challenge = s->peer.challenge,
+		.echo = s->peer.echo,
+		.newest = s->newest,
+	};
+	size_t len = L7_SYNC_HDR_LEN + plain + L7_SYNC_TAG_LEN;
+	int err;
+
+	l7_sync_hdr_put(s->tx_buf, &h);
+	err = l7_seal(&s->tx, s->tx_buf, plain, h.seq);
+	if (err)
+		return err;
+	err = l7_sync_sendto(s, len);
+	return err == (int)len ? 0 : err < 0 ? err : -EIO;
+}
+
+/* A HELLO: a datagram of no record, for the peer's handshake. */
+static void l7_sync_send_hello(struct l7_sync *s)
+{
+	int err;
+
+	s->hello_at = jiffies;
+	err = l7_sync_seal_send(s, 0, 0);
+	spin_lock_bh(&s->qlock);
+	if (!err)
+		s->stats.sent++;
+	spin_unlock_bh(&s->qlock);
+}
+
+/*
+ * To a sender that does not know our challenge yet; as often as a
+ * forgery of one of its datagrams can make us, so at a bounded rate.
+ */
+static void l7_sync_answer_hello(struct l7_sync *s)
+{
+	if (time_before(jiffies, s->hello_at +
+				 msecs_to_jiffies(L7_SYNC_HELLO_MIN_MS)))
+		return;
+	l7_sync_send_hello(s);
+}
+
+/*
+ * Every second: a peer that starts, or lost our answer, learns our
+ * challenge within one.
+ */
+static void l7_sync_hello_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(to_delayed_work(work),
+					 struct l7_sync, hello);
+
+	l7_sync_send_hello(s);
+	queue_delayed_work(s->wq, &s->hello,
+			   msecs_to_jiffies(L7_SYNC_HELLO_MS));
+}
+
+/* ---- master ---- */
+
+/*
+ * Records from the queue into the datagram in s->tx_buf, as many as
+ * fit: its record count, 0 when the queue is empty.  A record the writer
+ * refuses on its own (out of range: a bug of its maker) is dropped and
+ * counted.
  */
 static u16 l7_sync_pack(struct l7_sync *s, struct l7_ckpt_writer *w)
 {
-	l7_ckpt_write_begin(w, s->buf, s->dgram_max, s->cfg.sync_id);
+	l7_ckpt_write_begin(w, s->tx_buf + L7_SYNC_HDR_LEN,
+			    s->dgram_max - L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN);
 	spin_lock_bh(&s->qlock);
 	while (s->qlen) {
 		if (!l7_ckpt_write_rec(w, &s->queue[s->qhead])) {
@@ -220,22 +292,14 @@ static void l7_sync_send_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(to_delayed_work(work),
 					 struct l7_sync, send);
-	u8 mac[L7_CKPT_HMAC_LEN];
 	struct l7_ckpt_writer w;
-	size_t len;
 	u16 n;
 	int err;
 
 	while ((n = l7_sync_pack(s, &w))) {
-		len = l7_ckpt_write_end(&w);
-		/* over the datagram with its HMAC field zero, as written */
-		err = l7_sync_mac(s, s->buf, len, mac);
-		if (!err) {
-			memcpy(s->buf + L7_CKPT_HMAC_OFF, mac, sizeof(mac));
-			err = l7_sync_sendto(s, len);
-		}
+		err = l7_sync_seal_send(s, n, l7_ckpt_write_end(&w));
 		spin_lock_bh(&s->qlock);
-		if (err == (int)len) {
+		if (!err) {
 			s->stats.sent++;
 			s->stats.sent_records += n;
 		} else {
@@ -270,7 +334,7 @@ static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec)
 	}
 	spin_unlock_bh(&s->qlock);
 	/* pending already: the records since join the same run */
-	queue_delayed_work(system_unbound_wq, &s->send,
+	queue_delayed_work(s->wq, &s->send,
 			   msecs_to_jiffies(L7_SYNC_BATCH_MS));
 out:
 	rcu_read_unlock();
@@ -386,15 +450,6 @@ void l7_conn_sync_end(struct l7_conn *c)
 
 /* ---- backup ---- */
 
-/* the sync id in a datagram's header, which has at least that */
-static u32 l7_sync_id_of(const u8 *buf)
-{
-	__be32 id;
-
-	memcpy(&id, buf + 4, sizeof(id));
-	return be32_to_cpu(id);
-}
-
 /*
  * Past the generation of a record taken over: the records this director
  * writes of that connection from now on are newer than the peer's.
@@ -435,6 +490,14 @@ enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 	/* a handshake's last ACK, with no record held: no lock taken */
 	if (!l7_sync_holds(s))
 		goto out;
+	/*
+	 * Nor for a tuple whose bucket is empty, as nearly every one is
+	 * while a few records wait after a takeover: a record stored just
+	 * now is missed by this segment only, and the client sends again.
+	 */
+	if (READ_ONCE(s->buckets[l7_ckpt_bucket(&s->store, &g->t)]) ==
+	    L7_CKPT_NIL)
+		goto out;
 	spin_lock_bh(&s->slock);
 	v = l7_ckpt_adopt(&s->store, g, out);
 	spin_unlock_bh(&s->slock);
@@ -446,26 +509,28 @@ out:
 }
 
 /*
- * The peer sent a record of a connection this director still has: the
- * client's segments went to the peer, which took it over (a failover
- * this director did not notice, as when VRRP alone moved the VIP).  Our
- * copy's numbers are behind the client's now, and were the VIP to come
- * back it would answer with them: it ends, without a word to the client,
- * nor a DELETE to the peer that holds the connection.
+ * The peer sent a record of a connection this director still has, newer
+ * than any it had of ours: the client's segments went to the peer, which
+ * took it over (a failover this director did not notice, as when VRRP
+ * alone moved the VIP).  Our copy's numbers are behind the client's now,
+ * and were the VIP to come back it would answer with them: it ends,
+ * without a word to the client, nor a DELETE to the peer that holds the
+ * connection.  A record not newer than our own last one of it is an old
+ * one of ours the peer still had, never a takeover.
  */
-static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_tuple *t)
+static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 {
 	union nf_inet_addr caddr, vaddr;
-	u16 af = l7_ckpt_tuple_addrs(t, &caddr, &vaddr);
+	u16 af = l7_ckpt_tuple_addrs(&k->t, &caddr, &vaddr);
 	struct l7_conn *c;
 	bool ended = false;
 
 	rcu_read_lock();
-	c = l7_conn_lookup(s->net, af, &caddr, htons(t->cport), &vaddr,
-			   htons(t->vport));
+	c = l7_conn_lookup(s->net, af, &caddr, htons(k->t.cport), &vaddr,
+			   htons(k->t.vport));
 	if (c) {
 		spin_lock_bh(&c->lock);
-		if (!c->dead && l7_conn_at_boundary(c)) {
+		if (!c->dead && l7_conn_at_boundary(c) && k->gen > c->ckpt_gen) {
 			c->ckpt_gen = 0;
 			l7_conn_end(c, L7_END_FLUSHED, "taken over by the peer");
 			ended = true;
@@ -480,60 +545,166 @@ static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_tuple *t)
 	}
 }
 
-/* One datagram of @len bytes in s->buf: checked, then applied whole. */
-static void l7_sync_take(struct l7_sync *s, size_t len)
+static void l7_sync_count(struct l7_sync *s, u64 *counter)
 {
-	u64 *bad = NULL;
+	spin_lock_bh(&s->slock);
+	(*counter)++;
+	spin_unlock_bh(&s->slock);
+}
+
+/* @len bytes of @count records of an authentic datagram: applied whole. */
+static void l7_sync_apply(struct l7_sync *s, const u8 *recs, size_t len,
+			  u16 count)
+{
 	struct l7_ckpt_reader r;
-	struct l7_ckpt_hdr h;
 	struct l7_ckpt_rec rec;
 	u32 now = l7_sync_now_ms();
 
-	if (len < L7_CKPT_HDR_LEN || s->buf[0] != L7_CKPT_VERSION)
-		bad = &s->stats.malformed;
-	else if (l7_sync_id_of(s->buf) != s->cfg.sync_id)
-		bad = &s->stats.bad_sync_id;
-	else if (!l7_sync_mac_ok(s, s->buf, len))
-		bad = &s->stats.bad_hmac;
-	else if (l7_ckpt_read_begin(&r, s->buf, len, &h))
-		bad = &s->stats.malformed;
-
-	if (bad) {
-		spin_lock_bh(&s->slock);
-		(*bad)++;
-		spin_unlock_bh(&s->slock);
+	if (l7_ckpt_read_begin(&r, recs, len, count)) {
+		l7_sync_count(s, &s->stats.malformed);
 		return;
 	}
+	l7_sync_count(s, &s->stats.received);
+	if (!l7_sync_keeps(s))
+		return;		/* a master keeps none of the peer's */
 	while (l7_ckpt_read_next(&r, &rec)) {
 		enum l7_ckpt_applied a;
 
 		spin_lock_bh(&s->slock);
 		a = l7_ckpt_apply(&s->store, &rec, now);
 		spin_unlock_bh(&s->slock);
+		if (a != L7_CKPT_STALE && rec.conn.gen > s->newest)
+			s->newest = rec.conn.gen;
 		if (a == L7_CKPT_STORED && l7_sync_sends(s))
-			l7_sync_displace(s, &rec.conn.t);
+			l7_sync_displace(s, &rec.conn);
 	}
-	spin_lock_bh(&s->slock);
-	s->stats.received++;
-	spin_unlock_bh(&s->slock);
+}
+
+/* a random id or challenge: never 0, which means none */
+static u64 l7_sync_random(void)
+{
+	return get_random_u64() | 1;
+}
+
+/*
+ * The key to open @h's datagram with: the accepted sender's, or one
+ * derived now for another (a new start of the peer, or a forgery); NULL
+ * if none can be had.
+ */
+static struct l7_seal *l7_sync_rx_key(struct l7_sync *s,
+				      const struct l7_sync_hdr *h)
+{
+	if (s->rx.sender == h->sender)
+		return &s->rx;
+	if (s->rx_new.sender != h->sender &&
+	    l7_seal_key(&s->rx_new, s->kdf, s->cfg.sync_id, h->sender))
+		return NULL;
+	return &s->rx_new;
+}
+
+/*
+ * One datagram of @len bytes in s->rx_buf, from the peer's address:
+ * checked, in the order of what each check costs, then opened and
+ * applied whole.
+ */
+static void l7_sync_take(struct l7_sync *s, size_t len)
+{
+	u8 *buf = s->rx_buf;
+	enum l7_sync_verdict v;
+	struct l7_sync_hdr h;
+	struct l7_seal *key;
+
+	if (l7_sync_hdr_get(buf, len, L7_CKPT_REC_MIN, L7_CKPT_REC_MAX, &h)) {
+		l7_sync_count(s, &s->stats.malformed);
+		return;
+	}
+	if (h.sync_id != s->cfg.sync_id) {
+		l7_sync_count(s, &s->stats.bad_sync_id);
+		return;
+	}
+	v = l7_sync_peer_precheck(&s->peer, &h);
+	if (v == L7_SYNC_TAKE) {
+		key = l7_sync_rx_key(s, &h);
+		if (!key || l7_unseal(key, buf, len, h.seq)) {
+			l7_sync_count(s, &s->stats.bad_hmac);
+			return;
+		}
+		v = l7_sync_peer_accept(&s->peer, &h);
+	}
+	switch (v) {
+	case L7_SYNC_NEW_PEER:
+		/* rx_new is keyed for it: the accepted sender's key now */
+		swap(s->rx, s->rx_new);
+		/* no datagram of an earlier start can echo the next one */
+		l7_sync_peer_rechallenge(&s->peer, l7_sync_random());
+		l7_sync_count(s, &s->stats.peers);
+		/* it takes ours once we echo its challenge: at once */
+		l7_sync_send_hello(s);
+		break;
+	case L7_SYNC_TAKE:
+		break;
+	case L7_SYNC_UNKNOWN:
+		l7_sync_count(s, &s->stats.unknown_peer);
+		l7_sync_answer_hello(s);
+		return;
+	case L7_SYNC_REFLECTED:
+		l7_sync_count(s, &s->stats.reflected);
+		return;
+	default:
+		l7_sync_count(s, &s->stats.replayed);
+		return;
+	}
+	/* what the peer holds of ours: our records go on past it */
+	l7_sync_gen_raise(s, h.newest);
+	l7_sync_apply(s, buf + L7_SYNC_HDR_LEN,
+		      len - L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN, h.count);
+}
+
+/* whether @from is the peer's address and the channel's port */
+static bool l7_sync_from_peer(const struct l7_sync *s,
+			      const struct sockaddr_storage *from)
+{
+	if (s->cfg.af == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)from;
+
+		return sin->sin_family == AF_INET &&
+		       sin->sin_port == s->cfg.port &&
+		       sin->sin_addr.s_addr == s->cfg.peer.ip;
+	} else {
+		const struct sockaddr_in6 *sin6 = (const void *)from;
+
+		return sin6->sin6_family == AF_INET6 &&
+		       sin6->sin6_port == s->cfg.port &&
+		       ipv6_addr_equal(&sin6->sin6_addr, &s->cfg.peer.in6);
+	}
 }
 
 static void l7_sync_recv_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(work, struct l7_sync, recv);
-	struct kvec iov = { .iov_base = s->buf, .iov_len = L7_SYNC_RECV_MAX };
-	struct msghdr msg = {};
+	/* one byte more than we send: a longer datagram is not the peer's */
+	struct kvec iov = { .iov_base = s->rx_buf,
+			    .iov_len = s->dgram_max + 1 };
+	struct sockaddr_storage from;
+	struct msghdr msg;
 	int i, len;
 
 	for (i = 0; i < L7_SYNC_RECV_BATCH; i++) {
-		len = kernel_recvmsg(s->sock, &msg, &iov, 1, L7_SYNC_RECV_MAX,
+		msg = (struct msghdr){ .msg_name = &from,
+				       .msg_namelen = sizeof(from) };
+		len = kernel_recvmsg(s->sock, &msg, &iov, 1, iov.iov_len,
 				     MSG_DONTWAIT);
 		if (len < 0)
 			return;		/* -EAGAIN: none left */
-		l7_sync_take(s, len);
+		if (!l7_sync_from_peer(s, &from))
+			l7_sync_count(s, &s->stats.bad_source);
+		else if (len > s->dgram_max)
+			l7_sync_count(s, &s->stats.malformed);
+		else
+			l7_sync_take(s, len);
 	}
-	/* more may wait: let other work run first */
-	queue_work(system_unbound_wq, &s->recv);
+	/* more may wait: what else is queued on the channel runs first */
+	queue_work(s->wq, &s->recv);
 }
 
 /* softirq, under the socket's lock: the reading is the worker's */
@@ -544,22 +715,30 @@ static void l7_sync_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	s = sk->sk_user_data;
 	if (s)
-		queue_work(system_unbound_wq, &s->recv);
+		queue_work(s->wq, &s->recv);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* whether @t's VIP is an address of this director now */
-static bool l7_sync_vip_here(struct net *net, const struct l7_ckpt_tuple *t)
+/*
+ * Whether @t's client is one to probe: its VIP:port is an l7 service's
+ * and an address of this director now.  A record names any addresses its
+ * writer chose; the probe goes only where this director serves.
+ */
+static bool l7_sync_probe_wanted(struct net *net,
+				 const struct l7_ckpt_tuple *t)
 {
-	struct in6_addr a6;
-	__be32 a4;
+	union nf_inet_addr caddr, vaddr;
+	u16 af = l7_ckpt_tuple_addrs(t, &caddr, &vaddr);
+	bool served;
 
-	if (t->family == 4) {
-		memcpy(&a4, t->vaddr, sizeof(a4));
-		return inet_addr_type(net, a4) == RTN_LOCAL;
-	}
-	memcpy(&a6, t->vaddr, sizeof(a6));
-	return ipv6_chk_addr(net, &a6, NULL, 0);
+	rcu_read_lock();
+	served = l7_service_lookup(net, af, &vaddr, htons(t->vport));
+	rcu_read_unlock();
+	if (!served)
+		return false;
+	if (af == AF_INET)
+		return inet_addr_type(net, vaddr.ip) == RTN_LOCAL;
+	return ipv6_chk_addr(net, &vaddr.in6, NULL, 0);
 }
 
 /*
@@ -580,14 +759,18 @@ static void l7_sync_probe_work(struct work_struct *work)
 
 	end = s->store.rec_cap + s->store.tomb_cap;
 	while (i < end) {
+		u32 scan = 0;
+
+		/* the lock held over a few slots at a time, however many */
 		n = 0;
 		spin_lock_bh(&s->slock);
-		for (; i < end && n < L7_SYNC_PROBE_BATCH; i++)
+		for (; i < end && n < L7_SYNC_PROBE_BATCH &&
+		       scan < L7_SYNC_PROBE_SCAN; i++, scan++)
 			if (l7_ckpt_slot_live(&s->store, i))
 				batch[n++] = s->slots[i];
 		spin_unlock_bh(&s->slock);
 		for (k = 0, sent = 0; k < n; k++) {
-			if (!l7_sync_vip_here(s->net, &batch[k].conn.t))
+			if (!l7_sync_probe_wanted(s->net, &batch[k].conn.t))
 				continue;
 			/* as every other segment of ours: from softirq */
 			local_bh_disable();
@@ -601,7 +784,7 @@ static void l7_sync_probe_work(struct work_struct *work)
 		cond_resched();
 	}
 	if (atomic_xchg(&s->probe_again, 0))
-		queue_delayed_work(system_unbound_wq, &s->probe,
+		queue_delayed_work(s->wq, &s->probe,
 				   msecs_to_jiffies(L7_SYNC_PROBE_AGAIN_MS));
 }
 
@@ -614,7 +797,7 @@ static void l7_sync_addr_up(struct net *net)
 	s = rcu_dereference(l7_sync_net(net)->sync);
 	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count)) {
 		atomic_set(&s->probe_again, 1);
-		mod_delayed_work(system_unbound_wq, &s->probe,
+		mod_delayed_work(s->wq, &s->probe,
 				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
 	}
 	rcu_read_unlock();
@@ -712,12 +895,11 @@ static int l7_sync_dev(struct l7_sync *s, int *ifindex,
 	*ifindex = dev->ifindex;
 	mtu = READ_ONCE(dev->mtu);
 	dev_put(dev);
-	if (mtu < hdrs + L7_CKPT_HDR_LEN +
-		  l7_ckpt_rec_len(L7_CKPT_UPSERT, 6)) {
+	if (mtu < hdrs + L7_SYNC_HDR_LEN + L7_CKPT_REC_MAX + L7_SYNC_TAG_LEN) {
 		NL_SET_ERR_MSG(extack, "the interface's MTU is too small");
 		return -EINVAL;
 	}
-	s->dgram_max = min_t(u32, mtu - hdrs, L7_SYNC_RECV_MAX - hdrs);
+	s->dgram_max = min_t(u32, mtu - hdrs, L7_SYNC_UDP_MAX);
 	return 0;
 }
 
@@ -737,32 +919,52 @@ static int l7_sync_open(struct l7_sync *s, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "cannot bind the port on the interface");
 		return err;
 	}
+	sock_set_rcvbuf(s->sock->sk, L7_SYNC_RCVBUF);
 	return 0;
 }
 
-static int l7_sync_key(struct l7_sync *s, const u8 *key)
+/*
+ * The shared key, kept only inside the key derivation's transform; our
+ * own sender id, challenge and key; transforms for the peer's.
+ */
+static int l7_sync_keys(struct l7_sync *s, const u8 *key)
 {
-	s->tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
-	if (IS_ERR(s->tfm)) {
-		int err = PTR_ERR(s->tfm);
+	int err;
 
-		s->tfm = NULL;
+	s->kdf = l7_seal_kdf_alloc(key, IPVS_L7_SYNC_KEY_LEN);
+	if (IS_ERR(s->kdf)) {
+		err = PTR_ERR(s->kdf);
+		s->kdf = NULL;
 		return err;
 	}
-	return crypto_shash_setkey(s->tfm, key, IPVS_L7_SYNC_KEY_LEN);
+	l7_sync_peer_init(&s->peer, l7_sync_random(), l7_sync_random());
+	err = l7_seal_init(&s->tx);
+	if (!err)
+		err = l7_seal_init(&s->rx);
+	if (!err)
+		err = l7_seal_init(&s->rx_new);
+	if (!err)
+		err = l7_seal_key(&s->tx, s->kdf, s->cfg.sync_id, s->peer.self);
+	return err;
 }
 
 static void l7_sync_free(struct l7_sync *s)
 {
 	if (s->sock)
 		sock_release(s->sock);
-	crypto_free_shash(s->tfm);
+	if (s->wq)
+		destroy_workqueue(s->wq);
+	l7_seal_free(&s->tx);
+	l7_seal_free(&s->rx);
+	l7_seal_free(&s->rx_new);
+	l7_seal_kdf_free(s->kdf);
 	kvfree(s->queue);
 	kvfree(s->slots);
 	kvfree(s->buckets);
 	kvfree(s->probe_batch);
-	kvfree(s->buf);
-	kfree(s);
+	kfree(s->tx_buf);
+	kfree(s->rx_buf);
+	kfree_sensitive(s);
 }
 
 static struct l7_sync *l7_sync_alloc(struct net *net,
@@ -789,19 +991,22 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 	INIT_DELAYED_WORK(&s->send, l7_sync_send_work);
 	INIT_WORK(&s->recv, l7_sync_recv_work);
 	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
+	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
 
-	err = l7_sync_key(s, cfg->key);
+	err = l7_sync_keys(s, cfg->key);
 	if (err) {
-		NL_SET_ERR_MSG(extack, "no hmac(sha256) in the kernel's crypto API");
+		NL_SET_ERR_MSG(extack, "no hmac(sha256) or rfc7539(chacha20,poly1305) in the kernel's crypto API");
 		goto fail;
 	}
 	err = l7_sync_open(s, extack);
 	if (err)
 		goto fail;
 	err = -ENOMEM;
-	s->buf = kvmalloc(l7_sync_keeps(s) ? L7_SYNC_RECV_MAX : s->dgram_max,
-			  GFP_KERNEL);
-	if (!s->buf)
+	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
+	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
+	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
+	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
+	if (!s->wq || !s->tx_buf || !s->rx_buf)
 		goto fail;
 	if (l7_sync_sends(s)) {
 		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
@@ -826,7 +1031,10 @@ fail:
 	return ERR_PTR(err);
 }
 
-/* A backup's socket wakes its receiver from now on. */
+/*
+ * The socket wakes the receiver from now on, and a HELLO goes out: every
+ * role hears the peer, whose challenge its records must echo.
+ */
 static void l7_sync_listen(struct l7_sync *s)
 {
 	struct sock *sk = s->sock->sk;
@@ -836,7 +1044,8 @@ static void l7_sync_listen(struct l7_sync *s)
 	sk->sk_data_ready = l7_sync_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	/* what came before the callback was set */
-	queue_work(system_unbound_wq, &s->recv);
+	queue_work(s->wq, &s->recv);
+	queue_delayed_work(s->wq, &s->hello, 0);
 }
 
 int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
@@ -857,8 +1066,7 @@ int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
 		err = PTR_ERR(s);
 		goto out;
 	}
-	if (l7_sync_keeps(s))
-		l7_sync_listen(s);
+	l7_sync_listen(s);
 	rcu_assign_pointer(sn->sync, s);
 out:
 	mutex_unlock(&l7_sync_mutex);
@@ -884,6 +1092,7 @@ static int __l7_sync_stop(struct net *net)
 	sk->sk_user_data = NULL;	/* data_ready queues nothing now */
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&s->recv);
+	cancel_delayed_work_sync(&s->hello);
 	cancel_delayed_work_sync(&s->probe);
 	cancel_delayed_work_sync(&s->send);
 	l7_sync_free(s);
@@ -934,6 +1143,11 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->refused = s->store.stats.refused;
 	st->displaced = s->stats.displaced;
 	st->probed = s->stats.probed;
+	st->replayed = s->stats.replayed;
+	st->reflected = s->stats.reflected;
+	st->unknown_peer = s->stats.unknown_peer;
+	st->bad_source = s->stats.bad_source;
+	st->peers = s->stats.peers;
 	spin_unlock_bh(&s->slock);
 out:
 	mutex_unlock(&l7_sync_mutex);

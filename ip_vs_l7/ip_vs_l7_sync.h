@@ -51,6 +51,14 @@ struct l7_sync_stats {
 	u64	displaced;
 	u64	probed;
 	u64	waited;
+	u64	replayed;
+	u64	reflected;
+	u64	unknown_peer;
+	u64	bad_source;
+	u64	ahead;
+	u64	expired;
+	u64	peers;
+	u64	blind;
 };
 
 int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,

@@ -186,6 +186,14 @@ static int l7_nl_put_sync_stats(struct sk_buff *skb,
 		[IPVS_L7_SYNC_STATS_DISPLACED]		= st->displaced,
 		[IPVS_L7_SYNC_STATS_PROBED]		= st->probed,
 		[IPVS_L7_SYNC_STATS_WAITED]		= st->waited,
+		[IPVS_L7_SYNC_STATS_REPLAYED]		= st->replayed,
+		[IPVS_L7_SYNC_STATS_REFLECTED]		= st->reflected,
+		[IPVS_L7_SYNC_STATS_UNKNOWN_PEER]	= st->unknown_peer,
+		[IPVS_L7_SYNC_STATS_BAD_SOURCE]		= st->bad_source,
+		[IPVS_L7_SYNC_STATS_AHEAD]		= st->ahead,
+		[IPVS_L7_SYNC_STATS_EXPIRED]		= st->expired,
+		[IPVS_L7_SYNC_STATS_PEERS]		= st->peers,
+		[IPVS_L7_SYNC_STATS_BLIND]		= st->blind,
 	};
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_SYNC_ATTR_STATS);
 	unsigned int i;

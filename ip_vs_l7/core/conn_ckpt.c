@@ -155,17 +155,9 @@ static void put_body(uint8_t *p, const struct l7_ckpt_conn *c)
 	*p = 0;
 }
 
-bool l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap,
-			 uint32_t sync_id)
+void l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap)
 {
-	if (cap < L7_CKPT_HDR_LEN)
-		return false;
-	*w = (struct l7_ckpt_writer){ .buf = buf, .cap = cap,
-				      .len = L7_CKPT_HDR_LEN };
-	__builtin_memset(buf, 0, L7_CKPT_HDR_LEN);
-	buf[0] = L7_CKPT_VERSION;
-	put32(buf + 4, sync_id);
-	return true;
+	*w = (struct l7_ckpt_writer){ .buf = buf, .cap = cap };
 }
 
 bool l7_ckpt_write_rec(struct l7_ckpt_writer *w, const struct l7_ckpt_rec *r)
@@ -186,9 +178,8 @@ bool l7_ckpt_write_rec(struct l7_ckpt_writer *w, const struct l7_ckpt_rec *r)
 	return true;
 }
 
-size_t l7_ckpt_write_end(struct l7_ckpt_writer *w)
+size_t l7_ckpt_write_end(const struct l7_ckpt_writer *w)
 {
-	put16(w->buf + 2, w->count);
 	return w->len;
 }
 
@@ -252,28 +243,20 @@ static size_t get_rec(const uint8_t *p, size_t left, struct l7_ckpt_rec *r)
 }
 
 int l7_ckpt_read_begin(struct l7_ckpt_reader *r, const uint8_t *buf,
-		       size_t len, struct l7_ckpt_hdr *h)
+		       size_t len, uint16_t count)
 {
-	const uint8_t *p = buf + 2;
 	struct l7_ckpt_rec rec;
-	size_t at = L7_CKPT_HDR_LEN, n;
+	size_t at = 0, n;
 	uint16_t i;
 
-	if (len < L7_CKPT_HDR_LEN || buf[0] != L7_CKPT_VERSION || buf[1])
-		return -1;
-	h->version = buf[0];
-	h->count = get16(&p);
-	h->sync_id = get32(&p);
-	h->hmac = buf + L7_CKPT_HMAC_OFF;
-	for (i = 0; i < h->count; i++, at += n) {
+	for (i = 0; i < count; i++, at += n) {
 		n = get_rec(buf + at, len - at, &rec);
 		if (!n)
 			return -1;
 	}
 	if (at != len)
 		return -1;
-	*r = (struct l7_ckpt_reader){ .buf = buf, .len = len,
-				      .at = L7_CKPT_HDR_LEN, .left = h->count };
+	*r = (struct l7_ckpt_reader){ .buf = buf, .len = len, .left = count };
 	return 0;
 }
 
@@ -519,6 +502,12 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 	if (r->kind == L7_CKPT_DELETE)
 		return ckpt_delete(s, &r->conn);
 	return ckpt_upsert(s, &r->conn, now_ms);
+}
+
+uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
+			const struct l7_ckpt_tuple *t)
+{
+	return tuple_hash(s, t);
 }
 
 const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,

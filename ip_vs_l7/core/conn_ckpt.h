@@ -53,10 +53,8 @@
  * forgotten for the tuple, so a late or duplicated record never replaces
  * a newer one and never brings back a connection that ended.
  *
- * The wire format, version 1, all integers big-endian:
- *   header  version u8, reserved u8 (0), count u16, sync id u32,
- *           HMAC 32 bytes (zero here; the channel fills and checks it)
- *   records count of them, filling the rest of the datagram exactly:
+ * The records on the wire (the datagram around them: sync_peer.h), all
+ * integers big-endian:
  *   UPSERT  kind u8 (1), family u8 (4 or 6), reserved u16 (0), gen u64,
  *           cport u16, vport u16, caddr, vaddr (4 or 16 bytes each),
  *           rcv_nxt, rcv_wup, rcv_edge, snd_una, snd_nxt, snd_isn,
@@ -65,20 +63,18 @@
  *           flags u8 (1 ts, 2 sack), reserved u8 (0)
  *   DELETE  kind u8 (2), family, reserved u16 (0), gen u64, ports and
  *           addresses as above
- * A datagram is taken whole or not at all: a wrong version, a nonzero
- * reserved byte, a record cut short, an unknown kind or family, a field
- * out of its range, a count that does not match or a byte after the
- * last record refuses all of it.
+ * A datagram's records are taken all or none: a nonzero reserved byte, a
+ * record cut short, an unknown kind or family, a field out of its range,
+ * fewer or more records than its header counts, or a byte after the last
+ * refuses all of them.
  */
 #ifndef _IP_VS_L7_CORE_CONN_CKPT_H
 #define _IP_VS_L7_CORE_CONN_CKPT_H
 
 #include "l7_types.h"
 
-#define L7_CKPT_VERSION		1
-#define L7_CKPT_HMAC_LEN	32	/* HMAC-SHA256 */
-#define L7_CKPT_HMAC_OFF	8
-#define L7_CKPT_HDR_LEN		(L7_CKPT_HMAC_OFF + L7_CKPT_HMAC_LEN)
+#define L7_CKPT_REC_MIN		24	/* an IPv4 DELETE */
+#define L7_CKPT_REC_MAX		104	/* an IPv6 UPSERT */
 #define L7_CKPT_MAX_WSCALE	14	/* RFC 7323 2.3 */
 
 enum l7_ckpt_kind {
@@ -134,7 +130,7 @@ size_t l7_ckpt_rec_len(enum l7_ckpt_kind kind, uint8_t family);
 /* Whether @c may be written: every field in its range, as decoding asks. */
 bool l7_ckpt_conn_valid(const struct l7_ckpt_conn *c);
 
-/* ---- writing a datagram ---- */
+/* ---- writing a datagram's records ---- */
 
 struct l7_ckpt_writer {
 	uint8_t *buf;
@@ -143,9 +139,8 @@ struct l7_ckpt_writer {
 	uint16_t count;
 };
 
-/* Start a datagram of at most @cap bytes in @buf; false if no room. */
-bool l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap,
-			 uint32_t sync_id);
+/* Start the records of a datagram: at most @cap bytes at @buf. */
+void l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap);
 
 /*
  * Add a record; false (nothing written) if it does not fit - send this
@@ -153,17 +148,10 @@ bool l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap,
  */
 bool l7_ckpt_write_rec(struct l7_ckpt_writer *w, const struct l7_ckpt_rec *r);
 
-/* Finish the datagram: its length in bytes. */
-size_t l7_ckpt_write_end(struct l7_ckpt_writer *w);
+/* The records' length in bytes (->count of them). */
+size_t l7_ckpt_write_end(const struct l7_ckpt_writer *w);
 
-/* ---- reading one ---- */
-
-struct l7_ckpt_hdr {
-	uint8_t version;
-	uint16_t count;
-	uint32_t sync_id;
-	const uint8_t *hmac;	/* L7_CKPT_HMAC_LEN bytes in the datagram */
-};
+/* ---- reading them ---- */
 
 struct l7_ckpt_reader {
 	const uint8_t *buf;
@@ -173,11 +161,11 @@ struct l7_ckpt_reader {
 };
 
 /*
- * Check the whole datagram @buf of @len bytes: 0 and its header in @h,
- * ready for l7_ckpt_read_next(); -1 if any of it is refused.
+ * Check all of @len bytes at @buf as @count records: 0, ready for
+ * l7_ckpt_read_next(); -1 if any of it is refused.
  */
 int l7_ckpt_read_begin(struct l7_ckpt_reader *r, const uint8_t *buf,
-		       size_t len, struct l7_ckpt_hdr *h);
+		       size_t len, uint16_t count);
 
 /* The next record into @out; false after the last. */
 bool l7_ckpt_read_next(struct l7_ckpt_reader *r, struct l7_ckpt_rec *out);
@@ -261,6 +249,13 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
  * visits each record once.
  */
 bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i);
+
+/*
+ * The bucket of @t: a reader outside the store's lock that finds it
+ * L7_CKPT_NIL knows the store held nothing of @t a moment ago.
+ */
+uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
+			const struct l7_ckpt_tuple *t);
 
 /* The tuple's record, or NULL (none, or a tombstone). */
 const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,

@@ -15,7 +15,10 @@
  * and a datagram's nonce is 4 zero bytes and its sequence number (u64),
  * so no nonce repeats under a key.  A director drops datagrams of its own
  * sender id (a reflection) and, from the accepted sender, any sequence
- * number at or below the window's (a replay).
+ * number taken already or L7_SYNC_WINDOW or more behind the newest (a
+ * replay, RFC 4303 3.4.3).  A sender's window starts at the datagram
+ * that got it accepted: nothing numbered below that one is taken, as it
+ * may have been sealed before the receiver started.
  *
  * Freshness.  A replay of datagrams captured before a director started
  * must not be taken, and no clock is trusted for that: each director
@@ -27,7 +30,8 @@
  * datagram of an earlier sender can ever echo it again.  Until then its
  * datagrams are authenticated but their records are not taken (counted
  * unknown_peer), and the receiver answers with a HELLO (a datagram with
- * no records) so that the sender learns the challenge.
+ * no records) so that the sender learns the challenge.  Challenges are
+ * random and never 0, the echo of a director that has heard nothing.
  *
  * Generations.  Every datagram also carries the newest generation its
  * sender holds of the other's records; the other raises its counter past
@@ -69,9 +73,10 @@ void l7_sync_hdr_put(uint8_t *buf, const struct l7_sync_hdr *h);
 
 /*
  * Read the header of a datagram of @len bytes: 0, or -1 if it is not a
- * version 2 header with room for its tag and for @count records of
- * @min_rec to @max_rec bytes each (conn_ckpt.h) - checked before any
- * cryptography is spent on it.
+ * version 2 header (reserved 0, sender and seq not 0) with room for its
+ * tag and for @count records of @min_rec to @max_rec bytes each
+ * (conn_ckpt.h) - checked before any cryptography is spent on it.  The
+ * sync id is the caller's to check.
  */
 int l7_sync_hdr_get(const uint8_t *buf, size_t len, size_t min_rec,
 		    size_t max_rec, struct l7_sync_hdr *h);
@@ -100,7 +105,10 @@ enum l7_sync_verdict {
 	L7_SYNC_REFLECTED,	/* our own: drop */
 };
 
-/* A director's start: its sender id and first challenge, both random. */
+/*
+ * A director's start: its sender id and first challenge, both random and
+ * not 0 (a challenge of 0 accepts no sender).
+ */
 void l7_sync_peer_init(struct l7_sync_peer *p, uint64_t self,
 		       uint64_t challenge);
 
@@ -112,9 +120,14 @@ enum l7_sync_verdict l7_sync_peer_precheck(const struct l7_sync_peer *p,
 					   const struct l7_sync_hdr *h);
 
 /*
- * An authenticated datagram's header: the verdict, the window and the
- * echo updated.  On L7_SYNC_NEW_PEER the caller draws a new challenge
- * with l7_sync_peer_rechallenge().
+ * An authenticated datagram's header (read by l7_sync_hdr_get()): the
+ * verdict, the window and the echo updated - the echo to the challenge
+ * of the accepted sender's newest datagram, or of any datagram not
+ * accepted.  On L7_SYNC_NEW_PEER the caller draws a new challenge with
+ * l7_sync_peer_rechallenge() before it takes another datagram.  On
+ * L7_SYNC_UNKNOWN, and best on L7_SYNC_NEW_PEER too (the other end may
+ * not have accepted us yet), it answers with a datagram, a HELLO if it
+ * has no records: it echoes the challenge just heard.
  */
 enum l7_sync_verdict l7_sync_peer_accept(struct l7_sync_peer *p,
 					 const struct l7_sync_hdr *h);

@@ -58,19 +58,23 @@ static void datagram_round_trip(const uint8_t *data, size_t size)
 	static uint8_t out[20000];
 	struct l7_ckpt_writer w;
 	struct l7_ckpt_reader r;
-	struct l7_ckpt_hdr h;
 	struct l7_ckpt_rec rec;
+	uint16_t count;
 	size_t len;
 
-	if (size > sizeof(out) || l7_ckpt_read_begin(&r, data, size, &h))
+	/* the first two bytes: the count a datagram's header would give */
+	if (size < 2 || size - 2 > sizeof(out))
 		return;
-	FUZZ_ASSERT(h.version == L7_CKPT_VERSION);
-	FUZZ_ASSERT(l7_ckpt_write_begin(&w, out, size, h.sync_id));
+	count = (uint16_t)(data[0] << 8 | data[1]);
+	data += 2;
+	size -= 2;
+	if (l7_ckpt_read_begin(&r, data, size, count))
+		return;
+	l7_ckpt_write_begin(&w, out, size);
 	while (l7_ckpt_read_next(&r, &rec))
 		FUZZ_ASSERT(l7_ckpt_write_rec(&w, &rec));
-	FUZZ_ASSERT(w.count == h.count);
+	FUZZ_ASSERT(w.count == count);
 	len = l7_ckpt_write_end(&w);
-	memcpy(out + L7_CKPT_HMAC_OFF, h.hmac, L7_CKPT_HMAC_LEN);
 	FUZZ_ASSERT(len == size && !memcmp(out, data, size));
 }
 
@@ -97,14 +101,13 @@ static struct l7_ckpt_rec via_wire(enum l7_ckpt_kind kind,
 	struct l7_ckpt_rec in = { .kind = kind, .conn = *c }, out;
 	struct l7_ckpt_writer w;
 	struct l7_ckpt_reader r;
-	struct l7_ckpt_hdr h;
-	uint8_t buf[L7_CKPT_HDR_LEN + 104];
+	uint8_t buf[L7_CKPT_REC_MAX];
 	size_t len;
 
-	FUZZ_ASSERT(l7_ckpt_write_begin(&w, buf, sizeof(buf), 7));
+	l7_ckpt_write_begin(&w, buf, sizeof(buf));
 	FUZZ_ASSERT(l7_ckpt_write_rec(&w, &in));
 	len = l7_ckpt_write_end(&w);
-	FUZZ_ASSERT(!l7_ckpt_read_begin(&r, buf, len, &h));
+	FUZZ_ASSERT(!l7_ckpt_read_begin(&r, buf, len, 1));
 	FUZZ_ASSERT(l7_ckpt_read_next(&r, &out));
 	FUZZ_ASSERT(!l7_ckpt_read_next(&r, &out));
 	FUZZ_ASSERT(out.kind == kind && out.conn.gen == c->gen &&

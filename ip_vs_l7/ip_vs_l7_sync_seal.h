@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7: sealing and opening the checkpoint channel's datagrams
+ * (core/sync_peer.h: the format and the keys), with the kernel's AEAD.
+ */
+#ifndef _IP_VS_L7_SYNC_SEAL_H
+#define _IP_VS_L7_SYNC_SEAL_H
+
+#include <linux/types.h>
+
+struct crypto_shash;
+struct crypto_aead;
+struct aead_request;
+
+/* One sender's key, ready to seal or open its datagrams. */
+struct l7_seal {
+	struct crypto_aead	*tfm;
+	struct aead_request	*req;
+	u64			sender;		/* keyed for, 0 for none */
+};
+
+/* The shared key, from which every sender's key is derived. */
+struct crypto_shash *l7_seal_kdf_alloc(const u8 *key, unsigned int len);
+void l7_seal_kdf_free(struct crypto_shash *kdf);
+
+int l7_seal_init(struct l7_seal *x);
+void l7_seal_free(struct l7_seal *x);
+
+/* Key @x for @sender's datagrams on channel @sync_id. */
+int l7_seal_key(struct l7_seal *x, struct crypto_shash *kdf, u32 sync_id,
+		u64 sender);
+
+/*
+ * Seal datagram @seq in @buf: its header (authenticated, left in clear),
+ * then @plain bytes encrypted in place, then the tag written after them.
+ * @buf has room for all of it.
+ */
+int l7_seal(struct l7_seal *x, u8 *buf, size_t plain, u64 seq);
+
+/*
+ * Open datagram @seq of @len bytes in @buf in place: 0 if it is
+ * authentic, its records then in clear after the header.
+ */
+int l7_unseal(struct l7_seal *x, u8 *buf, size_t len, u64 seq);
+
+#endif /* _IP_VS_L7_SYNC_SEAL_H */
