@@ -194,6 +194,8 @@ refused_outside_init_userns() {
 # one record each; one that closes is a DELETE
 master_records() {
 	local i n=4
+	# the backup took the master's start (its handshake): records count
+	wait_eq 1 sync_counter l7dir2 peers || { show l7dir2; return 1; }
 	for i in $(seq 1 $n); do
 		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/ready$i" \
 			"$TMP/go$i" --requests 1 > "$TMP/held$i" 2>&1 &
@@ -250,8 +252,10 @@ refl_seen() { [ "$(cnt l7dir reflected)" != 0 ] || [ "$(cnt l7dir displaced)" !=
 # (reflected), nothing is stored or ended, and the client's next request
 # is answered.
 reflection_ignored() {
-	local stored rc=0
+	local stored peers rc=0
+	peers=$(cnt l7dir2 peers)
 	restart l7dir both 203.0.113.2 --sync-idle 50 || return 1
+	wait_eq $((peers + 1)) sync_counter l7dir2 peers || { show l7dir2; return 1; }
 	stored=$(cnt l7dir2 stored)
 	capture_start refl || return 1
 	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/rready" \
@@ -287,8 +291,10 @@ refused_past() {
 # to the backup after its channel restarted (an empty store, a new
 # challenge) from the master's address: none is taken.
 replay_after_restart() {
-	local stored deleted n mark rc=0
+	local stored deleted peers n mark rc=0
+	peers=$(cnt l7dir2 peers)
 	restart l7dir both 203.0.113.2 --sync-idle 50 || return 1
+	wait_eq $((peers + 1)) sync_counter l7dir2 peers || { show l7dir2; return 1; }
 	stored=$(cnt l7dir2 stored) deleted=$(cnt l7dir2 deleted)
 	capture_start rst || return 1
 	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/pready" \
@@ -491,8 +497,8 @@ both_under_flood() {
 	local kpid rc=0
 	restart l7dir both 203.0.113.2 --sync-idle 1 &&
 	restart l7dir2 both 203.0.113.1 || return 1
-	wait_eq 1 sync_counter l7dir peers && wait_eq 1 sync_counter l7dir2 peers ||
-		{ show l7dir; show l7dir2; return 1; }
+	# l7dir2 took l7dir's start: all l7dir sends from now on counts
+	wait_eq 1 sync_counter l7dir2 peers || { show l7dir; show l7dir2; return 1; }
 	rm -f "$TMP/fstop"
 	in_cli timeout 300 $PY "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 20 \
 		--requests 100000 --pace 0.05 --timeout 30 --until "$TMP/fstop" \
