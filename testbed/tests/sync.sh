@@ -526,6 +526,7 @@ sync_link
 new_key "$TMP/key"
 wait_for pools_ready >/dev/null
 
+t_check "sync: l7sync.py's format, keys and handshake against RFC 8439 and sync_peer.h (selftest)" in_d l7dir3 $SYNC selftest
 t_check "sync: a key file others may read is refused" refuses_open_key
 t_check "sync: master and backup start, shown by -L --daemon; a second start refused" starts_both
 t_check "sync: refused outside the initial user namespace" refused_outside_init_userns
