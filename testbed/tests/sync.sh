@@ -238,10 +238,11 @@ no_clear_numbers() {
 	wait_for -s 60 grep -q '^ok' "$TMP/cheld" || { cat "$TMP/cheld"; rc=1; }
 	[ $rc = 0 ] || { show l7dir; show l7dir2; return 1; }
 	# 198.51.100.10, then cport and 80 as a record holds them
-	note "client port $cport: $($SYNC grep-clear "$TMP/clear.jl" c633640a \
-		"$(printf '%04x0050' "$cport")")"
 	$SYNC grep-clear "$TMP/clear.jl" c633640a "$(printf '%04x0050' "$cport")" \
-		> /dev/null
+		> "$TMP/clear.out"
+	rc=$?
+	note "client port $cport: $(tr '\n' ' ' < "$TMP/clear.out")"
+	return $rc
 }
 
 # refl_seen: l7dir counted a datagram sent back to it, one way or another
