@@ -666,6 +666,8 @@ u16 l7_ckpt_tuple_addrs(const struct l7_ckpt_tuple *t,
 			union nf_inet_addr *caddr, union nf_inet_addr *vaddr);
 u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
+/* whether @a is an address of this director (a VIP it holds now) */
+bool l7_addr_local(struct net *net, u16 af, const union nf_inet_addr *a);
 void l7_send_pconn(struct l7_pconn *pc, u8 flags, u32 seq, u32 ack,
 		   u16 win, const struct l7_tcp_opts *opts, const void *data,
 		   u32 len);

@@ -293,6 +293,15 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th,
 		l7_conn_progress(c);
 	}
 	c->d_snd_una = ack;
+	/*
+	 * Linux counts what was acknowledged in 64 bits; this difference
+	 * would wrap at 4 GB and shrink the old-ACK span (min(max_window,
+	 * acknowledged), core/tcp_accept.c) to nothing.  Past 2^30 that span
+	 * is max_window anyway: the first byte is pulled along, and a record
+	 * of the connection stays in range (l7_ckpt_conn_valid()).
+	 */
+	if (c->d_snd_una - c->d_snd_isn > 1u << 30)
+		c->d_snd_isn = c->d_snd_una - (1u << 30);
 	has_dup = (o->present & L7_TCPO_SACK) &&
 		  l7_sack_dup(o->sack, o->sack_count, ack, &dup);
 	l7_binding_acked(c, ack, has_dup ? &dup : NULL);
@@ -735,7 +744,11 @@ static void l7_ckpt_seg_of(const struct sk_buff *skb,
  * other left it: the same numbers, options and TSval clock, the client's
  * newest TSval as TS.Recent; floors and limits start afresh.  NULL when
  * there is no record or the segment does not fit it, ERR_PTR(-EAGAIN)
- * when the record waits for the client's retransmission.
+ * when the segment is dropped and the record kept: it waits for the
+ * client's retransmission, or the segment was out of the record's window
+ * - a blind guess at the tuple, answered (rate-limited) by the record's
+ * probe, so that the real client says where it is.  A RST never makes a
+ * connection (no record fits one): at the record's rcv_nxt it ends it.
  */
 static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 				       struct sk_buff *skb,
@@ -751,11 +764,16 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	switch (l7_sync_adopt(ls->net, &g, &rec)) {
 	case L7_CKPT_ADOPT:
 		break;
+	case L7_CKPT_PROBE:
+		l7_send_probe(ls->net, &rec.conn, rec.ts_off);
+		return ERR_PTR(-EAGAIN);
 	case L7_CKPT_WAIT:
 		return ERR_PTR(-EAGAIN);
 	default:
 		return NULL;
 	}
+	if (WARN_ON_ONCE(g.flags & L7_TCPF_RST))
+		return NULL;
 	c = l7_client_alloc(ls, skb);
 	if (c)
 		l7_conn_restore(c, &rec);
@@ -820,13 +838,16 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	struct l7_conn *c;
 	bool adopted;
 
-	if (th->rst)
-		return NF_DROP;
 	/* SYN+FIN, SYN+RST: no stack sends them; no answer, no cookie */
 	if (l7_tcp_flags_check(tcp_flag_byte(th), false) == L7_FLAGS_DROP)
 		return NF_DROP;
 	if (l7_parse_opts(th, &o) < 0)
 		return NF_DROP;
+	/* a client that ended a connection we have a record of: no answer */
+	if (th->rst) {
+		l7_client_adopt(ls, skb, &o);
+		return NF_DROP;
+	}
 
 	if (th->syn && !th->ack) {
 		u16 cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;

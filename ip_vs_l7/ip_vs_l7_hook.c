@@ -104,6 +104,14 @@ static bool l7_vip_packet(struct sk_buff *skb, const struct l7_tuple *t,
 					th->source, &t->daddr, th->dest))
 		return false;
 	/*
+	 * A VIP this director does not hold (the backup's, before VRRP
+	 * moves it) is not ours to answer for: no SYN-ACK, no connection,
+	 * no takeover of a record - the packet goes where routing sends
+	 * it.  Only here, where no connection matched: one made is ours.
+	 */
+	if (!l7_addr_local(state->net, t->af, &t->daddr))
+		return false;
+	/*
 	 * No connection has a martian client (none is ever made for one),
 	 * so this is the one place such a source can reach us: ignore it,
 	 * as routing would have.

@@ -56,6 +56,9 @@ static void l7_rsp_copy_xmit(struct l7_conn *c, const struct l7_binding *b)
 {
 	u32 mss = c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0), off, n;
 
+	/* a connection's MSS is floored (l7_conn_restore()): n never 0 */
+	if (WARN_ON_ONCE(!mss))
+		return;
 	for (off = 0; off < b->rsp_copy_len; off += n) {
 		n = min(mss, b->rsp_copy_len - off);
 		if (!before(c->d_snd_una, b->rsp_copy_seq + off + n))

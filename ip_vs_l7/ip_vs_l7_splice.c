@@ -220,6 +220,9 @@ static int l7_seg_gso(struct sk_buff *skb, bool v4, u32 payload, u32 mss)
 	unsigned int type = v4 ? SKB_GSO_TCPV4 : SKB_GSO_TCPV6;
 	unsigned int size;
 
+	/* a connection's MSS is floored (l7_conn_restore()): never divide by 0 */
+	if (WARN_ON_ONCE(!mss && payload))
+		return -EINVAL;
 	if (payload <= mss) {
 		if (!skb_is_gso(skb))
 			return 0;

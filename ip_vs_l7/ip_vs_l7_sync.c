@@ -95,6 +95,12 @@
  */
 #define L7_SYNC_PROBE_FIRST_MS	300
 #define L7_SYNC_PROBE_AGAIN_MS	8000
+/*
+ * And once more, this long after the last probe: a record whose client
+ * answered neither probe has no client (gone, or reset meanwhile), and is
+ * dropped (l7_ckpt_expire()).
+ */
+#define L7_SYNC_PROBE_EXPIRE_MS	3000
 /* the largest UDP payload */
 #define L7_SYNC_UDP_MAX		65507
 
@@ -131,7 +137,8 @@ struct l7_sync {
 	struct work_struct	recv;
 	struct delayed_work	probe;		/* an address came up */
 	struct l7_ckpt_slot	*probe_batch;	/* the probe's copies */
-	atomic_t		probe_again;	/* its second pass is due */
+	u32			*probe_idx;	/* and their slots */
+	atomic_t		probe_pass;	/* the next: 1, 2, then expiry */
 	spinlock_t		slock;		/* the store, backup counters */
 	struct l7_ckpt_store	store;
 	struct l7_ckpt_slot	*slots;
@@ -425,7 +432,8 @@ void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
 	c->c_wl1 = k->snd_wl1;
 	c->c_max_win = k->max_window;
 	c->c_win = k->win;
-	c->c_mss = k->mss;
+	/* the store took none below it: l7_forward() divides by c_mss - 12 */
+	c->c_mss = max_t(u16, k->mss, L7_CKPT_MIN_MSS);
 	c->c_wscale = k->c_wscale;
 	c->d_wscale = k->d_wscale;
 	c->c_ts = k->ts;
@@ -492,14 +500,15 @@ enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 		goto out;
 	/*
 	 * Nor for a tuple whose bucket is empty, as nearly every one is
-	 * while a few records wait after a takeover: a record stored just
-	 * now is missed by this segment only, and the client sends again.
+	 * while a few records wait after a takeover: a record stored at
+	 * this very moment is missed by this segment, as it would be had
+	 * the segment come a moment earlier.
 	 */
 	if (READ_ONCE(s->buckets[l7_ckpt_bucket(&s->store, &g->t)]) ==
 	    L7_CKPT_NIL)
 		goto out;
 	spin_lock_bh(&s->slock);
-	v = l7_ckpt_adopt(&s->store, g, out);
+	v = l7_ckpt_adopt(&s->store, g, l7_sync_now_ms(), out);
 	spin_unlock_bh(&s->slock);
 	if (v == L7_CKPT_ADOPT)
 		l7_sync_gen_raise(s, out->conn.gen);
@@ -655,7 +664,8 @@ static void l7_sync_take(struct l7_sync *s, size_t len)
 		return;
 	}
 	/* what the peer holds of ours: our records go on past it */
-	l7_sync_gen_raise(s, h.newest);
+	if (h.newest < L7_CKPT_GEN_MAX)
+		l7_sync_gen_raise(s, h.newest);
 	l7_sync_apply(s, buf + L7_SYNC_HDR_LEN,
 		      len - L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN, h.count);
 }
@@ -742,50 +752,76 @@ static bool l7_sync_probe_wanted(struct net *net,
 }
 
 /*
+ * One pass of the takeover's probe over the store, @expire for the last:
+ * a probe to each client whose record is on a VIP:port served here, or,
+ * on the last pass, each record probed L7_CKPT_PROBES times dropped.
+ */
+static void l7_sync_probe_pass(struct l7_sync *s, bool expire)
+{
+	struct l7_ckpt_slot *batch = s->probe_batch;
+	u32 cursor = 0, n, k, done;
+
+	while (cursor < l7_ckpt_slots(&s->store)) {
+		/* the lock held over a few slots at a time, however many */
+		spin_lock_bh(&s->slock);
+		n = l7_ckpt_walk(&s->store, &cursor, L7_SYNC_PROBE_SCAN, batch,
+				 s->probe_idx, L7_SYNC_PROBE_BATCH);
+		spin_unlock_bh(&s->slock);
+		for (k = 0, done = 0; k < n; k++) {
+			const struct l7_ckpt_conn *c = &batch[k].conn;
+
+			if (!expire) {
+				if (!l7_sync_probe_wanted(s->net, &c->t))
+					continue;
+				/* as every other segment of ours: from softirq */
+				local_bh_disable();
+				l7_send_probe(s->net, c, batch[k].ts_off);
+				local_bh_enable();
+			}
+			/* the slot's record may have changed: checked there */
+			spin_lock_bh(&s->slock);
+			if (expire)
+				l7_ckpt_expire(&s->store, s->probe_idx[k], c);
+			else
+				l7_ckpt_probe_mark(&s->store, s->probe_idx[k],
+						   c, l7_sync_now_ms());
+			spin_unlock_bh(&s->slock);
+			done += !expire;
+		}
+		spin_lock_bh(&s->slock);
+		s->stats.probed += done;
+		spin_unlock_bh(&s->slock);
+		cond_resched();
+	}
+}
+
+/*
  * An address came up here, as keepalived adds the VIP when this director
  * becomes master: every client of the peer's that the records say is
  * idle on a VIP of ours now gets a probe (l7_send_probe()).  One between
  * two requests answers and is taken over at once; one whose request or
  * response the peer had under way answers with numbers past the record
  * and is reset - without the probe it would wait for an answer that
- * never comes, until its own timeout.
+ * never comes, until its own timeout.  A second pass later, then records
+ * no client claimed are dropped.
  */
 static void l7_sync_probe_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
 					 probe);
-	struct l7_ckpt_slot *batch = s->probe_batch;
-	u32 i = 0, n, k, end, sent;
+	int pass = atomic_read(&s->probe_pass);
+	unsigned int next_ms;
 
-	end = s->store.rec_cap + s->store.tomb_cap;
-	while (i < end) {
-		u32 scan = 0;
-
-		/* the lock held over a few slots at a time, however many */
-		n = 0;
-		spin_lock_bh(&s->slock);
-		for (; i < end && n < L7_SYNC_PROBE_BATCH &&
-		       scan < L7_SYNC_PROBE_SCAN; i++, scan++)
-			if (l7_ckpt_slot_live(&s->store, i))
-				batch[n++] = s->slots[i];
-		spin_unlock_bh(&s->slock);
-		for (k = 0, sent = 0; k < n; k++) {
-			if (!l7_sync_probe_wanted(s->net, &batch[k].conn.t))
-				continue;
-			/* as every other segment of ours: from softirq */
-			local_bh_disable();
-			l7_send_probe(s->net, &batch[k].conn, batch[k].ts_off);
-			local_bh_enable();
-			sent++;
-		}
-		spin_lock_bh(&s->slock);
-		s->stats.probed += sent;
-		spin_unlock_bh(&s->slock);
-		cond_resched();
-	}
-	if (atomic_xchg(&s->probe_again, 0))
-		queue_delayed_work(s->wq, &s->probe,
-				   msecs_to_jiffies(L7_SYNC_PROBE_AGAIN_MS));
+	if (!pass)
+		return;
+	l7_sync_probe_pass(s, pass > L7_CKPT_PROBES);
+	next_ms = pass < L7_CKPT_PROBES ? L7_SYNC_PROBE_AGAIN_MS :
+					   L7_SYNC_PROBE_EXPIRE_MS;
+	/* an address that came up meanwhile started the passes over */
+	if (atomic_cmpxchg(&s->probe_pass, pass,
+			   pass > L7_CKPT_PROBES ? 0 : pass + 1) == pass &&
+	    pass <= L7_CKPT_PROBES)
+		queue_delayed_work(s->wq, &s->probe, msecs_to_jiffies(next_ms));
 }
 
 /* An address of @net came up: probe if there are records to. */
@@ -796,7 +832,7 @@ static void l7_sync_addr_up(struct net *net)
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
 	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count)) {
-		atomic_set(&s->probe_again, 1);
+		atomic_set(&s->probe_pass, 1);
 		mod_delayed_work(s->wq, &s->probe,
 				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
 	}
@@ -950,10 +986,10 @@ static int l7_sync_keys(struct l7_sync *s, const u8 *key)
 
 static void l7_sync_free(struct l7_sync *s)
 {
-	if (s->sock)
-		sock_release(s->sock);
 	if (s->wq)
 		destroy_workqueue(s->wq);
+	if (s->sock)
+		sock_release(s->sock);
 	l7_seal_free(&s->tx);
 	l7_seal_free(&s->rx);
 	l7_seal_free(&s->rx_new);
@@ -962,6 +998,7 @@ static void l7_sync_free(struct l7_sync *s)
 	kvfree(s->slots);
 	kvfree(s->buckets);
 	kvfree(s->probe_batch);
+	kvfree(s->probe_idx);
 	kfree(s->tx_buf);
 	kfree(s->rx_buf);
 	kfree_sensitive(s);
@@ -1021,7 +1058,9 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 		err = -ENOMEM;
 		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
 					  sizeof(*s->probe_batch), GFP_KERNEL);
-		if (!s->probe_batch)
+		s->probe_idx = kvcalloc(L7_SYNC_PROBE_BATCH,
+					sizeof(*s->probe_idx), GFP_KERNEL);
+		if (!s->probe_batch || !s->probe_idx)
 			goto fail;
 	}
 	return s;
@@ -1141,6 +1180,9 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->adopted = s->store.stats.adopted;
 	st->waited = s->store.stats.waited;
 	st->refused = s->store.stats.refused;
+	st->blind = s->store.stats.blind;
+	st->ahead = s->store.stats.ahead;
+	st->expired = s->store.stats.expired;
 	st->displaced = s->stats.displaced;
 	st->probed = s->stats.probed;
 	st->replayed = s->stats.replayed;

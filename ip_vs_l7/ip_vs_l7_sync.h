@@ -85,8 +85,9 @@ bool l7_sync_has_records(struct net *net);
  * A client's segment @g to a VIP of ours that matches no connection:
  * whether the peer's record of its connection fits it (ADOPT: the record
  * into *out, with its TSval offset to our clock), is to be waited on
- * (WAIT: drop the segment), or is dropped (REFUSE).  Without a record
- * this is NONE at the cost of a read.
+ * (WAIT: drop the segment), is dropped (REFUSE), or is out of the
+ * record's window (PROBE: drop the segment, send the probe of the record
+ * in *out).  Without a record this is NONE at the cost of a read.
  */
 enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 				   const struct l7_ckpt_seg *g,

@@ -374,6 +374,32 @@ bool l7_unanswerable(const struct sk_buff *skb)
 	return l7_dev_broadcast(skb, saddr);
 }
 
+bool l7_addr_local(struct net *net, u16 af, const union nf_inet_addr *a)
+{
+	if (af == AF_INET)
+		return inet_addr_type(net, a->ip) == RTN_LOCAL;
+	return ipv6_chk_addr(net, &a->in6, NULL, 0);
+}
+
+/*
+ * Whether a segment to @a, with no packet of its to answer (a record's
+ * probe), would go where l7_unanswerable() never answers: to a
+ * broadcast, multicast, "this network" or loopback address, or to one of
+ * our own.  The routing tables know each subnet's broadcast.
+ */
+static bool l7_addr_unanswerable(struct net *net, u16 af,
+				 const union nf_inet_addr *a)
+{
+	if (af == AF_INET6)
+		return ipv6_addr_is_multicast(&a->in6) ||
+		       ipv6_addr_any(&a->in6) || ipv6_addr_loopback(&a->in6) ||
+		       ipv6_addr_v4mapped(&a->in6) ||
+		       ipv6_chk_addr(net, &a->in6, NULL, 0);
+	if ((a->ip & htonl(0xff000000)) == 0)
+		return true;
+	return inet_addr_type(net, a->ip) != RTN_UNICAST;
+}
+
 /*
  * A segment the director writes on a pooled connection: its copy of a
  * request, an ACK, a RST.  When the connection is bound, its timestamp
@@ -503,6 +529,13 @@ void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
 	};
 
 	s.af = l7_ckpt_tuple_addrs(&k->t, &s.daddr, &s.saddr);
+	/*
+	 * A record is the peer's word: its client may be an address no
+	 * segment of ours should reach, its VIP one we do not hold.
+	 */
+	if (l7_addr_unanswerable(net, s.af, &s.daddr) ||
+	    !l7_addr_local(net, s.af, &s.saddr))
+		return;
 	if (k->ts) {
 		u32 now = l7_now_ts() + ts_off;
 

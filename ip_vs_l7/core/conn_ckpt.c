@@ -100,12 +100,47 @@ static bool key_valid(const struct l7_ckpt_conn *c)
 	return c->gen && tuple_valid(&c->t);
 }
 
+/*
+ * The receive side: the client's next byte within the window the
+ * director announced, which no 16-bit field shifted by 14 exceeds.
+ */
+static bool rcv_valid(const struct l7_ckpt_conn *c)
+{
+	return c->rcv_edge - c->rcv_wup <= L7_CKPT_MAX_WINDOW &&
+	       l7_seq_between(c->rcv_nxt, c->rcv_wup, c->rcv_edge);
+}
+
+/*
+ * The send side: at a boundary everything sent is acknowledged; the
+ * first byte is less than 2^31 behind (the glue pulls it along past
+ * 2^30, l7_client_ack()), so that modular comparisons with it mean what
+ * they say; the largest window the client announced is one a window
+ * field can announce, and no smaller than the one it announces now.
+ */
+static bool snd_valid(const struct l7_ckpt_conn *c)
+{
+	uint32_t win = (uint32_t)c->win << (c->c_wscale > 0 ? c->c_wscale : 0);
+
+	return c->snd_una == c->snd_nxt &&
+	       c->snd_nxt - c->snd_isn < 1u << 31 &&
+	       c->max_window <= L7_CKPT_MAX_WINDOW && win <= c->max_window;
+}
+
+/* Timestamps: an age the client's PAWS still holds to; none without. */
+static bool ts_valid(const struct l7_ckpt_conn *c)
+{
+	if (!c->ts)
+		return !c->ts_recent && !c->ts_last && !c->ts_age;
+	return c->ts_age < L7_CKPT_MAX_TS_AGE;
+}
+
 /* Window scaling is agreed both ways or neither (l7_client_new()). */
 bool l7_ckpt_conn_valid(const struct l7_ckpt_conn *c)
 {
-	return key_valid(c) && c->mss && wscale_valid(c->c_wscale) &&
-	       wscale_valid(c->d_wscale) &&
-	       (c->c_wscale < 0) == (c->d_wscale < 0);
+	return key_valid(c) && c->mss >= L7_CKPT_MIN_MSS &&
+	       wscale_valid(c->c_wscale) && wscale_valid(c->d_wscale) &&
+	       (c->c_wscale < 0) == (c->d_wscale < 0) && rcv_valid(c) &&
+	       snd_valid(c) && ts_valid(c);
 }
 
 static bool rec_valid(const struct l7_ckpt_rec *r)
@@ -375,6 +410,8 @@ static void evict_oldest(struct l7_ckpt_store *s, struct l7_ckpt_list *l)
 		s->stats.evicted++;
 	list_del(s, l, i);
 	slot_unhash(s, i);
+	/* free: no tuple, so that a walk by index tells it without a hash */
+	e->conn.t.family = 0;
 	e->hnext = s->free;
 	s->free = i;
 }
@@ -435,6 +472,24 @@ int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
 	return 0;
 }
 
+/*
+ * A generation too far ahead of the newest taken (L7_CKPT_GEN_*).  The
+ * first record a store takes is bounded by 2^63 only: it has nothing to
+ * compare with, and honest generations are counted from an epoch.
+ */
+static bool gen_ahead(const struct l7_ckpt_store *s, uint64_t gen)
+{
+	return gen >= L7_CKPT_GEN_MAX ||
+	       (s->newest && gen > s->newest &&
+		gen - s->newest > L7_CKPT_GEN_AHEAD);
+}
+
+static void gen_taken(struct l7_ckpt_store *s, uint64_t gen)
+{
+	if (gen > s->newest)
+		s->newest = gen;
+}
+
 /* An UPSERT newer than everything known of its tuple becomes its record. */
 static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 					const struct l7_ckpt_conn *c,
@@ -453,7 +508,10 @@ static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 	}
 	s->slots[i].conn = *c;
 	s->slots[i].waits = 0;
+	s->slots[i].probes = 0;
+	s->slots[i].probe_any = false;
 	s->slots[i].ts_off = l7_ckpt_ts_offset(c, now_ms);
+	gen_taken(s, c->gen);
 	s->stats.stored++;
 	return L7_CKPT_STORED;
 stale:
@@ -468,6 +526,8 @@ static void slot_bury(struct l7_ckpt_store *s, uint32_t i, uint64_t gen)
 	s->slots[i].conn = (struct l7_ckpt_conn){ .t = s->slots[i].conn.t,
 						  .gen = gen };
 	s->slots[i].ts_off = 0;
+	s->slots[i].probes = 0;
+	s->slots[i].probe_any = false;
 }
 
 /*
@@ -488,6 +548,7 @@ static enum l7_ckpt_applied ckpt_delete(struct l7_ckpt_store *s,
 		goto stale;
 	}
 	slot_bury(s, i, c->gen);
+	gen_taken(s, c->gen);
 	s->stats.deleted++;
 	return L7_CKPT_DELETED;
 stale:
@@ -499,6 +560,11 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_rec *r,
 				   uint32_t now_ms)
 {
+	if (gen_ahead(s, r->conn.gen)) {
+		s->stats.ahead++;
+		s->stats.stale++;
+		return L7_CKPT_STALE;
+	}
 	if (r->kind == L7_CKPT_DELETE)
 		return ckpt_delete(s, &r->conn);
 	return ckpt_upsert(s, &r->conn, now_ms);
@@ -537,10 +603,63 @@ bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
 
 bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i)
 {
-	/* a free slot keeps the tuple it had: only its own lookup finds it */
-	return i < s->rec_cap + s->tomb_cap && !s->slots[i].tomb &&
-	       s->slots[i].conn.t.family &&
-	       slot_find(s, &s->slots[i].conn.t) == i;
+	/* a free slot has no family (evict_oldest(), l7_ckpt_store_init()) */
+	return i < l7_ckpt_slots(s) && !s->slots[i].tomb &&
+	       s->slots[i].conn.t.family;
+}
+
+uint32_t l7_ckpt_walk(const struct l7_ckpt_store *s, uint32_t *cursor,
+		      uint32_t max_slots, struct l7_ckpt_slot *out,
+		      uint32_t *idx, uint32_t max_out)
+{
+	uint32_t i = *cursor, end = l7_ckpt_slots(s), n = 0;
+
+	if (i >= end)
+		return 0;
+	if (max_slots < end - i)
+		end = i + max_slots;
+	for (; i < end && n < max_out; i++) {
+		if (!l7_ckpt_slot_live(s, i))
+			continue;
+		out[n] = s->slots[i];
+		if (idx)
+			idx[n] = i;
+		n++;
+	}
+	*cursor = i;
+	return n;
+}
+
+/* Slot @i still holds the record @k was copied from. */
+static bool slot_holds(const struct l7_ckpt_store *s, uint32_t i,
+		       const struct l7_ckpt_conn *k)
+{
+	return l7_ckpt_slot_live(s, i) && s->slots[i].conn.gen == k->gen &&
+	       tuple_eq(&s->slots[i].conn.t, &k->t);
+}
+
+bool l7_ckpt_probe_mark(struct l7_ckpt_store *s, uint32_t i,
+			const struct l7_ckpt_conn *k, uint32_t now_ms)
+{
+	struct l7_ckpt_slot *e = &s->slots[i];
+
+	if (!slot_holds(s, i, k))
+		return false;
+	if (e->probes < 0xff)
+		e->probes++;
+	e->probe_at = now_ms;
+	e->probe_any = true;
+	return true;
+}
+
+bool l7_ckpt_expire(struct l7_ckpt_store *s, uint32_t i,
+		    const struct l7_ckpt_conn *k)
+{
+	if (!slot_holds(s, i, k) || s->slots[i].probes < L7_CKPT_PROBES)
+		return false;
+	slot_bury(s, i, s->slots[i].conn.gen);
+	s->stats.expired++;
+	return true;
 }
 
 bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
@@ -554,15 +673,49 @@ bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
 	return l7_ckpt_match(c, &at);
 }
 
+/*
+ * Whether @g may end its record: a seq in [rcv_wup, rcv_edge], as a live
+ * connection takes it (tcp_accept.c), and a RST only exactly at rcv_nxt
+ * (RFC 5961 3.2: a RST elsewhere in the window gets a challenge ACK).
+ */
+static bool in_window(const struct l7_ckpt_conn *c,
+		      const struct l7_ckpt_seg *g)
+{
+	if (g->flags & L7_TCPF_RST)
+		return g->seq == c->rcv_nxt;
+	return l7_seq_between(g->seq, c->rcv_wup, c->rcv_edge);
+}
+
+/*
+ * Out of the window: whoever sent it does not know the connection, or it
+ * is an old duplicate.  The record stays; its probe asks the client for
+ * its numbers, at most once per L7_CKPT_PROBE_GAP_MS.
+ */
+static enum l7_ckpt_verdict blind(struct l7_ckpt_store *s, uint32_t i,
+				  uint32_t now_ms, struct l7_ckpt_slot *out)
+{
+	struct l7_ckpt_slot *e = &s->slots[i];
+
+	s->stats.blind++;
+	if (e->probe_any && now_ms - e->probe_at < L7_CKPT_PROBE_GAP_MS)
+		return L7_CKPT_WAIT;
+	e->probe_at = now_ms;
+	e->probe_any = true;
+	*out = *e;
+	return L7_CKPT_PROBE;
+}
+
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,
-				   struct l7_ckpt_slot *out)
+				   uint32_t now_ms, struct l7_ckpt_slot *out)
 {
 	uint32_t i = slot_find(s, &g->t);
 	bool fits;
 
 	if (i == L7_CKPT_NIL || s->slots[i].tomb)
 		return L7_CKPT_NONE;
+	if (!in_window(&s->slots[i].conn, g))
+		return blind(s, i, now_ms, out);
 	if (!s->slots[i].waits && l7_ckpt_past(&s->slots[i].conn, g)) {
 		s->slots[i].waits++;
 		s->stats.waited++;

@@ -9,8 +9,12 @@
  * the backup, which keeps the newest one per connection (the store
  * below) and, when the client's next segment reaches it after a
  * failover, adopts the connection if that segment fits the checkpoint
- * exactly.  Anything else drops the checkpoint: the client then gets
- * what it gets without one (a RST), never a connection in a wrong state.
+ * exactly.  Anything else in the connection's window drops the
+ * checkpoint: the client then gets what it gets without one (a RST),
+ * never a connection in a wrong state.  A segment out of the window is
+ * dropped and answered with a probe of the connection, whose client
+ * then answers with its own numbers: a blind guess at the tuple ends no
+ * checkpoint.
  *
  * What a checkpoint holds (struct l7_ckpt_conn), from struct l7_conn:
  *   tuple             caddr:cport -> vaddr:vport, IPv4 or IPv6: the key
@@ -72,6 +76,7 @@
 #define _IP_VS_L7_CORE_CONN_CKPT_H
 
 #include "l7_types.h"
+#include "tcp_pmtu.h"
 
 #define L7_CKPT_REC_MIN		24	/* an IPv4 DELETE */
 #define L7_CKPT_REC_MAX		104	/* an IPv6 UPSERT */
@@ -127,7 +132,37 @@ struct l7_ckpt_rec {
 /* Bytes of one record of @kind and @family on the wire; 0 if neither. */
 size_t l7_ckpt_rec_len(enum l7_ckpt_kind kind, uint8_t family);
 
-/* Whether @c may be written: every field in its range, as decoding asks. */
+/*
+ * The ranges of a record's fields: those a live Linux connection (and
+ * the director's own, which it mirrors) can have at a request boundary.
+ * A record is the peer's word, and the connection adopted from it goes
+ * into code that divides by its MSS and compares its sequence numbers
+ * modulo 2^32: outside these, that code would not be safe.
+ *   mss         the floor Linux holds a peer's MSS to (tcp_min_snd_mss,
+ *               tcp_pmtu.h), which the director keeps on ICMP too
+ *   windows     a 16-bit field shifted by at most 14 (RFC 7323 2.3)
+ *   ts_age      below 24 days: beyond that the client's PAWS forgets
+ *               TS.Recent (RFC 7323 5.5, TCP_PAWS_24DAYS), and below
+ *               2^31 the TSval the adopter sends stays after ts_last
+ */
+#define L7_CKPT_MIN_MSS		L7_TCP_MIN_SND_MSS
+#define L7_CKPT_MAX_WINDOW	(65535u << L7_CKPT_MAX_WSCALE)
+#define L7_CKPT_MAX_TS_AGE	(24u * 24 * 3600 * 1000)	/* ms */
+
+/*
+ * Generations: a record at or above 2^63, or more than 2^56 above the
+ * newest the store has taken, is refused (counted as ahead).  Honest
+ * generations count nanoseconds from an epoch: 2^56 ns is over two
+ * years.  One bogus record cannot push the floor (evict_oldest()) to
+ * where no genuine record is ever newer again.
+ */
+#define L7_CKPT_GEN_MAX		(1ull << 63)
+#define L7_CKPT_GEN_AHEAD	(1ull << 56)
+
+/*
+ * Whether @c may be written: every field in its range (above), as
+ * decoding asks.
+ */
 bool l7_ckpt_conn_valid(const struct l7_ckpt_conn *c);
 
 /* ---- writing a datagram's records ---- */
@@ -178,7 +213,10 @@ bool l7_ckpt_read_next(struct l7_ckpt_reader *r, struct l7_ckpt_rec *out);
 struct l7_ckpt_slot {
 	struct l7_ckpt_conn conn;
 	uint32_t ts_off;	/* the connection's TSval clock - ours */
+	uint32_t probe_at;	/* when it was last probed, if probe_any */
 	uint8_t waits;		/* answers past the record it waited out */
+	uint8_t probes;		/* takeover probes (l7_ckpt_probe_mark()) */
+	bool probe_any;		/* a probe of it went, at probe_at */
 	uint32_t hnext;		/* in its hash bucket */
 	uint32_t prev;		/* in its age list, oldest first */
 	uint32_t next;
@@ -200,6 +238,9 @@ struct l7_ckpt_stats {
 	uint64_t adopted;
 	uint64_t refused;	/* a segment that did not fit its record */
 	uint64_t waited;	/* an answer past the record, waited out */
+	uint64_t blind;		/* segments out of the record's window */
+	uint64_t ahead;		/* records with a generation too far ahead */
+	uint64_t expired;	/* records probed out, never adopted */
 };
 
 /*
@@ -219,6 +260,7 @@ struct l7_ckpt_store {
 	struct l7_ckpt_list recs;
 	struct l7_ckpt_list tombs;
 	uint64_t floor;
+	uint64_t newest;		/* the newest generation taken */
 	struct l7_ckpt_stats stats;
 };
 
@@ -238,7 +280,10 @@ enum l7_ckpt_applied {
 	L7_CKPT_STALE,		/* older than what is known: nothing done */
 };
 
-/* Apply a decoded record at our TSval-clock time @now_ms. */
+/*
+ * Apply a decoded record at our TSval-clock time @now_ms.  One whose
+ * generation is too far ahead (L7_CKPT_GEN_*) is STALE, counted as ahead.
+ */
 enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_rec *r,
 				   uint32_t now_ms);
@@ -256,6 +301,49 @@ bool l7_ckpt_slot_live(const struct l7_ckpt_store *s, uint32_t i);
  */
 uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
 			const struct l7_ckpt_tuple *t);
+
+/* How many slots a walk by index covers: indexes 0 .. this - 1. */
+static inline uint32_t l7_ckpt_slots(const struct l7_ckpt_store *s)
+{
+	return s->rec_cap + s->tomb_cap;
+}
+
+/*
+ * One step of a walk over the records, short enough for one hold of the
+ * store's lock (a store may have 2M slots): from slot *@cursor, look at
+ * @max_slots slots at most, and copy each record found into @out[n] and
+ * its index into @idx[n] (@idx may be NULL), stopping after @max_out.
+ * *@cursor moves past the last slot looked at; the walk is over when it
+ * reaches l7_ckpt_slots().  Returns n.  Between two steps the lock may
+ * be dropped: a record stored meanwhile at an index already passed is
+ * not visited, one evicted is not returned.
+ */
+uint32_t l7_ckpt_walk(const struct l7_ckpt_store *s, uint32_t *cursor,
+		      uint32_t max_slots, struct l7_ckpt_slot *out,
+		      uint32_t *idx, uint32_t max_out);
+
+/* A takeover probes a record this many times before it expires. */
+#define L7_CKPT_PROBES		2
+
+/*
+ * A takeover's probe of the record @k (as l7_ckpt_walk() returned it from
+ * slot @i) went at @now_ms: count it, and hold blind segments' probes
+ * off from then (l7_ckpt_adopt()).  False, nothing done, if slot @i no
+ * longer holds that record (adopted, deleted, replaced or evicted since
+ * the walk).
+ */
+bool l7_ckpt_probe_mark(struct l7_ckpt_store *s, uint32_t i,
+			const struct l7_ckpt_conn *k, uint32_t now_ms);
+
+/*
+ * After the takeover's last probe, and time for its answer: if slot @i
+ * still holds the record @k and it was probed L7_CKPT_PROBES times, its
+ * client never answered (gone, or it answered a director that had no
+ * record and was reset): the record is buried, as if adopted (a late copy
+ * is never taken), and counted as expired.  Whether it was.
+ */
+bool l7_ckpt_expire(struct l7_ckpt_store *s, uint32_t i,
+		    const struct l7_ckpt_conn *k);
 
 /* The tuple's record, or NULL (none, or a tombstone). */
 const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
@@ -276,8 +364,27 @@ enum l7_ckpt_verdict {
 	L7_CKPT_NONE,		/* no record: as without checkpoints */
 	L7_CKPT_ADOPT,		/* adopt the connection from *out */
 	L7_CKPT_REFUSE,		/* the record is dropped: as without */
-	L7_CKPT_WAIT,		/* drop the segment, keep the record */
+	/*
+	 * Drop the segment, keep the record, answer nothing: an answer
+	 * from past the record waited out once, or a blind segment while
+	 * its record's probe is held off (L7_CKPT_PROBE_GAP_MS).
+	 */
+	L7_CKPT_WAIT,
+	/*
+	 * Drop the segment, keep the record, and answer with the record's
+	 * probe (*out is the record): a segment out of the record's window,
+	 * which cannot be told from a blind guess at the tuple.  The real
+	 * client answers the probe with its own numbers.
+	 */
+	L7_CKPT_PROBE,
 };
+
+/*
+ * A record's probe answers blind segments at most once in this long, as
+ * Linux limits challenge ACKs (RFC 5961 7, tcp_challenge_ack_limit's
+ * per-socket half-second, tcp_invalid_ratelimit).
+ */
+#define L7_CKPT_PROBE_GAP_MS	500
 
 /*
  * Whether @g fits @c exactly: an ACK without SYN or RST, at seq rcv_nxt,
@@ -299,15 +406,21 @@ bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
 bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
 
 /*
- * A segment @g with no connection: adopt from the tuple's record if it
- * fits (the record and its TSval offset into @out), wait once for a bare
- * ACK from past it (l7_ckpt_past()), else refuse.  Adopted or refused,
+ * A segment @g with no connection, at @now_ms (the clock of
+ * l7_ckpt_apply()).  Only a segment in the record's window can end it,
+ * as in a live connection (RFC 5961): one whose seq is outside
+ * [rcv_wup, rcv_edge], or a RST not exactly at rcv_nxt, leaves the record
+ * as it was and is counted as blind - PROBE, or WAIT within
+ * L7_CKPT_PROBE_GAP_MS of the record's last probe.  In the window: adopt
+ * if it fits (the record and its TSval offset into @out), wait once for a
+ * bare ACK from past it (l7_ckpt_past()), else refuse; a RST at rcv_nxt
+ * (the client ended the connection) refuses too.  Adopted or refused,
  * the record goes, leaving a tombstone of its generation: a late copy of
  * it is never adopted again.
  */
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,
-				   struct l7_ckpt_slot *out);
+				   uint32_t now_ms, struct l7_ckpt_slot *out);
 
 /*
  * The connection's TSval clock against ours, from a record applied at

@@ -93,7 +93,7 @@ struct l7_sync_peer {
 	uint64_t challenge;	/* ours, current */
 	uint64_t sender;	/* the accepted sender, 0 for none */
 	uint64_t top;		/* its newest sequence number taken */
-	uint64_t seen;		/* bit i: top - i taken */
+	uint64_t seen;		/* bit i: top - i taken, or below the first */
 	uint64_t echo;		/* the other's challenge, as last heard */
 };
 

@@ -223,9 +223,10 @@ def record(kind, gen, cport, mss=1460, ts=True, sack=True):
     head = struct.pack(">BBHQ", kind, 4, 0, gen) + tuple_bytes(cport)
     if kind == DELETE:
         return head
-    # between two requests: 100 bytes in, 1000 out, all acknowledged
+    # between two requests: 100 bytes in, 1000 out, all acknowledged;
+    # the client's window 512 << 7, its largest
     body = struct.pack(">12I", 1100, 1100, 1100 + 65535, 5000, 5000, 4000,
-                       1100, 65535, 777, 888, 5, 3)
+                       1100, 512 << 7, 777, 888, 5, 3)
     flags = (1 if ts else 0) | (2 if sack else 0)
     return head + body + struct.pack(">HHbbBB", 512, mss, 7, 7, flags, 0)
 

@@ -61,6 +61,14 @@ Tests:
   adopt-forged  the record's tuple with a wrong sequence number: a RST,
                 and the right one afterwards a RST too (record dropped)
   adopt-deleted a record followed by its DELETE: a RST
+  adopt-blind   a bare ACK on a recorded tuple at seq rcv_nxt + 2^31 with
+                a random ACK: no RST, only the record's probe (seq 4999,
+                ack 1100); the client's own GET then is adopted, answered
+  adopt-mss12   a record with mss 12 (refused by the store): a GET of
+                /static/10k.bin on its tuple gets a RST, and no oops
+  adopt-not-ours  the VIP removed from the director (the suite does it):
+                a SYN to it gets no SYN-ACK, a recorded tuple's segment
+                that fits its record no answer (not adopted)
 """
 
 import os
@@ -987,6 +995,7 @@ def t_frag(peer):
 # requests, the client's next byte 1100, the director's 5000, timestamps
 # (the client's newest 777, the director's 888) and SACK agreed.
 ADOPT_PORT, FORGED_PORT, DELETED_PORT = 40901, 40902, 40903
+BLIND_PORT, MSS12_PORT, NOT_OURS_PORT = 40904, 40905, 40906
 
 
 def recorded_conn(peer, sport):
@@ -1020,9 +1029,9 @@ def t_adopt(peer):
 
 
 def t_adopt_forged(peer):
-    """A segment with the record's tuple and a wrong sequence number gets
-    a RST, and the record goes with it: the right one then gets a RST
-    too."""
+    """A segment with the record's tuple and a wrong sequence number in
+    its window (1100 .. 1100 + 65535) gets a RST, and the record goes
+    with it: the right one then gets a RST too."""
     c = recorded_conn(peer, FORGED_PORT)
     c.seg("PA", GET, seq=1100 + 1000)
     expect_rst(c, 5000, "wrong seq")
@@ -1038,6 +1047,50 @@ def t_adopt_deleted(peer):
     expect_rst(c, 5000, "after its DELETE")
 
 
+def t_adopt_blind(peer):
+    """A bare ACK on the record's tuple, 2^31 from its rcv_nxt, with a
+    random ACK (a blind guess at the tuple) ends nothing and gets no RST:
+    only the record's probe, which the real client answers.  Its GET
+    then is taken over and answered."""
+    c = recorded_conn(peer, BLIND_PORT)
+    c.rcv_nxt = random.getrandbits(32)
+    c.seg("A", seq=1100 + 2**31)
+    c.rcv_nxt = 5000
+    end = time.time() + 3
+    while True:
+        p = c.peer.recv(max(end - time.time(), 0), c.mine)
+        if p is None:
+            break
+        t = p[TCP]
+        if t.flags.R or str(t.flags) != "A" or t.seq != 4999 or \
+                t.ack != 1100:
+            raise Fail("blind segment answered: %s seq %d ack %d" %
+                       (t.flags, t.seq, t.ack))
+    c.get_ok()
+    c.close()
+
+
+def t_adopt_mss12(peer):
+    """A record with mss 12 (and timestamps) is not taken: a GET of 10 KB
+    on its tuple gets a RST.  (Adopted, every segment of the response
+    would divide by zero in softirq.)"""
+    c = recorded_conn(peer, MSS12_PORT)
+    c.seg("PA", b"GET /static/10k.bin HTTP/1.1\r\nHost: h\r\n\r\n")
+    expect_rst(c, 5000, "a record with mss 12")
+
+
+def t_adopt_not_ours(peer):
+    """The VIP is not an address of the director: a SYN to it gets no
+    SYN-ACK, and a segment that fits a record no answer at all."""
+    c = Conn(peer)
+    c.seg("S", options=[("MSS", 1460)])
+    c.expect_nothing(3, "a SYN to a VIP the director does not hold")
+    c = recorded_conn(peer, NOT_OURS_PORT)
+    c.seg("PA", GET)
+    c.expect_nothing(3, "a recorded tuple at a VIP the director does "
+                        "not hold")
+
+
 TESTS = {"urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
          "synfin": t_synfin,
          "syn": t_syn, "rst-window": t_rst_window,
@@ -1046,7 +1099,9 @@ TESTS = {"urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
          "icmp-backend": t_icmp_backend, "paws": t_paws,
          "window": t_window, "frag": t_frag, "probe-dsack": t_probe_dsack,
          "probe-silent": t_probe_silent, "adopt": t_adopt,
-         "adopt-forged": t_adopt_forged, "adopt-deleted": t_adopt_deleted}
+         "adopt-forged": t_adopt_forged, "adopt-deleted": t_adopt_deleted,
+         "adopt-blind": t_adopt_blind, "adopt-mss12": t_adopt_mss12,
+         "adopt-not-ours": t_adopt_not_ours}
 
 
 TEST_SECONDS = 180

@@ -414,23 +414,39 @@ stop_removes_all() {
 # on the recorded connection is answered on it; a segment with a wrong
 # sequence number gets a RST and drops its record; a record followed by
 # its DELETE is never taken over.
+#
+# Records of 40901..40906 (rawtcp.py adopt*): 40903 deleted, 40905's with
+# mss 12 refused whole (malformed).  A blind segment (out of the record's
+# window) ends nothing; the client then is taken over (40904).  With the
+# VIP off the director, a SYN and a fitting segment get nothing (40906,
+# whose record stays).
 takeover() {
-	local dmac out=${L7_RESULTS:-$TMP}/rawtcp-adopt.out
+	local dmac out=${L7_RESULTS:-$TMP}/rawtcp-adopt.out rc=0
 	start l7dir both 203.0.113.2 || return 1
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 3 &&
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 ||
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 4 &&
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40906 1 &&
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 &&
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40905 1 --mss 12 ||
 		return 1
-	wait_eq 2 sync_counter l7dir records || { show l7dir; return 1; }
+	wait_eq 4 sync_counter l7dir records || { show l7dir; return 1; }
+	wait_eq 1 sync_counter l7dir malformed || { show l7dir; return 1; }
 	dmac=$(in_dir cat /sys/class/net/dcli/address)
 	raw_client_rsts drop
 	in_cli timeout 600 env HOME=/tmp /usr/bin/python3 "$CLIENTS/rawtcp.py" \
-		"$dmac" adopt adopt-forged adopt-deleted > "$out" 2>&1
+		"$dmac" adopt adopt-forged adopt-deleted adopt-blind adopt-mss12 \
+		> "$out" 2>&1
+	in_dir ip addr del "$L7TB_VIP/24" dev dcli
+	in_cli timeout 600 env HOME=/tmp /usr/bin/python3 "$CLIENTS/rawtcp.py" \
+		"$dmac" adopt-not-ours >> "$out" 2>&1
+	in_dir ip addr add "$L7TB_VIP/24" dev dcli
 	raw_client_rsts keep
 	note "$(cat "$out")" "$(show l7dir | tail -n 1)"
-	grep -qx 'ok   adopt' "$out" && grep -qx 'ok   adopt-forged' "$out" &&
-		grep -qx 'ok   adopt-deleted' "$out" || return 1
-	[ "$(sync_counter l7dir adopted)" = 1 ] && [ "$(sync_counter l7dir refused)" = 1 ] &&
-		[ "$(sync_counter l7dir records)" = 0 ] || { show l7dir; return 1; }
+	for t in adopt adopt-forged adopt-deleted adopt-blind adopt-mss12 adopt-not-ours; do
+		grep -qx "ok   $t" "$out" || rc=1
+	done
+	[ $rc = 0 ] || return 1
+	[ "$(sync_counter l7dir adopted)" = 2 ] && [ "$(sync_counter l7dir refused)" = 1 ] &&
+		[ "$(sync_counter l7dir records)" = 1 ] || { show l7dir; return 1; }
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
 

@@ -2,10 +2,11 @@
 /*
  * libFuzzer target for core/conn_ckpt.c, in two parts on every input.
  *
- * The input as a checkpoint datagram: reading it never goes out of its
- * bytes (ASan), and one that reads is written back byte for byte by the
- * writer (the HMAC field aside, which the channel owns): one encoding
- * per datagram, nothing read that the writer would not write.
+ * The input as a datagram's records (a count in its first two bytes, as
+ * the header would give it): reading them never goes out of their bytes
+ * (ASan), and records that read are written back byte for byte by the
+ * writer: one encoding per datagram, nothing read that the writer would
+ * not write.
  *
  * The input as a sequence of what a backup sees - UPSERTs and DELETEs of
  * a few tuples with small generations, client segments, time passing -
@@ -18,13 +19,24 @@
  *     never after a DELETE of that generation or newer, never twice, and
  *     only by a segment that fits it exactly (checked here apart from
  *     l7_ckpt_match()); a refusal is only of a segment that does not;
+ *   - a segment out of the record's window (or a RST not at rcv_nxt)
+ *     leaves the record, and is answered by its probe at most once per
+ *     L7_CKPT_PROBE_GAP_MS; a record a takeover probed twice expires;
+ *   - a generation at or past 2^63, or too far past the newest taken,
+ *     is refused;
  *   - its TSval offset continues the writer's clock from the apply;
  *   - the store keeps to its caps and its hash and age lists agree.
+ *
+ * The input as one record's fields: if l7_ckpt_conn_valid() takes them,
+ * the arithmetic the adopter does with them stays in range (segments of
+ * at least 36 bytes, windows and spans below 2^31, the TSval clock after
+ * ts_last), whatever segment then comes.
  *
  * Input: a control byte (caps, buckets), then records of 8 bytes: op,
  * tuple, generation, then five bytes of arguments.
  */
 #include "conn_ckpt.h"
+#include "tcp_accept.h"
 #include "tcp_guard.h"
 #include "fuzz_util.h"
 
@@ -40,6 +52,9 @@ struct model_tuple {
 	struct l7_ckpt_conn conn;
 	uint32_t applied_at;	/* now_ms when ->conn was taken */
 	bool waited;		/* an answer past ->conn was waited out */
+	bool probed;		/* a probe of ->conn went at probe_at */
+	uint32_t probe_at;
+	int probes;		/* the takeover's */
 };
 
 struct model {
@@ -48,6 +63,7 @@ struct model {
 	uint32_t buckets[MAX_BUCKETS];
 	struct model_tuple t[NTUPLES];
 	uint64_t maxgen;	/* of any tuple */
+	uint64_t newest;	/* of any record taken */
 	uint32_t now;
 };
 
@@ -122,21 +138,35 @@ static struct l7_ckpt_rec via_wire(enum l7_ckpt_kind kind,
 	return out;
 }
 
-/* Small numbers, so that segments can hit them. */
+/* Small numbers, so that segments can hit them; always valid. */
 static struct l7_ckpt_conn conn_of(int i, uint64_t gen, const uint8_t *a)
 {
 	uint32_t una = (uint32_t)a[1] << 24 | a[0];
+	uint32_t nxt = (uint32_t)a[0] << 28 | a[1];
 	int8_t ws = a[4] % 16 - 1;	/* -1 .. 14 */
-
-	return (struct l7_ckpt_conn){
+	bool ts = a[4] & 0x10;
+	struct l7_ckpt_conn c = {
 		.t = tuple_of(i), .gen = gen,
-		.rcv_nxt = (uint32_t)a[0] << 28 | a[1], .rcv_wup = 0,
-		.snd_una = una, .snd_nxt = una + a[2] % 8,
-		.ts_recent = (uint32_t)a[3] << 25, .ts_last = a[3],
-		.ts_age = a[2], .mss = 1460, .win = 512,
+		.rcv_nxt = nxt, .rcv_wup = nxt - a[2] % 4,
+		.rcv_edge = nxt + 8 + a[3] % 64,
+		.snd_una = una, .snd_nxt = una, .snd_isn = una - a[2],
+		.ts_recent = ts ? (uint32_t)a[3] << 25 : 0,
+		.ts_last = ts ? a[3] : 0, .ts_age = ts ? a[2] : 0,
+		.mss = 1460, .win = 512,
 		.c_wscale = ws, .d_wscale = ws < 0 ? -1 : 7,
-		.ts = a[4] & 0x10, .sack = a[4] & 0x20,
+		.ts = ts, .sack = a[4] & 0x20,
 	};
+
+	c.max_window = l7_win_bytes(c.win, ws);
+	FUZZ_ASSERT(l7_ckpt_conn_valid(&c));
+	return c;
+}
+
+/* The generation bound, written apart from the store's. */
+static bool ahead(const struct model *m, uint64_t gen)
+{
+	return gen >= 1ull << 63 ||
+	       (m->newest && gen > m->newest && gen - m->newest > 1ull << 56);
 }
 
 static void m_upsert(struct model *m, int i, uint64_t gen, const uint8_t *a)
@@ -144,13 +174,22 @@ static void m_upsert(struct model *m, int i, uint64_t gen, const uint8_t *a)
 	struct model_tuple *mt = &m->t[i];
 	struct l7_ckpt_conn c = conn_of(i, gen, a);
 	struct l7_ckpt_rec r = via_wire(L7_CKPT_UPSERT, &c);
+	uint64_t n_ahead = m->s.stats.ahead;
 	enum l7_ckpt_applied v = l7_ckpt_apply(&m->s, &r, m->now);
 
 	FUZZ_ASSERT(v == L7_CKPT_STORED || v == L7_CKPT_STALE);
+	FUZZ_ASSERT(m->s.stats.ahead - n_ahead == ahead(m, gen));
+	if (ahead(m, gen)) {
+		FUZZ_ASSERT(v == L7_CKPT_STALE);
+		return;
+	}
 	if (v == L7_CKPT_STORED)
 		FUZZ_ASSERT(gen > mt->maxgen);
 	if (gen > m->maxgen)
 		FUZZ_ASSERT(v == L7_CKPT_STORED);
+	if (v == L7_CKPT_STORED && gen > m->newest)
+		m->newest = gen;
+	FUZZ_ASSERT(m->s.newest == m->newest && m->s.floor <= m->newest);
 	if (gen > mt->maxgen) {
 		*mt = (struct model_tuple){ .maxgen = gen, .have = true,
 					    .conn = c,
@@ -167,10 +206,17 @@ static void m_delete(struct model *m, int i, uint64_t gen)
 	bool newer = gen > mt->maxgen || (gen == mt->maxgen && !mt->dead);
 
 	FUZZ_ASSERT(v == L7_CKPT_DELETED || v == L7_CKPT_STALE);
+	if (ahead(m, gen)) {
+		FUZZ_ASSERT(v == L7_CKPT_STALE);
+		return;
+	}
 	if (v == L7_CKPT_DELETED)
 		FUZZ_ASSERT(newer);
 	if (gen > m->maxgen)
 		FUZZ_ASSERT(v == L7_CKPT_DELETED);
+	if (v == L7_CKPT_DELETED && gen > m->newest)
+		m->newest = gen;
+	FUZZ_ASSERT(m->s.newest == m->newest && m->s.floor <= m->newest);
 	if (newer)
 		*mt = (struct model_tuple){ .maxgen = gen, .dead = true };
 }
@@ -199,9 +245,19 @@ static bool past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
 	return fits(c, &at);
 }
 
+/* May @g end its record: its seq in [rcv_wup, rcv_edge], a RST exact. */
+static bool in_window(const struct l7_ckpt_conn *c,
+		      const struct l7_ckpt_seg *g)
+{
+	if (g->flags & L7_TCPF_RST)
+		return g->seq == c->rcv_nxt;
+	return g->seq - c->rcv_wup <= c->rcv_edge - c->rcv_wup;
+}
+
 static const uint8_t seg_flags[] = {
 	L7_TCPF_ACK, L7_TCPF_ACK | L7_TCPF_PSH, L7_TCPF_ACK | L7_TCPF_FIN,
 	L7_TCPF_PSH, L7_TCPF_SYN | L7_TCPF_ACK, L7_TCPF_RST | L7_TCPF_ACK,
+	L7_TCPF_RST,
 };
 
 static void m_adopt(struct model *m, int i, const uint8_t *a)
@@ -210,7 +266,8 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 	const struct l7_ckpt_conn *c = &mt->conn;
 	struct l7_ckpt_seg g = {
 		.t = tuple_of(i),
-		.seq = c->rcv_nxt + (a[0] % 4 ? 0 : a[0] / 4 - 32),
+		.seq = c->rcv_nxt + (a[0] % 4 ? 0 : a[0] / 4 - 32) +
+		       (a[4] & 4 ? 1u << 31 : 0),
 		.ack = c->snd_una + a[1] % 10 - 1,
 		.tsval = c->ts_recent + (int8_t)a[2],
 		.flags = seg_flags[a[3] % sizeof(seg_flags)],
@@ -222,10 +279,25 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 
 	FUZZ_ASSERT(l7_ckpt_match(c, &g) == fits(c, &g));
 	FUZZ_ASSERT(l7_ckpt_past(c, &g) == past(c, &g));
-	v = l7_ckpt_adopt(&m->s, &g, &out);
+	v = l7_ckpt_adopt(&m->s, &g, m->now, &out);
 	if (v == L7_CKPT_NONE)
 		return;
 	FUZZ_ASSERT(mt->have && !mt->dead);
+	if (!in_window(c, &g)) {
+		bool may = !mt->probed ||
+			   m->now - mt->probe_at >= L7_CKPT_PROBE_GAP_MS;
+
+		FUZZ_ASSERT(v == (may ? L7_CKPT_PROBE : L7_CKPT_WAIT));
+		FUZZ_ASSERT(l7_ckpt_lookup(&m->s, &g.t));
+		if (may) {
+			FUZZ_ASSERT(out.conn.gen == mt->maxgen &&
+				    out.conn.rcv_nxt == c->rcv_nxt);
+			mt->probed = true;
+			mt->probe_at = m->now;
+		}
+		return;
+	}
+	FUZZ_ASSERT(v != L7_CKPT_PROBE);
 	if (v == L7_CKPT_WAIT) {
 		FUZZ_ASSERT(past(c, &g) && !mt->waited);
 		FUZZ_ASSERT(l7_ckpt_lookup(&m->s, &g.t));
@@ -284,6 +356,76 @@ static void check_store(const struct model *m)
 	FUZZ_ASSERT(hashed == s->recs.count);
 }
 
+static int tuple_index(const struct l7_ckpt_tuple *t)
+{
+	int i;
+
+	for (i = 0; i < NTUPLES; i++) {
+		struct l7_ckpt_tuple u = tuple_of(i);
+
+		if (!memcmp(&u, t, sizeof(u)))
+			return i;
+	}
+	FUZZ_ASSERT(0);
+	return 0;
+}
+
+/*
+ * A takeover's sweep in steps of @step slots: each record once, marked
+ * probed - or, @expire, buried if probed twice before.
+ */
+static void m_sweep(struct model *m, uint32_t step, bool expire)
+{
+	struct l7_ckpt_slot out[2 * MAX_CAP];
+	uint32_t idx[2 * MAX_CAP], cursor = 0, n, k, found = 0;
+	uint32_t recs = m->s.recs.count;
+
+	while (cursor < l7_ckpt_slots(&m->s)) {
+		n = l7_ckpt_walk(&m->s, &cursor, step, out, idx, 2 * MAX_CAP);
+		FUZZ_ASSERT(n <= step);
+		found += n;
+		for (k = 0; k < n; k++) {
+			struct model_tuple *mt =
+				&m->t[tuple_index(&out[k].conn.t)];
+
+			FUZZ_ASSERT(mt->have && !mt->dead &&
+				    out[k].conn.gen == mt->maxgen);
+			if (expire) {
+				bool gone = l7_ckpt_expire(&m->s, idx[k],
+							   &out[k].conn);
+
+				FUZZ_ASSERT(gone == (mt->probes >= 2));
+				if (gone)
+					mt->dead = true;
+				continue;
+			}
+			FUZZ_ASSERT(l7_ckpt_probe_mark(&m->s, idx[k],
+						       &out[k].conn, m->now));
+			mt->probes++;
+			mt->probed = true;
+			mt->probe_at = m->now;
+		}
+	}
+	FUZZ_ASSERT(found == recs);
+}
+
+/* A generation from @b: mostly small, sometimes at the bounds. */
+static uint64_t gen_of(const struct model *m, uint8_t b)
+{
+	switch (b) {
+	case 255:
+		return 1ull << 63;
+	case 254:
+		return (1ull << 63) - 1;
+	case 253:
+		return m->newest + (1ull << 56) + 1;
+	case 252:
+		return m->newest + (1ull << 56);
+	default:
+		return 1 + b % 64;
+	}
+}
+
 static void ops(const uint8_t *data, size_t size)
 {
 	static const uint64_t key[2] = { 1, 2 };
@@ -299,9 +441,10 @@ static void ops(const uint8_t *data, size_t size)
 	for (at = 1; at + OP_LEN <= size; at += OP_LEN) {
 		const uint8_t *op = data + at;
 		int i = op[1] % NTUPLES;
-		uint64_t gen = 1 + op[2] % 64;
+		uint64_t gen = gen_of(&m, op[2]);
+		bool refused = ahead(&m, gen);
 
-		switch (op[0] % 4) {
+		switch (op[0] % 6) {
 		case 0:
 			m_upsert(&m, i, gen, op + 3);
 			break;
@@ -314,16 +457,113 @@ static void ops(const uint8_t *data, size_t size)
 		case 3:
 			m.now += (uint32_t)op[3] << 8 | op[4];
 			break;
+		case 4:
+			m_sweep(&m, 1 + op[3] % 3, false);
+			break;
+		case 5:
+			m_sweep(&m, 1 + op[3] % 3, true);
+			break;
 		}
-		if (gen > m.maxgen && op[0] % 4 < 2)
+		if (gen > m.maxgen && op[0] % 6 < 2 && !refused)
 			m.maxgen = gen;
 		check_store(&m);
 	}
+}
+
+/* ---- the input as one record's fields ---- */
+
+static uint32_t take32(const uint8_t **p)
+{
+	uint32_t v;
+
+	memcpy(&v, *p, sizeof(v));
+	*p += sizeof(v);
+	return v;
+}
+
+/*
+ * Whatever fields l7_ckpt_conn_valid() takes, the adopter's arithmetic
+ * with them stays in range: it cuts responses into segments of mss less
+ * 12 (l7_forward(), l7_rsp_copy_xmit()), compares sequence numbers
+ * modulo 2^32 against the windows (tcp_accept.c), and sends TSvals from
+ * the record's clock.
+ */
+static void record_arith(const uint8_t *data, size_t size)
+{
+	struct l7_ckpt_conn c = { .t = tuple_of(0), .gen = 1 };
+	const uint8_t *p = data;
+	struct l7_tcp_endpoint e;
+	struct l7_seg_bounds b;
+	struct l7_tcp_accept v;
+	struct l7_tcp_in in;
+	uint32_t pay, now;
+
+	if (size < 76)	/* 56 bytes of fields, 20 of what comes after */
+		return;
+	c.rcv_nxt = take32(&p);
+	c.rcv_wup = take32(&p);
+	c.rcv_edge = take32(&p);
+	c.snd_una = take32(&p);
+	c.snd_nxt = take32(&p);
+	c.snd_isn = take32(&p);
+	c.snd_wl1 = take32(&p);
+	c.max_window = take32(&p);
+	c.ts_recent = take32(&p);
+	c.ts_last = take32(&p);
+	c.ts_age = take32(&p);
+	c.win = (uint16_t)take32(&p);
+	c.mss = (uint16_t)take32(&p);
+	c.c_wscale = (int8_t)p[0];
+	c.d_wscale = (int8_t)p[1];
+	c.ts = p[2] & 1;
+	c.sack = p[2] & 2;
+	p += 4;
+	if (!l7_ckpt_conn_valid(&c))
+		return;
+
+	/* segments: never 0 bytes (a division), never more than 1821 */
+	pay = c.mss - 12u;
+	FUZZ_ASSERT(c.mss >= 48 && pay >= 36 && (65535 + pay - 1) / pay <= 1821);
+
+	e = (struct l7_tcp_endpoint){
+		.rcv_nxt = c.rcv_nxt, .rcv_wup = c.rcv_wup,
+		.rcv_edge = c.rcv_edge, .snd_una = c.snd_una,
+		.snd_nxt = c.snd_nxt, .snd_isn = c.snd_isn,
+		.snd_wnd = l7_win_bytes(c.win, c.c_wscale),
+		.snd_wl1 = c.snd_wl1, .max_window = c.max_window,
+		.ts_recent = c.ts_recent, .snd_wscale = c.c_wscale, .ts = c.ts,
+	};
+	b = l7_tcp_accept_bounds(&e);
+	/* what a live connection accepts is less than half the number space */
+	FUZZ_ASSERT(b.seq.hi - b.seq.lo < 1u << 31 &&
+		    b.ack.hi - b.ack.lo < 1u << 31);
+	FUZZ_ASSERT(l7_seq_between(c.rcv_nxt, b.seq.lo, b.seq.hi) &&
+		    l7_seq_between(c.snd_nxt, b.ack.lo, b.ack.hi));
+	FUZZ_ASSERT(e.snd_wnd <= e.max_window);
+
+	/* the TSval the adopter sends at the apply is the writer's, after */
+	now = take32(&p);
+	FUZZ_ASSERT(!c.ts || (int32_t)(now + l7_ckpt_ts_offset(&c, now) -
+				       c.ts_last) >= 0);
+
+	/* and any segment keeps it so */
+	in = (struct l7_tcp_in){
+		.seq = c.rcv_nxt + take32(&p) % 4096 - 2048,
+		.ack = c.snd_nxt + take32(&p) % 4096 - 2048,
+		.len = p[0], .tsval = c.ts_recent + p[1] - 128,
+		.win = (uint16_t)(p[2] << 8 | p[3]),
+		.flags = p[4], .ts = c.ts,
+	};
+	v = l7_tcp_accept(&e, &in);
+	l7_tcp_accept_apply(&e, &in, &v);
+	FUZZ_ASSERT(e.max_window <= L7_CKPT_MAX_WINDOW &&
+		    e.snd_wnd <= e.max_window);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	datagram_round_trip(data, size);
 	ops(data, size);
+	record_arith(data, size);
 	return 0;
 }

@@ -43,9 +43,9 @@ static struct l7_ckpt_conn conn_of(struct l7_ckpt_tuple t, uint64_t gen)
 	return (struct l7_ckpt_conn){
 		.t = t, .gen = gen,
 		.rcv_nxt = 0x11223344, .rcv_wup = 0x11223340,
-		.rcv_edge = 0x11233344, .snd_una = 0xfffffff0,
+		.rcv_edge = 0x11233344, .snd_una = 0x00000010,
 		.snd_nxt = 0x00000010, .snd_isn = 0xabcdef01,
-		.snd_wl1 = 0x11220000, .max_window = 0x00100000,
+		.snd_wl1 = 0x11220000, .max_window = 0x3fff8000,
 		.ts_recent = 0x7fffffff, .ts_last = 0x80000001,
 		.ts_age = 250, .requests = 41, .win = 0xfffe, .mss = 1460,
 		.c_wscale = 7, .d_wscale = 14, .ts = true, .sack = true,
@@ -125,6 +125,9 @@ static void round_trip(void)
 	in[1].conn.c_wscale = -1;
 	in[1].conn.d_wscale = -1;
 	in[1].conn.ts = false;
+	in[1].conn.ts_recent = 0;
+	in[1].conn.ts_last = 0;
+	in[1].conn.ts_age = 0;
 	len = write_dgram(buf, sizeof(buf), in, 3);
 	CHECK(len == 80 + 104 + 48, "len %zu", len);
 	CHECK(!l7_ckpt_read_begin(&r, buf, len, 3), "read");
@@ -216,12 +219,17 @@ static void out_of_range_refused(void)
 	CHECK(refused_with(r0 + 11, 0) && refused_with(r1 + 11, 0), "gen 0");
 	CHECK(refused_with(r0 + 13, 0) && refused_with(r1 + 15, 0), "port 0");
 	CHECK(refused_with2(r0 + 74, 0, r0 + 75, 0), "mss 0");
+	CHECK(refused_with2(r0 + 74, 0, r0 + 75, 12), "mss 12");
+	CHECK(refused_with2(r0 + 74, 0, r0 + 75, 47), "mss 47");
+	CHECK(!refused_with2(r0 + 74, 0, r0 + 75, 48), "mss 48");
 	CHECK(refused_with(r0 + 76, 15) && refused_with(r0 + 77, 0xfe),
 	      "wscale");
 	CHECK(refused_with(r0 + 76, 0xff), "scaling one way only");
 	CHECK(refused_with(r0 + 78, 4) && refused_with(r0 + 79, 1), "flags");
+	/* without timestamps its TS fields must be zero: this one has some */
+	CHECK(refused_with(r0 + 78, 0), "TS fields without timestamps");
 	/* the same bytes in range read */
-	CHECK(!refused_with(r0 + 76, 14) && !refused_with(r0 + 78, 0),
+	CHECK(!refused_with(r0 + 76, 14) && !refused_with(r0 + 78, 1),
 	      "in range");
 }
 
@@ -340,7 +348,8 @@ static void delete_then_stale_upsert(void)
 	CHECK(!l7_ckpt_lookup(&st.s, &t), "gone");
 	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STALE, "resent");
 	CHECK(put(&st, upsert(conn_of(t, 6))) == L7_CKPT_STALE, "same gen");
-	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_NONE, "not adopted");
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_NONE,
+	      "not adopted");
 	CHECK(put(&st, upsert(conn_of(t, 7))) == L7_CKPT_STORED,
 	      "a later connection on the tuple");
 
@@ -415,35 +424,40 @@ static void adopt_fitting(void)
 	store_init(&st);
 	/* no record of its tuple: nothing done, nothing counted */
 	put(&st, upsert(conn_of(tuple4(9, 5001), 3)));
-	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_NONE, "none");
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_NONE, "none");
 	CHECK(st.s.recs.count == 1 && !st.s.stats.refused, "untouched");
 
 	l7_ckpt_apply(&st.s, &(struct l7_ckpt_rec){ L7_CKPT_UPSERT, c }, 1000);
-	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_ADOPT, "adopt");
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_ADOPT, "adopt");
 	CHECK(conn_eq(&out.conn, &c), "the record");
 	/* TSvals go on from the writer's clock: ts_last + age at 1000 */
 	CHECK(1000 + out.ts_off == c.ts_last + c.ts_age, "ts_off %#x",
 	      out.ts_off);
 	CHECK(1500 + out.ts_off == c.ts_last + c.ts_age + 500, "later");
 	CHECK(st.s.stats.adopted == 1, "counted");
-	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_NONE, "once only");
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_NONE, "once only");
 	CHECK(put(&st, upsert(c)) == L7_CKPT_STALE, "nor from a late copy");
 
-	/* ACK anywhere in [snd_una, snd_nxt] (across the wrap here) */
+	/* sequence numbers across the wrap; a FIN with the request */
 	c.gen = 4;
+	c.snd_una = c.snd_nxt = 0xfffffffe;
+	c.snd_isn = 0xfffff000;
+	c.rcv_wup = c.rcv_nxt = 0xfffffff0;
+	c.rcv_edge = 0x10000;
 	put(&st, upsert(c));
-	g.ack = 0xfffffffe;
+	g = seg_fits(&c);
 	g.tsval = c.ts_recent + 1000;
 	g.flags = L7_TCPF_ACK | L7_TCPF_FIN;
-	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_ADOPT, "una..nxt");
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_ADOPT, "wrap");
 
 	/* without timestamps agreed, none is needed or looked at */
 	c.gen = 5;
 	c.ts = false;
-	put(&st, upsert(c));
+	c.ts_recent = c.ts_last = c.ts_age = 0;
+	CHECK(put(&st, upsert(c)) == L7_CKPT_STORED, "stored");
 	g = seg_fits(&c);
 	g.tsval = c.ts_recent - 1;
-	CHECK(l7_ckpt_adopt(&st.s, &g, &out) == L7_CKPT_ADOPT, "no ts");
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_ADOPT, "no ts");
 }
 
 /* @g against a fresh record of @c: refused, and the record gone. */
@@ -456,9 +470,9 @@ static void check_refused(const struct l7_ckpt_conn *c,
 
 	store_init(&st);
 	put(&st, upsert(*c));
-	CHECK(l7_ckpt_adopt(&st.s, g, &out) == L7_CKPT_REFUSE, "%s", why);
+	CHECK(l7_ckpt_adopt(&st.s, g, 0, &out) == L7_CKPT_REFUSE, "%s", why);
 	CHECK(!l7_ckpt_lookup(&st.s, &c->t), "%s: record kept", why);
-	CHECK(l7_ckpt_adopt(&st.s, &right, &out) == L7_CKPT_NONE,
+	CHECK(l7_ckpt_adopt(&st.s, &right, 0, &out) == L7_CKPT_NONE,
 	      "%s: adopted after", why);
 	CHECK(st.s.stats.refused == 1 && !st.s.stats.adopted, "%s: counts",
 	      why);
@@ -482,7 +496,10 @@ static void adopt_refused(void)
 	REFUSED_IF(g.ack = c.snd_una - 1, "ACK before snd_una");
 	REFUSED_IF(g.flags = L7_TCPF_PSH, "no ACK");
 	REFUSED_IF(g.flags |= L7_TCPF_SYN, "SYN");
-	REFUSED_IF(g.flags |= L7_TCPF_RST, "RST");
+	REFUSED_IF(g.flags |= L7_TCPF_RST, "RST at rcv_nxt");
+	REFUSED_IF(g.flags = L7_TCPF_RST, "RST at rcv_nxt, no ACK");
+	REFUSED_IF(g.seq = c.rcv_wup, "seq at the window's left edge");
+	REFUSED_IF(g.seq = c.rcv_edge, "seq at the window's right edge");
 	REFUSED_IF(g.has_ts = false, "no timestamp where agreed");
 	REFUSED_IF(g.tsval = c.ts_recent - 1, "timestamp older (PAWS)");
 #undef REFUSED_IF
@@ -504,31 +521,32 @@ static void past_answer_waits_once(void)
 	past.flags = L7_TCPF_ACK;
 	store_init(&st);
 	put(&st, upsert(c));
-	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_WAIT, "waits");
+	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_WAIT, "waits");
 	CHECK(l7_ckpt_lookup(&st.s, &c.t), "record kept");
 	data = seg_fits(&c);
-	CHECK(l7_ckpt_adopt(&st.s, &data, &out) == L7_CKPT_ADOPT,
+	CHECK(l7_ckpt_adopt(&st.s, &data, 0, &out) == L7_CKPT_ADOPT,
 	      "retransmission adopted");
 	CHECK(st.s.stats.waited == 1 && st.s.stats.adopted == 1, "counts");
 
 	put(&st, upsert(conn_of(c.t, 10)));
-	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_WAIT, "new record");
-	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_REFUSE,
+	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_WAIT, "new record");
+	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_REFUSE,
 	      "a second answer past it");
 
 	put(&st, upsert(conn_of(c.t, 11)));
 	data.seq = c.rcv_nxt + 300;
 	data.len = 100;
-	CHECK(l7_ckpt_adopt(&st.s, &data, &out) == L7_CKPT_REFUSE,
+	CHECK(l7_ckpt_adopt(&st.s, &data, 0, &out) == L7_CKPT_REFUSE,
 	      "data past rcv_nxt");
 	put(&st, upsert(conn_of(c.t, 12)));
 	past.seq = c.rcv_edge + 1;
-	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_REFUSE,
-	      "past the window");
+	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_PROBE,
+	      "past the window: blind, probed");
+	CHECK(l7_ckpt_lookup(&st.s, &c.t), "past the window: record kept");
 	put(&st, upsert(conn_of(c.t, 13)));
 	past.seq = c.rcv_nxt + 1;
 	past.ack = c.snd_nxt + 1;
-	CHECK(l7_ckpt_adopt(&st.s, &past, &out) == L7_CKPT_REFUSE,
+	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_REFUSE,
 	      "past, with an ACK of bytes never sent");
 }
 
@@ -562,6 +580,314 @@ static void slot_walk_finds_records(void)
 	CHECK(!tomb_live, "a tombstone or a freed slot walked");
 }
 
+
+/* @change to a valid record: still valid? (the writer agrees) */
+static bool valid_with(void (*change)(struct l7_ckpt_conn *, uint32_t),
+		       uint32_t v)
+{
+	struct l7_ckpt_rec r = upsert(conn_of(tuple4(1, 1), 1));
+	struct l7_ckpt_writer w;
+	uint8_t buf[256];
+	bool valid, written;
+
+	change(&r.conn, v);
+	valid = l7_ckpt_conn_valid(&r.conn);
+	l7_ckpt_write_begin(&w, buf, sizeof(buf));
+	written = l7_ckpt_write_rec(&w, &r);
+	CHECK(valid == written, "the writer disagrees at %#x", v);
+	return valid;
+}
+
+static void set_mss(struct l7_ckpt_conn *c, uint32_t v) { c->mss = v; }
+
+/* rcv_nxt @v after rcv_wup, the window's edge 1000 after rcv_nxt */
+static void set_rcv_nxt(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->rcv_wup = 0xfffffff0;
+	c->rcv_nxt = c->rcv_wup + v;
+	c->rcv_edge = c->rcv_wup + 1000;
+}
+
+/* the window's edge @v after rcv_wup (= rcv_nxt) */
+static void set_rcv_edge(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->rcv_wup = c->rcv_nxt;
+	c->rcv_edge = c->rcv_wup + v;
+}
+
+static void set_snd_una(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->snd_una = c->snd_nxt + v;
+}
+
+/* snd_nxt @v bytes after the first one */
+static void set_snd_sent(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->snd_isn = c->snd_nxt - v;
+}
+
+static void set_max_window(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->win = 0;
+	c->max_window = v;
+}
+
+/* max_window @v against the window 0xfffe << 7 announced now */
+static void set_max_below_win(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->max_window = (0xfffeu << 7) - v;
+}
+
+/* the same without scaling: 0xfffe itself */
+static void set_max_unscaled(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->c_wscale = -1;
+	c->d_wscale = -1;
+	c->max_window = 0xfffe - v;
+}
+
+static void set_ts_age(struct l7_ckpt_conn *c, uint32_t v) { c->ts_age = v; }
+
+/* no timestamps agreed, and bit @v of 0..2 names a field left set */
+static void set_no_ts(struct l7_ckpt_conn *c, uint32_t v)
+{
+	c->ts = false;
+	c->ts_recent = v & 1 ? 5 : 0;
+	c->ts_last = v & 2 ? 5 : 0;
+	c->ts_age = v & 4 ? 5 : 0;
+}
+
+/*
+ * Every field in the range of a live connection at a boundary, each
+ * bound tried on both sides (issue 38, N2: mss 12 divided by zero).
+ */
+static void fields_in_range(void)
+{
+	CHECK(!valid_with(set_mss, 0) && !valid_with(set_mss, 12) &&
+	      !valid_with(set_mss, L7_CKPT_MIN_MSS - 1), "mss below 48");
+	CHECK(valid_with(set_mss, L7_CKPT_MIN_MSS) && valid_with(set_mss, 65535),
+	      "mss 48 .. 65535");
+	CHECK(L7_CKPT_MIN_MSS == 48, "tcp_min_snd_mss's floor");
+
+	CHECK(valid_with(set_rcv_nxt, 0) && valid_with(set_rcv_nxt, 1000),
+	      "rcv_nxt at either edge (across the wrap)");
+	CHECK(!valid_with(set_rcv_nxt, -1u) && !valid_with(set_rcv_nxt, 1001),
+	      "rcv_nxt outside [rcv_wup, rcv_edge]");
+	CHECK(valid_with(set_rcv_edge, 0) &&
+	      valid_with(set_rcv_edge, L7_CKPT_MAX_WINDOW), "rcv window");
+	CHECK(!valid_with(set_rcv_edge, L7_CKPT_MAX_WINDOW + 1) &&
+	      !valid_with(set_rcv_edge, 0x7fffffff),
+	      "a window no field shifted by 14 announces");
+
+	CHECK(valid_with(set_snd_una, 0), "snd_una == snd_nxt");
+	CHECK(!valid_with(set_snd_una, 1) && !valid_with(set_snd_una, -1u) &&
+	      !valid_with(set_snd_una, 1u << 31), "bytes unacknowledged");
+	CHECK(valid_with(set_snd_sent, 0) &&
+	      valid_with(set_snd_sent, 0x7fffffff), "snd_isn behind");
+	CHECK(!valid_with(set_snd_sent, 1u << 31) &&
+	      !valid_with(set_snd_sent, -1u), "snd_isn 2^31 or more behind");
+
+	CHECK(valid_with(set_max_window, 0) &&
+	      valid_with(set_max_window, L7_CKPT_MAX_WINDOW), "max_window");
+	CHECK(!valid_with(set_max_window, L7_CKPT_MAX_WINDOW + 1) &&
+	      !valid_with(set_max_window, -1u), "max_window too large");
+	CHECK(valid_with(set_max_below_win, 0) &&
+	      !valid_with(set_max_below_win, 1),
+	      "max_window below the window announced now (scaled)");
+	CHECK(valid_with(set_max_unscaled, 0) &&
+	      !valid_with(set_max_unscaled, 1),
+	      "max_window below the window announced now (unscaled)");
+
+	CHECK(valid_with(set_ts_age, 0) &&
+	      valid_with(set_ts_age, L7_CKPT_MAX_TS_AGE - 1), "ts_age");
+	CHECK(!valid_with(set_ts_age, L7_CKPT_MAX_TS_AGE) &&
+	      !valid_with(set_ts_age, 1u << 31) && !valid_with(set_ts_age, -1u),
+	      "ts_age of 24 days or more");
+	CHECK(L7_CKPT_MAX_TS_AGE < 1u << 31, "24 days < 2^31 ms");
+	CHECK(valid_with(set_no_ts, 0), "no timestamps, none carried");
+	CHECK(!valid_with(set_no_ts, 1) && !valid_with(set_no_ts, 2) &&
+	      !valid_with(set_no_ts, 4), "no timestamps, one carried");
+}
+
+/*
+ * A generation at or past 2^63, or more than 2^56 past the newest taken,
+ * is refused and counted: it can push the floor nowhere (N7).
+ */
+static void generation_bounds(void)
+{
+	struct l7_ckpt_tuple t = tuple4(2, 2000), u = tuple4(2, 2001);
+	uint64_t base = 1ull << 60;
+	struct store st;
+	int i;
+
+	store_init(&st);
+	CHECK(put(&st, upsert(conn_of(t, L7_CKPT_GEN_MAX))) == L7_CKPT_STALE,
+	      "2^63 into an empty store");
+	CHECK(put(&st, upsert(conn_of(t, ~0ull))) == L7_CKPT_STALE, "2^64-1");
+	CHECK(put(&st, delete_of(t, ~0ull)) == L7_CKPT_STALE, "DELETE 2^64-1");
+	CHECK(st.s.stats.ahead == 3 && !st.s.newest && !st.s.floor,
+	      "ahead %llu", (unsigned long long)st.s.stats.ahead);
+	/* the first one taken sets the newest: a clock's nanoseconds, say */
+	CHECK(put(&st, upsert(conn_of(t, base))) == L7_CKPT_STORED, "first");
+	CHECK(st.s.newest == base, "newest");
+	CHECK(put(&st, upsert(conn_of(u, base + L7_CKPT_GEN_AHEAD + 1))) ==
+	      L7_CKPT_STALE && st.s.stats.ahead == 4, "2^56 + 1 ahead");
+	CHECK(put(&st, delete_of(u, base + L7_CKPT_GEN_AHEAD + 1)) ==
+	      L7_CKPT_STALE && st.s.stats.ahead == 5, "a DELETE too");
+	CHECK(put(&st, upsert(conn_of(u, base + L7_CKPT_GEN_AHEAD))) ==
+	      L7_CKPT_STORED, "2^56 ahead");
+	CHECK(st.s.newest == base + L7_CKPT_GEN_AHEAD, "newest moved");
+	CHECK(put(&st, delete_of(t, base + L7_CKPT_GEN_AHEAD + 5)) ==
+	      L7_CKPT_DELETED && st.s.newest == base + L7_CKPT_GEN_AHEAD + 5,
+	      "a DELETE moves it");
+	/* older ones are taken as before */
+	CHECK(put(&st, upsert(conn_of(tuple4(2, 2002), 7))) == L7_CKPT_STORED,
+	      "far behind");
+	/* eviction raises the floor no higher than what was taken */
+	for (i = 0; i < 8; i++)
+		put(&st, upsert(conn_of(tuple4(3, 3000 + i), base + 100 + i)));
+	CHECK(st.s.floor <= st.s.newest, "floor %llu",
+	      (unsigned long long)st.s.floor);
+	CHECK(put(&st, upsert(conn_of(tuple4(3, 4000), st.s.newest + 1))) ==
+	      L7_CKPT_STORED, "a new tuple is still taken");
+}
+
+/*
+ * A segment out of the record's window (a blind one: seq 2^31 away, any
+ * ACK) leaves the record and is answered by its probe, once per 500 ms;
+ * the client's own segment is then adopted (N5).
+ */
+static void blind_segment_probed(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple4(8, 8000), 3);
+	struct l7_ckpt_seg g = seg_fits(&c), blind;
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	store_init(&st);
+	put(&st, upsert(c));
+	blind = g;
+	blind.seq = c.rcv_nxt + (1u << 31);
+	blind.ack = 0x5eed1234;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 1000, &out) == L7_CKPT_PROBE,
+	      "probe");
+	CHECK(conn_eq(&out.conn, &c), "the record's probe");
+	CHECK(l7_ckpt_lookup(&st.s, &c.t), "record kept");
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 1499, &out) == L7_CKPT_WAIT,
+	      "within 500 ms: dropped, no probe");
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 1500, &out) == L7_CKPT_PROBE,
+	      "500 ms later: probed again");
+	CHECK(st.s.stats.blind == 3 && !st.s.stats.refused, "blind %llu",
+	      (unsigned long long)st.s.stats.blind);
+	CHECK(l7_ckpt_adopt(&st.s, &g, 1600, &out) == L7_CKPT_ADOPT,
+	      "the client's segment adopted");
+
+	/* each side of the window, and RSTs */
+	c.gen = 4;
+	put(&st, upsert(c));
+	blind = g;
+	blind.seq = c.rcv_wup - 1;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 0, &out) == L7_CKPT_PROBE,
+	      "seq before rcv_wup");
+	blind.seq = c.rcv_edge + 1;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 0, &out) == L7_CKPT_WAIT,
+	      "seq past rcv_edge, held off");
+	blind = g;
+	blind.flags = L7_TCPF_RST;
+	blind.seq = c.rcv_nxt + 1;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 600, &out) == L7_CKPT_PROBE,
+	      "RST in the window, not at rcv_nxt");
+	blind.seq = c.rcv_nxt + (1u << 31);
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 700, &out) == L7_CKPT_WAIT,
+	      "RST out of the window");
+	CHECK(l7_ckpt_lookup(&st.s, &c.t) && st.s.stats.blind == 7,
+	      "record kept through them");
+	blind.seq = c.rcv_nxt;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 800, &out) == L7_CKPT_REFUSE,
+	      "RST at rcv_nxt: the client ended it");
+	CHECK(!l7_ckpt_lookup(&st.s, &c.t) && st.s.stats.refused == 1,
+	      "buried");
+
+	/* the clock wraps between two blind segments */
+	c.gen = 5;
+	put(&st, upsert(c));
+	blind = g;
+	blind.seq = c.rcv_nxt - 0x40000000;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 0xffffff00u, &out) ==
+	      L7_CKPT_PROBE, "before the wrap");
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 0xf3, &out) == L7_CKPT_WAIT,
+	      "499 ms later, across the wrap: held off");
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 0xf4, &out) == L7_CKPT_PROBE,
+	      "500 ms later, across the wrap: probed");
+}
+
+/*
+ * The probe's walk: bounded steps find each record once; a record probed
+ * L7_CKPT_PROBES times expires, one the walk's copy no longer names is
+ * left alone (N6).
+ */
+static void walk_probe_expire(void)
+{
+	struct l7_ckpt_slot out[CAP_RECS + CAP_TOMBS];
+	uint32_t idx[CAP_RECS + CAP_TOMBS], cursor = 0, n, total = 0, k;
+	struct l7_ckpt_seg blind;
+	struct l7_ckpt_slot one;
+	struct store st;
+	int i, steps = 0;
+
+	store_init(&st);
+	for (i = 0; i < 6; i++)		/* two evicted */
+		put(&st, upsert(conn_of(tuple4(i, 9000 + i), 10 + i)));
+	put(&st, delete_of(tuple4(2, 9002), 30));
+	while (cursor < l7_ckpt_slots(&st.s)) {
+		n = l7_ckpt_walk(&st.s, &cursor, 2, out + total, idx + total,
+				 CAP_RECS);
+		CHECK(n <= 2, "a step of 2 slots found %u", n);
+		total += n;
+		steps++;
+	}
+	CHECK(total == st.s.recs.count && total == 3, "%u records found",
+	      total);
+	CHECK(steps == (CAP_RECS + CAP_TOMBS + 1) / 2, "%d steps", steps);
+	for (k = 0; k < total; k++)
+		CHECK(l7_ckpt_lookup(&st.s, &out[k].conn.t) ==
+		      &st.slots[idx[k]], "index %u", k);
+	CHECK(!l7_ckpt_walk(&st.s, &cursor, 2, out, idx, 1), "done");
+	cursor = 0;
+	CHECK(l7_ckpt_walk(&st.s, &cursor, 100, out, NULL, 1) == 1 &&
+	      cursor <= idx[0] + 1, "stops at max_out");
+
+	/* two probes, then it expires; a late copy is stale */
+	CHECK(!l7_ckpt_expire(&st.s, idx[0], &out[0].conn), "not probed");
+	CHECK(l7_ckpt_probe_mark(&st.s, idx[0], &out[0].conn, 100), "mark");
+	/* a blind segment right after the probe: no second probe */
+	blind = seg_fits(&out[0].conn);
+	blind.seq += 1u << 31;
+	CHECK(l7_ckpt_adopt(&st.s, &blind, 300, &one) == L7_CKPT_WAIT,
+	      "probe held off by the takeover's");
+	CHECK(!l7_ckpt_expire(&st.s, idx[0], &out[0].conn), "probed once");
+	CHECK(l7_ckpt_probe_mark(&st.s, idx[0], &out[0].conn, 1100), "again");
+	CHECK(l7_ckpt_expire(&st.s, idx[0], &out[0].conn), "expired");
+	CHECK(!l7_ckpt_lookup(&st.s, &out[0].conn.t) &&
+	      st.s.stats.expired == 1, "gone, counted");
+	CHECK(put(&st, upsert(out[0].conn)) == L7_CKPT_STALE, "late copy");
+	CHECK(!l7_ckpt_probe_mark(&st.s, idx[0], &out[0].conn, 1200) &&
+	      !l7_ckpt_expire(&st.s, idx[0], &out[0].conn), "a tombstone now");
+
+	/* replaced since the walk: a newer record is not the one probed */
+	CHECK(l7_ckpt_probe_mark(&st.s, idx[1], &out[1].conn, 0), "mark");
+	CHECK(l7_ckpt_probe_mark(&st.s, idx[1], &out[1].conn, 0), "mark");
+	one = out[1];
+	one.conn.gen = 50;
+	CHECK(put(&st, upsert(one.conn)) == L7_CKPT_STORED, "newer record");
+	CHECK(!l7_ckpt_expire(&st.s, idx[1], &out[1].conn) &&
+	      !l7_ckpt_expire(&st.s, idx[1], &one.conn),
+	      "a newer record starts unprobed");
+	CHECK(!l7_ckpt_probe_mark(&st.s, idx[1], &out[1].conn, 0),
+	      "the old copy marks nothing");
+	CHECK(st.s.stats.expired == 1, "one expired");
+}
+
 int main(void)
 {
 	RUN(round_trip);
@@ -577,5 +903,9 @@ int main(void)
 	RUN(adopt_refused);
 	RUN(slot_walk_finds_records);
 	RUN(past_answer_waits_once);
+	RUN(fields_in_range);
+	RUN(generation_bounds);
+	RUN(blind_segment_probed);
+	RUN(walk_probe_expire);
 	return l7_test_summary("conn_ckpt");
 }
