@@ -422,7 +422,7 @@ stop_removes_all() {
 # whose record stays).
 takeover() {
 	local dmac out=${L7_RESULTS:-$TMP}/rawtcp-adopt.out rc=0
-	start l7dir both 203.0.113.2 || return 1
+	start l7dir both 203.0.113.3 || return 1
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 4 &&
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40906 1 &&
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 &&
