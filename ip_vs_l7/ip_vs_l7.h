@@ -528,7 +528,7 @@ extern unsigned int l7_body_timeout;
 extern unsigned int l7_body_minrate;
 extern unsigned int l7_max_conns;
 extern unsigned int l7_max_conns_per_source;
-extern unsigned int l7_source_max_pooled;
+extern int l7_source_max_pooled;
 extern unsigned int l7_conn_buckets;
 extern unsigned int l7_forwarded;
 
