@@ -145,6 +145,26 @@ refuses_open_key() {
 	[ -z "$(show l7dir2 | grep '^l7 ')" ] || { show l7dir2; return 1; }
 }
 
+# A key of one byte 32 times (all zeros, all 0x41) has no entropy: refused
+# with a message saying so, and no channel starts.
+refuses_weak_key() {
+	local out k
+	for k in 00 41; do
+		(umask 077; printf "%.0s$k" $(seq 1 32) > "$TMP/key.$k"; echo >> "$TMP/key.$k")
+		if out=$(in_d l7dir2 "$IPVSADM" --start-l7-sync backup \
+				--mcast-interface sync0 --sync-peer 203.0.113.1 \
+				--sync-key-file "$TMP/key.$k" 2>&1); then
+			echo "started with the key $(cat "$TMP/key.$k")"
+			in_d l7dir2 "$IPVSADM" --stop-l7-sync
+			return 1
+		fi
+		note "$k x 32: $out"
+		printf '%s\n' "$out" | grep -q 'all 32 bytes of the key are equal' ||
+			return 1
+		[ -z "$(show l7dir2 | grep '^l7 ')" ] || { show l7dir2; return 1; }
+	done
+}
+
 starts_both() {
 	local m b
 	start l7dir master 203.0.113.2 --sync-idle 100 || return 1
@@ -547,6 +567,7 @@ wait_for pools_ready >/dev/null
 
 t_check "sync: l7sync.py's format, keys and handshake against RFC 8439 and sync_peer.h (selftest)" in_d l7dir3 $SYNC selftest
 t_check "sync: a key file others may read is refused" refuses_open_key
+t_check "sync: a key of one byte repeated (all 0x00, all 0x41) is refused" refuses_weak_key
 t_check "sync: master and backup start, shown by -L --daemon; a second start refused" starts_both
 t_check "sync: refused outside the initial user namespace" refused_outside_init_userns
 t_check "sync: keep-alive clients idle at a boundary held by the backup, a DELETE when one closes" master_records
