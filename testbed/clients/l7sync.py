@@ -18,14 +18,15 @@ the header.  A HELLO is a datagram of no records (64 bytes).
 
   l7sync.py send KEYFILE SYNCID HOST PORT upsert|delete FIRST COUNT [GEN]
             [--mss N] [--ts|--no-ts] [--sack|--no-sack] [--bind ADDR]
-            [--wait S] [--no-handshake]
+            [--wait S] [--no-handshake] [--caddr ADDR]
       acts as the director's peer: binds ADDR:PORT (default the wildcard
       address), draws a random sender id and challenge, sends a HELLO to
       HOST:PORT (again every second) and waits up to S seconds (10) for a
       datagram from HOST:PORT that authenticates under HOST's key (its
       sender id from its header) to learn HOST's challenge; exit 1 if none
       comes.  Then UPSERTs or DELETEs of the tuples
-      198.51.100.10:FIRST..FIRST+COUNT-1 -> 198.51.100.1:80, generations
+      ADDR:FIRST..FIRST+COUNT-1 -> 198.51.100.1:80 (ADDR 198.51.100.10,
+      the testbed's client, unless --caddr), generations
       GEN, GEN+1, ... (default GEN: the current time in ns), 15 to a
       datagram (they fit any MTU of 1280 and more), each echoing HOST's
       challenge, sequence numbers 2, 3, ... after the HELLO's 1.  The
@@ -214,13 +215,16 @@ def open_dgram(shared, sync_id, buf):
     return h, pt
 
 
-def tuple_bytes(cport):
+CLIENT = "198.51.100.10"
+
+
+def tuple_bytes(cport, caddr=CLIENT):
     return (struct.pack(">HH", cport, 80) +
-            socket.inet_aton("198.51.100.10") + socket.inet_aton("198.51.100.1"))
+            socket.inet_aton(caddr) + socket.inet_aton("198.51.100.1"))
 
 
-def record(kind, gen, cport, mss=1460, ts=True, sack=True):
-    head = struct.pack(">BBHQ", kind, 4, 0, gen) + tuple_bytes(cport)
+def record(kind, gen, cport, mss=1460, ts=True, sack=True, caddr=CLIENT):
+    head = struct.pack(">BBHQ", kind, 4, 0, gen) + tuple_bytes(cport, caddr)
     if kind == DELETE:
         return head
     # between two requests: 100 bytes in, 1000 out, all acknowledged;
@@ -315,18 +319,19 @@ class Peer:
 
 # ---- commands ----
 
-def build_recs(kind, first, count, gen, mss, ts, sack):
+def build_recs(kind, first, count, gen, mss, ts, sack, caddr=CLIENT):
     gen = int(gen) if gen is not None else time.time_ns()
     kind = {"upsert": UPSERT, "delete": DELETE}[kind]
     # each its own generation: a store that evicts one raises its floor
     # to it, and would take no later record of the same generation
-    return [record(kind, gen + i, first + i, mss, ts, sack)
+    return [record(kind, gen + i, first + i, mss, ts, sack, caddr)
             for i in range(count)]
 
 
 def cmd_send(a):
     shared = read_key(a.keyfile)
-    recs = build_recs(a.kind, a.first, a.count, a.gen, a.mss, a.ts, a.sack)
+    recs = build_recs(a.kind, a.first, a.count, a.gen, a.mss, a.ts, a.sack,
+                      a.caddr)
     p = Peer(shared, a.syncid, a.host, a.port, a.bind)
     try:
         if not a.no_handshake and not p.handshake(a.wait):
@@ -795,6 +800,7 @@ def main(argv):
     sp.add_argument("count", type=int)
     sp.add_argument("gen", nargs="?")
     sp.add_argument("--mss", type=int, default=1460)
+    sp.add_argument("--caddr", default=CLIENT)
     sp.add_argument("--ts", action=argparse.BooleanOptionalAction,
                     default=True)
     sp.add_argument("--sack", action=argparse.BooleanOptionalAction,

@@ -470,6 +470,34 @@ takeover() {
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
 
+# counter_is DIR NAME N: DIR's counter NAME is N
+counter_is() { [ "$(cnt "$1" "$2")" = "$3" ]; }
+
+# Records of clients that are gone (198.51.100.77 answers no ARP) on the
+# VIP of the director's l7 service: an address that comes up probes each
+# twice, 300 ms and 8 s after, then drops them (expired); an address
+# that comes up after that probes nothing.  Today's module re-probed every
+# record at every address, and kept them for ever.
+probes_drain() {
+	local n=1000 probed
+	restart l7dir both 203.0.113.3 || return 1
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
+		50001 $n --caddr 198.51.100.77 || return 1
+	wait_eq $n cnt l7dir records || { show l7dir; return 1; }
+	in_dir ip addr add 192.0.2.250/32 dev lo
+	wait_for -s 40 counter_is l7dir expired $n || { show l7dir; return 1; }
+	probed=$(cnt l7dir probed)
+	note "$n records of absent clients, an address up: $(show l7dir | tail -n 1)"
+	[ "$(cnt l7dir records)" = 0 ] && [ "$probed" = $((2 * n)) ] ||
+		{ show l7dir; return 1; }
+	in_dir ip addr add 192.0.2.251/32 dev lo
+	sleep 1
+	[ "$(cnt l7dir probed)" = "$probed" ] || { show l7dir; return 1; }
+	in_dir ip addr del 192.0.2.250/32 dev lo
+	in_dir ip addr del 192.0.2.251/32 dev lo
+	in_d l7dir "$IPVSADM" --stop-l7-sync
+}
+
 # The channel over IPv6 (the sync link's 2001:db8:203::/64): an idle
 # keep-alive client's record crosses it, and its DELETE when it closes.
 over_ipv6() {
@@ -584,6 +612,7 @@ t_check "sync: stop removes both channels" stop_removes_all
 t_check "sync: the channel over IPv6: a record and its DELETE" over_ipv6
 t_check "sync: a client taken over from its record; a forged segment or a deleted record gets a RST" takeover
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
+t_check "sync: records of absent clients probed twice when an address comes up, then dropped (expired); none probed again" probes_drain
 t_check "sync: both directors sending, one flooded with forged datagrams from its peer's address: the other takes exactly the records sent" both_under_flood
 
 testbed_down
