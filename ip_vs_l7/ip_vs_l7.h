@@ -99,6 +99,13 @@ struct l7_pconn {
 	 * The timer also ends its rest (l7_pool_release()).
 	 */
 	bool			ack_owed;	/* pool->lock */
+	/*
+	 * What it answers while idle (l7_pool_idle_packet()): at most one
+	 * ACK per L7_CHALLENGE_GAP, as a binding's b_challenge, or whoever
+	 * learns the tuple has the director send one ACK per segment it
+	 * forges.  pool->lock.
+	 */
+	struct l7_tcp_ratelimit	idle_acks;
 	struct timer_list	idle_timer;
 	/* the socket's own callback, restored before release */
 	void			(*saved_state_change)(struct sock *sk);
@@ -521,7 +528,7 @@ extern unsigned int l7_body_timeout;
 extern unsigned int l7_body_minrate;
 extern unsigned int l7_max_conns;
 extern unsigned int l7_max_conns_per_source;
-extern unsigned int l7_source_max_pooled;
+extern int l7_source_max_pooled;
 extern unsigned int l7_conn_buckets;
 extern unsigned int l7_forwarded;
 

@@ -765,6 +765,14 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	case L7_CKPT_ADOPT:
 		break;
 	case L7_CKPT_PROBE:
+		/*
+		 * Out of the record's window: the record stays, and both
+		 * answers go.  The RST takes the segment's own ACK as its
+		 * seq, so it resets a client whose record is stale (its
+		 * numbers are the segment's) and is out of window for the
+		 * real client of a blind guess, which answers the probe.
+		 */
+		l7_send_rst(ls->net, skb);
 		l7_send_probe(ls->net, &rec.conn, rec.ts_off);
 		return ERR_PTR(-EAGAIN);
 	case L7_CKPT_WAIT:

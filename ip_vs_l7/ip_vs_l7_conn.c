@@ -264,13 +264,31 @@ static int l7_source_get(struct l7_conn *c)
 }
 
 /*
+ * The pooled connections one client address may hold at once, 0 for no
+ * cap: source_max_pooled, or by default (-1) an eighth of a server's
+ * pool and no fewer than one client connection may hold (the reasons
+ * are at the parameter, in ip_vs_l7_main.c).  Read at each binding, so
+ * the default follows pool_max and client_max_pooled as they are set.
+ */
+static int l7_source_pooled_max(void)
+{
+	int max = READ_ONCE(l7_source_max_pooled);
+
+	if (max >= 0)
+		return max;
+	return min_t(unsigned int, INT_MAX,
+		     max(READ_ONCE(l7_pool_max) / 8,
+			 READ_ONCE(l7_client_max_pooled)));
+}
+
+/*
  * One more pooled connection for @c's client address (IPv6: its /64),
- * unless it holds source_max_pooled already: one address must not hold
- * the servers' pools, whatever its connections do (c->lock held).
+ * unless it holds l7_source_pooled_max() already: one address must not
+ * hold the servers' pools, whatever its connections do (c->lock held).
  */
 bool l7_source_pooled_get(struct l7_conn *c)
 {
-	int max = min_t(unsigned int, READ_ONCE(l7_source_max_pooled), INT_MAX);
+	int max = l7_source_pooled_max();
 	atomic_t *pooled = &c->src->pooled;
 	int n = atomic_read(pooled);
 

@@ -11,6 +11,7 @@
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
@@ -180,15 +181,42 @@ MODULE_PARM_DESC(max_conns_per_source,
 		 "client connections alive at most per client IPv4 address, else reset; 0: no cap (default 256)");
 
 /*
- * Off by default: one address may stand for many clients (a NAT, a
- * proxy, a load generator), and the floors bound how long any request
- * holds a pooled connection.  Directors facing untrusted clients set it,
- * e.g. to pool_max / 8.
+ * source_max_pooled: -1 (the default) is an eighth of pool_max, and at
+ * least client_max_pooled, both read when a request binds; 0 is no cap.
+ * Without a cap, one address at the read_minrate floor on
+ * max_conns_per_source connections, each with client_max_pooled
+ * pipelined requests, holds 256 x 4 = 1,024 pooled connections for
+ * about 128 KB/s: more than the pools of three servers.  An eighth of
+ * one server's pool leaves that server seven eighths of it even when
+ * the rules send every request of the address there; never below
+ * client_max_pooled, so that one client connection's pipelined requests
+ * are not refused by their address's cap alone.  A NAT, a proxy or a
+ * load generator - one address for many clients - needs it raised.
  */
-unsigned int l7_source_max_pooled;
-module_param_named(source_max_pooled, l7_source_max_pooled, uint, 0644);
+static int l7_param_set_source_max_pooled(const char *val,
+					  const struct kernel_param *kp)
+{
+	int n, err;
+
+	err = kstrtoint(val, 0, &n);
+	if (err)
+		return err;
+	if (n < -1)
+		return -EINVAL;
+	WRITE_ONCE(*(int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops l7_param_source_max_pooled = {
+	.set = l7_param_set_source_max_pooled,
+	.get = param_get_int,
+};
+
+int l7_source_max_pooled = -1;
+module_param_cb(source_max_pooled, &l7_param_source_max_pooled,
+		&l7_source_max_pooled, 0644);
 MODULE_PARM_DESC(source_max_pooled,
-		 "pooled connections the requests of one client IPv4 address or IPv6 /64 may hold at once, all services together, else 503; 0: no cap (default 0)");
+		 "pooled connections the requests of one client IPv4 address or IPv6 /64 may hold at once, all services together, else 503; -1: pool_max / 8, at least client_max_pooled; 0: no cap (default -1)");
 
 unsigned int l7_conn_buckets;
 module_param_named(conn_buckets, l7_conn_buckets, uint, 0444);

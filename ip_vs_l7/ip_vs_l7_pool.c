@@ -945,6 +945,10 @@ static struct l7_tcp_idle l7_pconn_idle_view(const struct l7_pconn_tcp *t)
  * (the server's keep-alive timeout) or data at rcv_nxt, or a RST exactly
  * there, retires the connection - with a RST, as nothing is left to say
  * on it.  Anything else is not the server's, and changes nothing.
+ * The ACKs are rate-limited per connection as a binding's challenges are
+ * (Linux: tcp_oow_rate_limited()): a server whose resend of a lost ACK's
+ * bytes goes unanswered backs off and sends again, while forged segments
+ * would otherwise each draw an ACK towards the server.
  */
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 {
@@ -969,7 +973,9 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 		switch (l7_tcp_accept_idle(&view, &in)) {
 		case L7_IDLE_ACK:
 		case L7_IDLE_CHALLENGE:
-			ack = true;
+			ack = l7_tcp_ratelimit_allow(&pc->idle_acks,
+						     (u32)jiffies,
+						     L7_CHALLENGE_GAP);
 			break;
 		case L7_IDLE_RETIRE:
 			pc->quiet = th->rst;

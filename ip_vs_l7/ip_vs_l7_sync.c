@@ -770,11 +770,7 @@ static bool l7_sync_probe_wanted(struct net *net,
 	rcu_read_lock();
 	served = l7_service_lookup(net, af, &vaddr, htons(t->vport));
 	rcu_read_unlock();
-	if (!served)
-		return false;
-	if (af == AF_INET)
-		return inet_addr_type(net, vaddr.ip) == RTN_LOCAL;
-	return ipv6_chk_addr(net, &vaddr.in6, NULL, 0);
+	return served && l7_addr_local(net, af, &vaddr);
 }
 
 /*

@@ -372,9 +372,11 @@ enum l7_ckpt_verdict {
 	L7_CKPT_WAIT,
 	/*
 	 * Drop the segment, keep the record, and answer with the record's
-	 * probe (*out is the record): a segment out of the record's window,
-	 * which cannot be told from a blind guess at the tuple.  The real
-	 * client answers the probe with its own numbers.
+	 * probe (*out is the record) and a RST at the segment's ACK: a
+	 * segment out of the record's window, which cannot be told from a
+	 * blind guess at the tuple.  The real client of a record that fits
+	 * it answers the probe with its own numbers and is adopted; the
+	 * client of a stale record takes the RST.
 	 */
 	L7_CKPT_PROBE,
 };

@@ -5,7 +5,9 @@ held across a change on the director.
 
 Sends one GET of /static/1k.bin, creates the file READY, waits (up to
 60 s) for the file GO to exist, then sends N more GETs (default 5) on the
-same connection.  Every answer must be 200 with the right body, and the
+same connection.  --again READY2 GO2 (repeatable): after those, creates
+READY2, waits for GO2, and sends N more, so that the connection idles at
+a boundary once per pair.  Every answer must be 200 with the right body, and the
 connection must never be reopened.  Prints "ok N backend B..." or
 "error ..." and exits 0 or 1.
 """
@@ -39,6 +41,8 @@ def main():
     ap.add_argument("ready")
     ap.add_argument("go")
     ap.add_argument("--requests", type=int, default=5)
+    ap.add_argument("--again", nargs=2, action="append", default=[],
+                    metavar=("READY", "GO"))
     args = ap.parse_args()
     checker = l7http.Checker()
     conn = http.client.HTTPConnection(args.host, timeout=10)
@@ -46,18 +50,19 @@ def main():
     try:
         backends.append(get(conn, checker))
         sock = conn.sock
-        open(args.ready, "w").close()
-        deadline = time.time() + 60
-        while not os.path.exists(args.go):
-            if time.time() > deadline:
-                print("error: no %s" % args.go)
-                return 1
-            time.sleep(0.1)
-        for _ in range(args.requests):
-            backends.append(get(conn, checker))
-            if conn.sock is not sock:
-                print("error: the connection was reopened")
-                return 1
+        for ready, go in [(args.ready, args.go)] + args.again:
+            open(ready, "w").close()
+            deadline = time.time() + 60
+            while not os.path.exists(go):
+                if time.time() > deadline:
+                    print("error: no %s" % go)
+                    return 1
+                time.sleep(0.1)
+            for _ in range(args.requests):
+                backends.append(get(conn, checker))
+                if conn.sock is not sock:
+                    print("error: the connection was reopened")
+                    return 1
     except (OSError, http.client.HTTPException, l7http.Mismatch,
             ValueError) as e:
         print("error after %d requests: %s: %s"

@@ -24,6 +24,12 @@ Tests:
              at wrong seqs to the director's end of a pooled connection
              idle after a request: it stays (still established at the
              server, no RST on br0, Closed unchanged in /proc)
+  idle-acks  (l7 only) from a server's namespace, 50 segments in a
+             second to the director's end of a pooled connection idle
+             after a request, each one the director answers with an ACK
+             when alone (a data byte 2^30 behind its rcv_nxt, a SYN):
+             at most 3 ACKs on br0 (one per 500 ms, as Linux's
+             tcp_oow_rate_limited()), and the connection stays
   srv-ts-poison  (l7 only) from the namespace of the server sending a
              10 KB response the client does not acknowledge yet, two
              pure ACKs at wrong seqs with a TSval 2^30 ahead: no segment
@@ -172,10 +178,11 @@ def established(addr):
             for line in out.splitlines() if line.strip()}
 
 
-def served_pconn(peer):
+def served_pconn(peer, numbers=False):
     """(server, director's port) of a pooled connection that served a
     request and is idle again: only those are the splice's to judge (one
-    never bound is its socket's)."""
+    never bound is its socket's).  @numbers: and the server's next seq
+    and ACK on it, from its last segment with data."""
     for _ in range(4):
         cap = Capture("accept-idle-served", "br0", "tcp src port 80")
         try:
@@ -188,8 +195,15 @@ def served_pconn(peer):
         served = {(p[IP].src, p[TCP].dport) for p in pkts
                   if TCP in p and payload_of(p)}
         for addr, lport in sorted(served):
-            if lport in established(addr):
+            if lport not in established(addr):
+                continue
+            if not numbers:
                 return addr, lport
+            last = [p for p in pkts if TCP in p and payload_of(p) and
+                    p[IP].src == addr and p[TCP].dport == lport][-1]
+            return (addr, lport,
+                    (last[TCP].seq + len(payload_of(last))) % 2**32,
+                    last[TCP].ack)
     raise Fail("no pooled connection that served a request is left")
 
 
@@ -225,6 +239,60 @@ def t_idle_fin(peer, dport):
     rsts = [p for p in pkts if TCP in p and p[TCP].flags.R]
     if rsts:
         raise Fail("the director reset it: %s" % rsts[0].summary())
+    if lport not in established(addr):
+        raise Fail("the pooled connection from port %d to %s is gone" %
+                   (lport, addr))
+    if pool_closed(addr) != closed:
+        raise Fail("Closed went from %d to %d" % (closed, pool_closed(addr)))
+
+
+IDLE_FORGED = 50
+IDLE_ACKS_MAX = 3   # one at once, then one per 500 ms for about a second
+
+
+def t_idle_acks(peer, dport):
+    """Segments an idle pooled connection answers with an ACK, forged
+    from its server's side: an old data byte (a resend, for all the
+    director knows) and a SYN (a challenge), IDLE_FORGED of them spread
+    over a second.  Each once drew an ACK to the server (N9)."""
+    addr, lport, rcv_nxt, ack = served_pconn(peer, numbers=True)
+    closed = pool_closed(addr)
+    with netns(backend_ns(addr)):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                             socket.IPPROTO_TCP)
+    cap = Capture("accept-idle-acks", "br0", "tcp port %d" % lport)
+    try:
+        segs = []
+        for i in range(IDLE_FORGED):
+            if i % 2:
+                seg = IP(src=addr, dst=GW) / TCP(
+                    sport=80, dport=lport, flags="S",
+                    seq=random.getrandbits(32), window=502)
+            else:
+                seg = IP(src=addr, dst=GW) / TCP(
+                    sport=80, dport=lport, flags="PA",
+                    seq=(rcv_nxt - 2**30) % 2**32, ack=ack,
+                    window=502) / Raw(b"X")
+            segs.append(bytes(seg)[20:])
+        t0 = time.monotonic()
+        for i, seg in enumerate(segs):
+            time.sleep(max(0.0, t0 + i / IDLE_FORGED - time.monotonic()))
+            sock.sendto(seg, (GW, 0))
+        spent = time.monotonic() - t0
+        time.sleep(0.5)
+    finally:
+        pkts = cap.stop()
+    acks = [p for p in pkts if TCP in p and p[IP].src == GW and
+            p[TCP].sport == lport and p[TCP].flags.A and
+            not p[TCP].flags.R and not payload_of(p)]
+    print("note idle-acks: %d forged in %.2f s, %d ACKs from the director" %
+          (IDLE_FORGED, spent, len(acks)), flush=True)
+    if not acks:
+        raise Fail("no ACK at all: the forged segments missed the "
+                   "connection")
+    if len(acks) > IDLE_ACKS_MAX:
+        raise Fail("%d ACKs to %d forged segments, want at most %d" %
+                   (len(acks), IDLE_FORGED, IDLE_ACKS_MAX))
     if lport not in established(addr):
         raise Fail("the pooled connection from port %d to %s is gone" %
                    (lport, addr))
@@ -289,7 +357,8 @@ def t_srv_ts_poison(peer, dport):
 
 CLIENT_TESTS = {"ts-poison": t_ts_poison, "zero-window": t_zero_window,
                 "ack-past": t_ack_past}
-L7_TESTS = {"idle-fin": t_idle_fin, "srv-ts-poison": t_srv_ts_poison}
+L7_TESTS = {"idle-fin": t_idle_fin, "idle-acks": t_idle_acks,
+            "srv-ts-poison": t_srv_ts_poison}
 
 
 def main():

@@ -62,8 +62,9 @@ Tests:
                 and the right one afterwards a RST too (record dropped)
   adopt-deleted a record followed by its DELETE: a RST
   adopt-blind   a bare ACK on a recorded tuple at seq rcv_nxt + 2^31 with
-                a random ACK: no RST, only the record's probe (seq 4999,
-                ack 1100); the client's own GET then is adopted, answered
+                a random ACK: the record's probe (seq 4999, ack 1100) and
+                a RST at that random ACK only; the client's own GET then
+                is adopted, answered
   adopt-mss12   a record with mss 12 (refused by the store): a GET of
                 /static/10k.bin on its tuple gets a RST, and no oops
   adopt-not-ours  the VIP removed from the director (the suite does it):
@@ -1049,23 +1050,33 @@ def t_adopt_deleted(peer):
 
 def t_adopt_blind(peer):
     """A bare ACK on the record's tuple, 2^31 from its rcv_nxt, with a
-    random ACK (a blind guess at the tuple) ends nothing and gets no RST:
-    only the record's probe, which the real client answers.  Its GET
-    then is taken over and answered."""
+    random ACK (a blind guess at the tuple) ends nothing: it gets the
+    record's probe, which the real client answers, and a RST at its own
+    random ACK, which is out of the real client's window (5000) and so
+    harmless to it.  Its GET then is taken over and answered."""
     c = recorded_conn(peer, BLIND_PORT)
-    c.rcv_nxt = random.getrandbits(32)
+    guess = random.getrandbits(32)
+    while (guess - 5000) % 2**32 < 2**20 or (5000 - guess) % 2**32 < 2**20:
+        guess = random.getrandbits(32)
+    c.rcv_nxt = guess
     c.seg("A", seq=1100 + 2**31)
     c.rcv_nxt = 5000
+    probed = False
     end = time.time() + 3
     while True:
         p = c.peer.recv(max(end - time.time(), 0), c.mine)
         if p is None:
             break
         t = p[TCP]
+        if t.flags.R and t.seq == guess:
+            continue        # the blind guess's own RST
         if t.flags.R or str(t.flags) != "A" or t.seq != 4999 or \
                 t.ack != 1100:
             raise Fail("blind segment answered: %s seq %d ack %d" %
                        (t.flags, t.seq, t.ack))
+        probed = True
+    if not probed:
+        raise Fail("no probe answered the blind segment")
     c.get_ok()
     c.close()
 

@@ -320,27 +320,53 @@ read_floor() {
 	return $rc
 }
 
+# capped OK N: N requests from one address, each a CGI that sleeps 5 s,
+# started 0.3 s apart: OK of them are served, the rest get the
+# director's 503 (counted in source_capped); a request from another
+# address is served meanwhile.
+capped() {
+	local ok=$1 n=$2 i before rc=0
+	rm -f "$TMP"/cap[0-9]*
+	before=$(svc_col source_capped)
+	for i in $(seq 1 "$n"); do
+		in_cli curl -sS --max-time 30 -o /dev/null -w '%{http_code}\n' \
+			"http://$L7TB_VIP/cgi-bin/sleep?ms=5000&id=$i" \
+			> "$TMP/cap$i" 2>&1 &
+		sleep 0.3
+	done
+	wait_for at_least "$ok" busy_total || rc=1
+	get_ok --interface "$CLIENT2" || { echo "$CLIENT2 not served"; rc=1; }
+	wait
+	note "statuses $(sort "$TMP"/cap[0-9]* | uniq -c | xargs); source_capped $before -> $(svc_col source_capped)"
+	[ "$(cat "$TMP"/cap[0-9]* | grep -c '^200$')" = "$ok" ] || rc=1
+	[ "$(cat "$TMP"/cap[0-9]* | grep -c '^503$')" = $((n - ok)) ] || rc=1
+	[ "$(svc_col source_capped)" = $((before + n - ok)) ] || rc=1
+	return $rc
+}
+
 # source_max_pooled=2: a third and fourth request from one address while
 # two are under way get 503 from the director (counted), a request from
 # another address is served meanwhile.
 source_pooled_cap() {
-	local i before rc=0
+	local old rc=0
+	old=$(cat "$PARAMS/source_max_pooled")
 	param source_max_pooled 2 || return 1
-	before=$(svc_col source_capped)
-	for i in 1 2 3 4; do
-		in_cli curl -sS --max-time 30 -o /dev/null -w '%{http_code}\n' \
-			"http://$L7TB_VIP/cgi-bin/sleep?ms=3000&id=$i" \
-			> "$TMP/cap$i" 2>&1 &
-		sleep 0.3
-	done
-	wait_for at_least 2 busy_total || rc=1
-	get_ok --interface "$CLIENT2" || { echo "$CLIENT2 not served"; rc=1; }
-	wait
-	note "statuses $(sort "$TMP"/cap[1-4] | uniq -c | xargs); source_capped $before -> $(svc_col source_capped)"
-	[ "$(grep -c '^200$' "$TMP"/cap[1-4] | awk -F: '{ n += $2 } END { print n }')" = 2 ] || rc=1
-	[ "$(grep -c '^503$' "$TMP"/cap[1-4] | awk -F: '{ n += $2 } END { print n }')" = 2 ] || rc=1
-	[ "$(svc_col source_capped)" = $((before + 2)) ] || rc=1
-	param source_max_pooled 0
+	capped 2 4 || rc=1
+	param source_max_pooled "$old"
+	return $rc
+}
+
+# Without source_max_pooled set, one address still may not hold the
+# pools: the default (-1) caps it at pool_max / 8, at least
+# client_max_pooled (4), as they are when a request binds.  With
+# pool_max=40 that is 5: of 7 requests under way at once, 2 get 503.
+source_pooled_default() {
+	local rc=0
+	note "source_max_pooled $(cat "$PARAMS/source_max_pooled") by default"
+	[ "$(cat "$PARAMS/source_max_pooled")" = -1 ] || rc=1
+	param pool_max 40 || return 1
+	capped 5 7 || rc=1
+	param pool_max 256
 	return $rc
 }
 
@@ -348,6 +374,7 @@ t_check "bounds: a server that answers and closes before the body releases its p
 t_check "bounds: a request body below body_minrate is answered 408 by the director" body_floor
 t_check "bounds: a reader below read_minrate is reset, a fast one reads all" read_floor
 t_check "bounds: source_max_pooled=2: more requests from one address get 503, another address served" source_pooled_cap
+t_check "bounds: source_max_pooled by default: one address holds at most pool_max / 8, more get 503" source_pooled_default
 t_check "bounds: max_conns_per_source=50: the 51st from one address is reset and counted, another address served" per_source_cap
 t_check "bounds: max_conns=10: the 11th is reset and counted" global_cap
 t_check "bounds: a client that only acknowledges is closed by the CLOSING deadline" pure_acks_closed

@@ -9,8 +9,10 @@ set -u
 VS=$L7TB_VIP:80
 TMP=$(mktemp -d)
 
-# emulated time is ~30x slower: give the pools time to grow for 200 clients
-modprobe ip_vs_l7 datapath=1 queue_timeout=30000
+# emulated time is ~30x slower: give the pools time to grow for 200 clients.
+# The 200 clients are one address, as behind a NAT: no per-address cap
+# of pooled connections (source_max_pooled's default is pool_max / 8).
+modprobe ip_vs_l7 datapath=1 queue_timeout=30000 source_max_pooled=0
 testbed_up
 add_service "$VS" l7 1 1 1
 wait_for in_dir grep -Eq ' 8 .* up ' /proc/net/ip_vs_l7

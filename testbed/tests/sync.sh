@@ -3,20 +3,32 @@
 # The l7 checkpoint channel between two directors: started and stopped
 # with the patched ipvsadm (--start-l7-sync, --stop-l7-sync, -L --daemon),
 # the master's records of keep-alive clients idle at a request boundary
-# held by the backup, a DELETE when one closes; datagrams written by hand
-# (testbed/clients/l7sync.py, an implementation of the format and HMAC of
-# its own) from a third host on the sync link: the backup keeps what is
-# authenticated, drops and counts a wrong key, a wrong sync id and what
-# does not read, and evicts the oldest past its cap.  Then the first
-# director in role both: a client it has only a record of, its segments
-# written by hand (testbed/clients/rawtcp.py adopt*), is taken over; a
-# forged segment or a deleted record gets a RST; a newer record of a
-# connection it holds ends its copy (displaced).  Runs in the guest.
+# held by the backup, a DELETE when one closes.  What whoever reaches the
+# sync link without the key can do (testbed/clients/l7sync.py captures,
+# replays and floods): the capture holds no client number in clear; the
+# master's own datagram sent back to it is dropped (reflected) and ends
+# no connection; datagrams replayed to a restarted backup are not taken;
+# a datagram from another address than the peer's is dropped
+# (bad_source).  Datagrams written by hand (l7sync.py, an implementation
+# of the format, version 2, and its AEAD of its own) from a third host
+# that is the backup's peer: the backup keeps what is authenticated,
+# drops and counts a wrong key, a wrong sync id and what does not read,
+# and evicts the oldest past its cap.  Then the first director in role
+# both: a client it has only a record of, its segments written by hand
+# (testbed/clients/rawtcp.py adopt*), is taken over; a forged segment or
+# a deleted record gets a RST; a newer record of a connection it holds
+# ends its copy (displaced).  Last, both directors in role both, one
+# flooded with forged datagrams from its peer's address while it sends
+# records: the other takes exactly the records sent.  Runs in the guest.
 #
 #   l7cli -- l7dir (master, the l7 service) -- s1..s3      (topology up)
 #              | sync0 203.0.113.1
 #   [l7syn: bridge sw] -- l7dir2 sync0 203.0.113.2 (backup)
 #              \-------- l7dir3 sync0 203.0.113.3 (a third sender)
+#
+# A director takes datagrams only from its --sync-peer's address and
+# port: tests that send from the third host start the receiving director
+# with the peer 203.0.113.3.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -66,6 +78,20 @@ start() {
 		--sync-key-file "$TMP/key" "$@"
 }
 
+# restart DIR ROLE PEER [options]: DIR's channel stopped if it runs,
+# then started
+restart() {
+	in_d "$1" "$IPVSADM" --stop-l7-sync 2> /dev/null
+	start "$@"
+}
+
+# cnt DIR NAME: the channel's counter NAME, 0 if it shows none
+cnt() {
+	local v
+	v=$(sync_counter "$1" "$2")
+	echo "${v:-0}"
+}
+
 # records_are N: the backup holds N records
 records_are() { [ "$(sync_counter l7dir2 records)" = "$1" ]; }
 
@@ -77,6 +103,30 @@ send() {
 }
 
 show() { in_d "$1" "$IPVSADM" -L --daemon; }
+
+# capture_start NAME: the sync link's datagrams to and from l7dir (its
+# port on the bridge) into $TMP/NAME.jl, until capture_stop
+capture_start() {
+	rm -f "$TMP/$1.jl"
+	ip netns exec l7syn $SYNC capture p-l7dir 300 "$TMP/$1.jl" \
+		> "$TMP/$1.out" 2>&1 &
+	CAP_PID=$!
+	wait_for test -e "$TMP/$1.jl"
+}
+
+capture_stop() {
+	kill "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID" 2>/dev/null
+}
+
+# captured_records NAME: the capture holds a datagram with records
+captured_records() { grep -q '"count": [1-9]' "$TMP/$1.jl"; }
+
+# held_port: the client port of the one connection l7cli holds to the VIP
+held_port() {
+	in_cli ss -Htn state established "( dport = :80 )" |
+		awk '{ n = split($3, a, ":"); print a[n] }'
+}
 
 # ---- tests ----
 
@@ -93,6 +143,26 @@ refuses_open_key() {
 	note "$out"
 	printf '%s\n' "$out" | grep -q 'readable by others' || return 1
 	[ -z "$(show l7dir2 | grep '^l7 ')" ] || { show l7dir2; return 1; }
+}
+
+# A key of one byte 32 times (all zeros, all 0x41) has no entropy: refused
+# with a message saying so, and no channel starts.
+refuses_weak_key() {
+	local out k
+	for k in 00 41; do
+		(umask 077; printf "%.0s$k" $(seq 1 32) > "$TMP/key.$k"; echo >> "$TMP/key.$k")
+		if out=$(in_d l7dir2 "$IPVSADM" --start-l7-sync backup \
+				--mcast-interface sync0 --sync-peer 203.0.113.1 \
+				--sync-key-file "$TMP/key.$k" 2>&1); then
+			echo "started with the key $(cat "$TMP/key.$k")"
+			in_d l7dir2 "$IPVSADM" --stop-l7-sync
+			return 1
+		fi
+		note "$k x 32: $out"
+		printf '%s\n' "$out" | grep -q 'all 32 bytes of the key are equal' ||
+			return 1
+		[ -z "$(show l7dir2 | grep '^l7 ')" ] || { show l7dir2; return 1; }
+	done
 }
 
 starts_both() {
@@ -144,6 +214,8 @@ refused_outside_init_userns() {
 # one record each; one that closes is a DELETE
 master_records() {
 	local i n=4
+	# the backup took the master's start (its handshake): records count
+	wait_eq 1 sync_counter l7dir2 peers || { show l7dir2; return 1; }
 	for i in $(seq 1 $n); do
 		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/ready$i" \
 			"$TMP/go$i" --requests 1 > "$TMP/held$i" 2>&1 &
@@ -168,10 +240,129 @@ master_records() {
 		{ show l7dir; show l7dir2; return 1; }
 }
 
-# the third host, with the key: its records are held, its DELETEs too
+# The master's datagrams carry no client number in clear: a capture of
+# the sync link while an idle client's record crosses it holds neither
+# the client's address nor its port and the VIP's (the record's key).
+no_clear_numbers() {
+	local cport stored rc=0
+	stored=$(cnt l7dir2 stored)
+	capture_start clear || return 1
+	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/cready" \
+		"$TMP/cgo" --requests 1 > "$TMP/cheld" 2>&1 &
+	wait_for -s 60 test -e "$TMP/cready" || { cat "$TMP/cheld"; capture_stop; return 1; }
+	cport=$(held_port)
+	wait_eq $((stored + 1)) sync_counter l7dir2 stored &&
+	wait_for captured_records clear || rc=1
+	capture_stop
+	touch "$TMP/cgo"
+	wait_for -s 60 grep -q '^ok' "$TMP/cheld" || { cat "$TMP/cheld"; rc=1; }
+	[ $rc = 0 ] || { show l7dir; show l7dir2; return 1; }
+	# 198.51.100.10, then cport and 80 as a record holds them
+	$SYNC grep-clear "$TMP/clear.jl" c633640a "$(printf '%04x0050' "$cport")" \
+		> "$TMP/clear.out"
+	rc=$?
+	note "client port $cport: $(tr '\n' ' ' < "$TMP/clear.out")"
+	return $rc
+}
+
+# refl_seen: l7dir counted a datagram sent back to it, one way or another
+refl_seen() { [ "$(cnt l7dir reflected)" != 0 ] || [ "$(cnt l7dir displaced)" != 0 ]; }
+
+# The director's own datagram, captured on the sync link and sent back to
+# it from its peer's address after the client idled again: it is its own
+# (reflected), nothing is stored or ended, and the client's next request
+# is answered.
+reflection_ignored() {
+	local stored peers rc=0
+	peers=$(cnt l7dir2 peers)
+	restart l7dir both 203.0.113.2 --sync-idle 50 || return 1
+	wait_eq $((peers + 1)) sync_counter l7dir2 peers || { show l7dir2; return 1; }
+	stored=$(cnt l7dir2 stored)
+	capture_start refl || return 1
+	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/rready" \
+		"$TMP/rgo" --requests 1 --again "$TMP/rready2" "$TMP/rgo2" \
+		> "$TMP/rheld" 2>&1 &
+	wait_for -s 60 test -e "$TMP/rready" &&
+	wait_eq $((stored + 1)) sync_counter l7dir2 stored &&
+	wait_for captured_records refl || rc=1
+	capture_stop
+	[ $rc = 0 ] || { cat "$TMP/rheld"; show l7dir; show l7dir2; return 1; }
+	# one more request, idle again: a newer record
+	touch "$TMP/rgo"
+	wait_for -s 60 test -e "$TMP/rready2" &&
+	wait_eq $((stored + 2)) sync_counter l7dir2 stored ||
+		{ cat "$TMP/rheld"; show l7dir2; touch "$TMP/rgo2"; return 1; }
+	in_d l7dir3 $SYNC replay "$TMP/refl.jl" 203.0.113.2 203.0.113.1 "$PORT" \
+		--from 203.0.113.1 --records --first 1 || rc=1
+	wait_for refl_seen
+	touch "$TMP/rgo2"
+	wait_for -s 60 grep -q . "$TMP/rheld"
+	note "next request: $(cat "$TMP/rheld")" "$(show l7dir | tail -n 1)"
+	[ $rc = 0 ] && [ "$(cnt l7dir reflected)" = 1 ] &&
+		[ "$(cnt l7dir displaced)" = 0 ] && grep -q '^ok' "$TMP/rheld"
+}
+
+# refused_past N: l7dir2 refused more than N datagrams for their source
+# or their form
+refused_past() {
+	[ $(( $(cnt l7dir2 bad_source) + $(cnt l7dir2 malformed) )) -gt "$1" ]
+}
+
+# The master's datagrams with a client's records, captured, then replayed
+# to the backup after its channel restarted (an empty store, a new
+# challenge) from the master's address: none is taken.
+replay_after_restart() {
+	local stored deleted peers n mark rc=0
+	peers=$(cnt l7dir2 peers)
+	restart l7dir both 203.0.113.2 --sync-idle 50 || return 1
+	wait_eq $((peers + 1)) sync_counter l7dir2 peers || { show l7dir2; return 1; }
+	stored=$(cnt l7dir2 stored) deleted=$(cnt l7dir2 deleted)
+	capture_start rst || return 1
+	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/pready" \
+		"$TMP/pgo" --requests 1 > "$TMP/pheld" 2>&1 &
+	wait_for -s 60 test -e "$TMP/pready" &&
+	wait_eq $((stored + 1)) sync_counter l7dir2 stored || rc=1
+	# it closes: its DELETE, and l7dir has no record left to send
+	touch "$TMP/pgo"
+	wait_for -s 60 grep -q '^ok' "$TMP/pheld" &&
+	wait_eq $((deleted + 1)) sync_counter l7dir2 deleted &&
+	wait_for captured_records rst || rc=1
+	capture_stop
+	[ $rc = 0 ] || { cat "$TMP/pheld"; show l7dir; show l7dir2; return 1; }
+	restart l7dir2 backup 203.0.113.1 || return 1
+	n=$(grep -c '"src": "203.0.113.1".*"count": [1-9]' "$TMP/rst.jl")
+	mark=$(( $(cnt l7dir2 bad_source) + $(cnt l7dir2 malformed) ))
+	in_d l7dir3 $SYNC replay "$TMP/rst.jl" 203.0.113.1 203.0.113.2 "$PORT" \
+		--from 203.0.113.1 --records || return 1
+	# then a datagram from the third host: once it is counted, so are
+	# the replays before it
+	in_d l7dir3 $SYNC send-bad "$TMP/key" "$ID" 203.0.113.2 "$PORT" short ||
+		return 1
+	wait_for refused_past "$mark"
+	note "$n datagrams with records replayed: $(show l7dir2 | tail -n 1)"
+	[ "$(cnt l7dir2 stored)" = 0 ] && [ "$(cnt l7dir2 records)" = 0 ] &&
+		[ $(( $(cnt l7dir2 replayed) + $(cnt l7dir2 unknown_peer) )) -ge "$n" ] ||
+		{ show l7dir2; return 1; }
+}
+
+# A datagram sealed with the key, from the third host to a backup whose
+# peer is the master: dropped for its source, nothing stored.
+foreign_source() {
+	local stored bad
+	stored=$(cnt l7dir2 stored) bad=$(cnt l7dir2 bad_source)
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.2 "$PORT" upsert \
+		34001 5 --no-handshake || return 1
+	wait_eq $((bad + 1)) sync_counter l7dir2 bad_source || { show l7dir2; return 1; }
+	[ "$(cnt l7dir2 stored)" = "$stored" ] && [ "$(cnt l7dir2 records)" = 0 ] ||
+		{ show l7dir2; return 1; }
+}
+
+# the third host, with the key and as the backup's peer: its records are
+# held, its DELETEs too
 third_sender_with_key() {
 	local before
-	before=$(sync_counter l7dir2 records)
+	restart l7dir2 backup 203.0.113.3 || return 1
+	before=$(cnt l7dir2 records)
 	send "$TMP/key" "$ID" upsert 30001 40 || return 1
 	wait_eq $((before + 40)) sync_counter l7dir2 records || { show l7dir2; return 1; }
 	send "$TMP/key" "$ID" delete 30001 5 || return 1
@@ -189,29 +380,38 @@ dropped_as() {
 	[ "$(sync_counter l7dir2 records)" = "$records" ] || { show l7dir2; return 1; }
 }
 
+# (no handshake: the director refuses these before it looks at the sender)
 wrong_key() {
 	new_key "$TMP/other"
-	dropped_as bad_hmac send "$TMP/other" "$ID" upsert 31001 10
+	dropped_as bad_hmac send "$TMP/other" "$ID" upsert 31001 10 --no-handshake
 }
 
 wrong_sync_id() {
-	dropped_as bad_syncid send "$TMP/key" $((ID + 1)) upsert 32001 10
+	dropped_as bad_syncid send "$TMP/key" $((ID + 1)) upsert 32001 10 \
+		--no-handshake
 }
 
+# short, version, count: refused before the AEAD; trailing: sealed, after
+# a handshake; then one bit of a tag flipped: it does not authenticate
 malformed() {
-	local how records
+	local how records bad
 	records=$(sync_counter l7dir2 records)
+	bad=$(cnt l7dir2 bad_hmac)
 	for how in short version count trailing; do
 		in_d l7dir3 $SYNC send-bad "$TMP/key" "$ID" 203.0.113.2 "$PORT" \
 			"$how" || return 1
 	done
 	wait_eq 4 sync_counter l7dir2 malformed || { show l7dir2; return 1; }
-	[ "$(sync_counter l7dir2 records)" = "$records" ] || { show l7dir2; return 1; }
+	in_d l7dir3 $SYNC send-bad "$TMP/key" "$ID" 203.0.113.2 "$PORT" tag ||
+		return 1
+	wait_eq $((bad + 1)) sync_counter l7dir2 bad_hmac || { show l7dir2; return 1; }
+	[ "$(sync_counter l7dir2 records)" = "$records" ] &&
+		[ "$(sync_counter l7dir2 malformed)" = 4 ] || { show l7dir2; return 1; }
 }
 
 cap_evicts_oldest() {
 	in_d l7dir2 "$IPVSADM" --stop-l7-sync || return 1
-	start l7dir2 backup 203.0.113.1 --sync-records 50 || return 1
+	start l7dir2 backup 203.0.113.3 --sync-records 50 || return 1
 	send "$TMP/key" "$ID" upsert 33001 80 || return 1
 	wait_eq 80 sync_counter l7dir2 stored || { show l7dir2; return 1; }
 	note "$(show l7dir2 | tail -n 1)"
@@ -242,7 +442,7 @@ stop_removes_all() {
 # whose record stays).
 takeover() {
 	local dmac out=${L7_RESULTS:-$TMP}/rawtcp-adopt.out rc=0
-	start l7dir both 203.0.113.2 || return 1
+	start l7dir both 203.0.113.3 || return 1
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 4 &&
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40906 1 &&
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 &&
@@ -260,13 +460,45 @@ takeover() {
 		"$dmac" adopt-not-ours >> "$out" 2>&1
 	in_dir ip addr add "$L7TB_VIP/24" dev dcli
 	raw_client_rsts keep
-	note "$(cat "$out")" "$(show l7dir | tail -n 1)"
 	for t in adopt adopt-forged adopt-deleted adopt-blind adopt-mss12 adopt-not-ours; do
 		grep -qx "ok   $t" "$out" || rc=1
 	done
+	# the VIP back: 40906's record is probed, and the client's kernel,
+	# which has no such connection, answers with a RST at exactly its
+	# rcv_nxt, which ends the record
+	wait_for -s 10 counter_is l7dir refused 2
+	note "$(cat "$out")" "$(show l7dir | tail -n 1)"
 	[ $rc = 0 ] || return 1
-	[ "$(sync_counter l7dir adopted)" = 2 ] && [ "$(sync_counter l7dir refused)" = 1 ] &&
-		[ "$(sync_counter l7dir records)" = 1 ] || { show l7dir; return 1; }
+	[ "$(cnt l7dir adopted)" = 2 ] && [ "$(cnt l7dir probed)" = 1 ] &&
+		[ "$(cnt l7dir records)" = 0 ] || { show l7dir; return 1; }
+	in_d l7dir "$IPVSADM" --stop-l7-sync
+}
+
+# counter_is DIR NAME N: DIR's counter NAME is N
+counter_is() { [ "$(cnt "$1" "$2")" = "$3" ]; }
+
+# Records of clients that are gone (198.51.100.77 answers no ARP) on the
+# VIP of the director's l7 service: an address that comes up probes each
+# twice, 300 ms and 8 s after, then drops them (expired); an address
+# that comes up after that probes nothing.  Today's module re-probed every
+# record at every address, and kept them for ever.
+probes_drain() {
+	local n=1000 probed
+	restart l7dir both 203.0.113.3 || return 1
+	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
+		50001 $n --caddr 198.51.100.77 || return 1
+	wait_eq $n cnt l7dir records || { show l7dir; return 1; }
+	in_dir ip addr add 192.0.2.250/32 dev lo
+	wait_for -s 40 counter_is l7dir expired $n || { show l7dir; return 1; }
+	probed=$(cnt l7dir probed)
+	note "$n records of absent clients, an address up: $(show l7dir | tail -n 1)"
+	[ "$(cnt l7dir records)" = 0 ] && [ "$probed" = $((2 * n)) ] ||
+		{ show l7dir; return 1; }
+	in_dir ip addr add 192.0.2.251/32 dev lo
+	sleep 1
+	[ "$(cnt l7dir probed)" = "$probed" ] || { show l7dir; return 1; }
+	in_dir ip addr del 192.0.2.250/32 dev lo
+	in_dir ip addr del 192.0.2.251/32 dev lo
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
 
@@ -296,16 +528,15 @@ over_ipv6() {
 # A connection this director holds at a request boundary, of which the
 # peer sends a newer record: the peer took it over (the VIP moved while
 # this director lived), so ours ends without a word (displaced); the
-# client's next request finds no connection here, and a record it does
-# not fit: a RST.
+# client's next request finds no connection here, and a record whose
+# window it is out of (blind): a RST at the request's own ACK.
 displaced() {
 	local cport
-	start l7dir both 203.0.113.2 || return 1
+	restart l7dir both 203.0.113.3 || return 1
 	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/dready" \
 		"$TMP/dgo" --requests 1 > "$TMP/dheld" 2>&1 &
 	wait_for -s 60 test -e "$TMP/dready" || { cat "$TMP/dheld"; return 1; }
-	cport=$(in_cli ss -Htn state established "( dport = :80 )" |
-		awk '{ n = split($3, a, ":"); print a[n] }')
+	cport=$(held_port)
 	[ -n "$cport" ] && [ "$(wc -w <<< "$cport")" = 1 ] ||
 		{ echo "client ports: '$cport'"; return 1; }
 	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
@@ -314,9 +545,50 @@ displaced() {
 	touch "$TMP/dgo"
 	wait_for -s 60 grep -q . "$TMP/dheld"
 	note "held connection's next request: $(cat "$TMP/dheld")" "$(show l7dir | tail -n 1)"
-	grep -q '^error' "$TMP/dheld" && [ "$(sync_counter l7dir refused)" = 1 ] ||
+	grep -q '^error' "$TMP/dheld" && [ "$(sync_counter l7dir blind)" = 1 ] ||
 		{ show l7dir; return 1; }
 	in_d l7dir "$IPVSADM" --stop-l7-sync
+}
+
+# applied_all: l7dir2 applied every record l7dir sent, one way or another
+applied_all() {
+	[ $(( $(cnt l7dir2 stored) + $(cnt l7dir2 deleted) + $(cnt l7dir2 stale) )) = \
+		"$(cnt l7dir sent_records)" ]
+}
+
+# Both directors in role both, each the other's peer (as l7-sync-up
+# starts them), keep-alive clients cycling on l7dir so that it sends
+# records all the time, while the third host floods l7dir's port with
+# forged datagrams from l7dir2's address (they pass the source check and
+# meet the authentication): l7dir counts them (bad_hmac), and l7dir2
+# takes exactly what l7dir sent - no forged record, none corrupted.
+both_under_flood() {
+	local kpid end rc=0
+	restart l7dir both 203.0.113.2 --sync-idle 1 &&
+	restart l7dir2 both 203.0.113.1 || return 1
+	# l7dir2 took l7dir's start: all l7dir sends from now on counts
+	wait_eq 1 sync_counter l7dir2 peers || { show l7dir; show l7dir2; return 1; }
+	rm -f "$TMP/fstop"
+	in_cli timeout 300 $PY "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 20 \
+		--requests 100000 --pace 0.05 --timeout 30 --until "$TMP/fstop" \
+		> "$TMP/fka" 2>&1 &
+	kpid=$!
+	in_d l7dir3 timeout 60 $SYNC flood 203.0.113.1 "$PORT" 15 \
+		--src 203.0.113.2 --syncid "$ID" > "$TMP/flood" 2>&1 || rc=1
+	touch "$TMP/fstop"
+	wait $kpid || rc=1
+	# the connections closed: their DELETEs, then nothing more to send
+	# (bounded in time: each try reads four counters, slow in the guest)
+	end=$((SECONDS + 40))
+	until applied_all || [ $SECONDS -ge $end ]; do sleep 1; done
+	note "$(cat "$TMP/flood")" "clients: $(head -n 1 "$TMP/fka")" \
+		"l7dir:  $(show l7dir | tail -n 1)" "l7dir2: $(show l7dir2 | tail -n 1)"
+	[ $rc = 0 ] || { cat "$TMP/fka"; return 1; }
+	[ "$(cnt l7dir2 bad_hmac)" = 0 ] && [ "$(cnt l7dir2 malformed)" = 0 ] &&
+		[ "$(cnt l7dir2 stale)" = 0 ] && applied_all &&
+		[ "$(cnt l7dir sent_records)" -gt 0 ] &&
+		[ "$(cnt l7dir bad_hmac)" -gt 0 ] || return 1
+	in_d l7dir "$IPVSADM" --stop-l7-sync && in_d l7dir2 "$IPVSADM" --stop-l7-sync
 }
 
 testbed_up
@@ -325,19 +597,27 @@ sync_link
 new_key "$TMP/key"
 wait_for pools_ready >/dev/null
 
+t_check "sync: l7sync.py's format, keys and handshake against RFC 8439 and sync_peer.h (selftest)" in_d l7dir3 $SYNC selftest
 t_check "sync: a key file others may read is refused" refuses_open_key
+t_check "sync: a key of one byte repeated (all 0x00, all 0x41) is refused" refuses_weak_key
 t_check "sync: master and backup start, shown by -L --daemon; a second start refused" starts_both
 t_check "sync: refused outside the initial user namespace" refused_outside_init_userns
 t_check "sync: keep-alive clients idle at a boundary held by the backup, a DELETE when one closes" master_records
+t_check "sync: a capture of the link holds no client address or port in clear" no_clear_numbers
+t_check "sync: the director's own datagram sent back to it is dropped (reflected), nothing ended" reflection_ignored
+t_check "sync: datagrams replayed to a restarted backup are not taken" replay_after_restart
+t_check "sync: a datagram with the key from another address than the peer's is dropped (bad_source)" foreign_source
 t_check "sync: a third sender with the key: its records and DELETEs applied" third_sender_with_key
 t_check "sync: a wrong key is dropped and counted (bad_hmac)" wrong_key
 t_check "sync: a wrong sync id is dropped and counted (bad_syncid)" wrong_sync_id
-t_check "sync: datagrams that do not read are dropped and counted (malformed)" malformed
+t_check "sync: datagrams that do not read are dropped and counted (malformed), a flipped tag bit (bad_hmac)" malformed
 t_check "sync: past its cap the backup evicts the oldest, counted" cap_evicts_oldest
 t_check "sync: stop removes both channels" stop_removes_all
 t_check "sync: the channel over IPv6: a record and its DELETE" over_ipv6
 t_check "sync: a client taken over from its record; a forged segment or a deleted record gets a RST" takeover
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
+t_check "sync: records of absent clients probed twice when an address comes up, then dropped (expired); none probed again" probes_drain
+t_check "sync: both directors sending, one flooded with forged datagrams from its peer's address: the other takes exactly the records sent" both_under_flood
 
 testbed_down
 rm -rf "$TMP"

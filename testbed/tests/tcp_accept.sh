@@ -4,7 +4,8 @@
 # reach no server, as against a Linux endpoint: TS.Recent poisoning, a
 # zero window at a wrong seq, an ACK past the response's end, a FIN or a
 # data byte at a wrong seq to an idle pooled connection from a server's
-# side (testbed/clients/rawaccept.py, scapy).  Each client-side case runs
+# side, a flood of segments it answers rate-limited
+# (testbed/clients/rawaccept.py, scapy).  Each client-side case runs
 # against the l7 service and, as the reference, a plain Linux listener
 # (Python's http.server, HTTP/1.1) in the director's namespace.  Runs
 # inside the guest.
@@ -55,11 +56,18 @@ raw_client_rsts drop
 
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.
-RAW_TESTS="ts-poison zero-window ack-past idle-fin srv-ts-poison"
+RAW_TESTS="ts-poison zero-window ack-past idle-fin idle-acks srv-ts-poison"
 RAW_OUT=${L7_RESULTS:-/tmp}/rawaccept.out
 in_cli timeout 600 env HOME=/tmp "${RAW[@]}" "$DMAC" "$REFPORT" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
 
+
+# note lines of the raw client, shown whether the test passes or not
+exec 3>&1
+idle_acks() {
+	sed -n 's/^note idle-acks: /     /p' "$RAW_OUT" >&3
+	raw_result idle-acks
+}
 
 # both TEST: the l7 service and the Linux reference agree
 both() { raw_result "$1-linux" && raw_result "$1"; }
@@ -68,6 +76,7 @@ t_check "tcp_accept: four forged pure ACKs (TS.Recent poisoning): the connection
 t_check "tcp_accept: a forged zero window at a wrong seq: the request under way goes on, as on Linux" both zero-window
 t_check "tcp_accept: a forged ACK past the response's end reaches no server; the connection goes on, as on Linux" both ack-past
 t_check "tcp_accept: a FIN and a data byte at wrong seqs leave an idle pooled connection alone" raw_result idle-fin
+t_check "tcp_accept: 50 forged segments in a second to an idle pooled connection draw at most 3 ACKs" idle_acks
 t_check "tcp_accept: forged server segments at wrong seqs: their TSval is never echoed, the response is whole" raw_result srv-ts-poison
 
 unacceptable_counted() {
