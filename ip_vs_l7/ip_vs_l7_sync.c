@@ -120,7 +120,6 @@ struct l7_sync {
 	struct l7_seal		rx;		/* for the accepted sender's */
 	struct l7_seal		rx_new;		/* for any other sender's */
 	u64			tx_seq;
-	u64			newest;		/* generation taken, newest */
 	unsigned long		hello_at;	/* jiffies of the last HELLO */
 	u8			*tx_buf;	/* dgram_max */
 	u8			*rx_buf;	/* dgram_max + 1 */
@@ -217,7 +216,8 @@ static int l7_sync_seal_send(struct l7_sync *s, u16 count, size_t plain)
 		.seq = ++s->tx_seq,
 		.challenge = s->peer.challenge,
 		.echo = s->peer.echo,
-		.newest = s->newest,
+		/* written by l7_ckpt_apply() only, on this same workqueue */
+		.newest = s->store.newest,
 	};
 	size_t len = L7_SYNC_HDR_LEN + plain + L7_SYNC_TAG_LEN;
 	int err;
@@ -543,6 +543,13 @@ out:
 	return v;
 }
 
+static void l7_sync_count(struct l7_sync *s, u64 *counter)
+{
+	spin_lock_bh(&s->slock);
+	(*counter)++;
+	spin_unlock_bh(&s->slock);
+}
+
 /*
  * The peer sent a record of a connection this director still has, newer
  * than any it had of ours: the client's segments went to the peer, which
@@ -573,18 +580,8 @@ static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 		spin_unlock_bh(&c->lock);
 	}
 	rcu_read_unlock();
-	if (ended) {
-		spin_lock_bh(&s->slock);
-		s->stats.displaced++;
-		spin_unlock_bh(&s->slock);
-	}
-}
-
-static void l7_sync_count(struct l7_sync *s, u64 *counter)
-{
-	spin_lock_bh(&s->slock);
-	(*counter)++;
-	spin_unlock_bh(&s->slock);
+	if (ended)
+		l7_sync_count(s, &s->stats.displaced);
 }
 
 /* @len bytes of @count records of an authentic datagram: applied whole. */
@@ -608,8 +605,6 @@ static void l7_sync_apply(struct l7_sync *s, const u8 *recs, size_t len,
 		spin_lock_bh(&s->slock);
 		a = l7_ckpt_apply(&s->store, &rec, now);
 		spin_unlock_bh(&s->slock);
-		if (a != L7_CKPT_STALE && rec.conn.gen > s->newest)
-			s->newest = rec.conn.gen;
 		if (a == L7_CKPT_STORED && l7_sync_sends(s))
 			l7_sync_displace(s, &rec.conn);
 	}

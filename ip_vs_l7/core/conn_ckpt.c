@@ -7,51 +7,11 @@
 #include "l7_chash.h"
 #include "tcp_guard.h"
 #include "tcp_map.h"
+#include "wire_be.h"
 
 #define CKPT_REC_HEAD	12	/* kind, family, reserved, gen */
 #define CKPT_BODY_LEN	56	/* an UPSERT's numbers after its tuple */
 #define CKPT_FLAGS	(L7_CKPT_F_TS | L7_CKPT_F_SACK)
-
-/* ---- big-endian fields ---- */
-
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-	return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	return put16(put16(p, v >> 16), v);
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	return put32(put32(p, v >> 32), v);
-}
-
-static uint16_t get16(const uint8_t **p)
-{
-	uint16_t v = (uint16_t)((*p)[0] << 8 | (*p)[1]);
-
-	*p += 2;
-	return v;
-}
-
-static uint32_t get32(const uint8_t **p)
-{
-	uint32_t hi = get16(p);
-
-	return hi << 16 | get16(p);
-}
-
-static uint64_t get64(const uint8_t **p)
-{
-	uint64_t hi = get32(p);
-
-	return hi << 32 | get32(p);
-}
 
 /* ---- what a record may hold ---- */
 
@@ -159,10 +119,10 @@ static uint8_t *put_key(uint8_t *p, enum l7_ckpt_kind kind,
 
 	*p++ = kind;
 	*p++ = c->t.family;
-	p = put16(p, 0);
-	p = put64(p, c->gen);
-	p = put16(p, c->t.cport);
-	p = put16(p, c->t.vport);
+	p = l7_put16(p, 0);
+	p = l7_put64(p, c->gen);
+	p = l7_put16(p, c->t.cport);
+	p = l7_put16(p, c->t.vport);
 	__builtin_memcpy(p, c->t.caddr, n);
 	__builtin_memcpy(p + n, c->t.vaddr, n);
 	return p + 2 * n;
@@ -170,20 +130,20 @@ static uint8_t *put_key(uint8_t *p, enum l7_ckpt_kind kind,
 
 static void put_body(uint8_t *p, const struct l7_ckpt_conn *c)
 {
-	p = put32(p, c->rcv_nxt);
-	p = put32(p, c->rcv_wup);
-	p = put32(p, c->rcv_edge);
-	p = put32(p, c->snd_una);
-	p = put32(p, c->snd_nxt);
-	p = put32(p, c->snd_isn);
-	p = put32(p, c->snd_wl1);
-	p = put32(p, c->max_window);
-	p = put32(p, c->ts_recent);
-	p = put32(p, c->ts_last);
-	p = put32(p, c->ts_age);
-	p = put32(p, c->requests);
-	p = put16(p, c->win);
-	p = put16(p, c->mss);
+	p = l7_put32(p, c->rcv_nxt);
+	p = l7_put32(p, c->rcv_wup);
+	p = l7_put32(p, c->rcv_edge);
+	p = l7_put32(p, c->snd_una);
+	p = l7_put32(p, c->snd_nxt);
+	p = l7_put32(p, c->snd_isn);
+	p = l7_put32(p, c->snd_wl1);
+	p = l7_put32(p, c->max_window);
+	p = l7_put32(p, c->ts_recent);
+	p = l7_put32(p, c->ts_last);
+	p = l7_put32(p, c->ts_age);
+	p = l7_put32(p, c->requests);
+	p = l7_put16(p, c->win);
+	p = l7_put16(p, c->mss);
 	*p++ = (uint8_t)c->c_wscale;
 	*p++ = (uint8_t)c->d_wscale;
 	*p++ = (c->ts ? L7_CKPT_F_TS : 0) | (c->sack ? L7_CKPT_F_SACK : 0);
@@ -228,9 +188,9 @@ static const uint8_t *get_key(const uint8_t *p, struct l7_ckpt_rec *r)
 	r->conn.t.family = p[1];
 	n = addr_len(p[1]);
 	p += 4;
-	r->conn.gen = get64(&p);
-	r->conn.t.cport = get16(&p);
-	r->conn.t.vport = get16(&p);
+	r->conn.gen = l7_get64(&p);
+	r->conn.t.cport = l7_get16(&p);
+	r->conn.t.vport = l7_get16(&p);
 	__builtin_memcpy(r->conn.t.caddr, p, n);
 	__builtin_memcpy(r->conn.t.vaddr, p + n, n);
 	return p + 2 * n;
@@ -238,20 +198,20 @@ static const uint8_t *get_key(const uint8_t *p, struct l7_ckpt_rec *r)
 
 static bool get_body(const uint8_t *p, struct l7_ckpt_conn *c)
 {
-	c->rcv_nxt = get32(&p);
-	c->rcv_wup = get32(&p);
-	c->rcv_edge = get32(&p);
-	c->snd_una = get32(&p);
-	c->snd_nxt = get32(&p);
-	c->snd_isn = get32(&p);
-	c->snd_wl1 = get32(&p);
-	c->max_window = get32(&p);
-	c->ts_recent = get32(&p);
-	c->ts_last = get32(&p);
-	c->ts_age = get32(&p);
-	c->requests = get32(&p);
-	c->win = get16(&p);
-	c->mss = get16(&p);
+	c->rcv_nxt = l7_get32(&p);
+	c->rcv_wup = l7_get32(&p);
+	c->rcv_edge = l7_get32(&p);
+	c->snd_una = l7_get32(&p);
+	c->snd_nxt = l7_get32(&p);
+	c->snd_isn = l7_get32(&p);
+	c->snd_wl1 = l7_get32(&p);
+	c->max_window = l7_get32(&p);
+	c->ts_recent = l7_get32(&p);
+	c->ts_last = l7_get32(&p);
+	c->ts_age = l7_get32(&p);
+	c->requests = l7_get32(&p);
+	c->win = l7_get16(&p);
+	c->mss = l7_get16(&p);
 	c->c_wscale = (int8_t)p[0];
 	c->d_wscale = (int8_t)p[1];
 	c->ts = p[2] & L7_CKPT_F_TS;

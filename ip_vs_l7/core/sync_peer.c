@@ -4,49 +4,9 @@
  * that decides which sender's datagrams a director takes (sync_peer.h).
  */
 #include "sync_peer.h"
+#include "wire_be.h"
 
 #define KDF_LABEL_LEN	(sizeof(L7_SYNC_KDF_LABEL) - 1)
-
-/* ---- big-endian fields ---- */
-
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-	return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	return put16(put16(p, v >> 16), v);
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	return put32(put32(p, v >> 32), v);
-}
-
-static uint16_t get16(const uint8_t **p)
-{
-	uint16_t v = (uint16_t)((*p)[0] << 8 | (*p)[1]);
-
-	*p += 2;
-	return v;
-}
-
-static uint32_t get32(const uint8_t **p)
-{
-	uint32_t hi = get16(p);
-
-	return hi << 16 | get16(p);
-}
-
-static uint64_t get64(const uint8_t **p)
-{
-	uint64_t hi = get32(p);
-
-	return hi << 32 | get32(p);
-}
 
 /* ---- the header ---- */
 
@@ -56,13 +16,13 @@ void l7_sync_hdr_put(uint8_t *buf, const struct l7_sync_hdr *h)
 
 	*p++ = L7_SYNC_VERSION;
 	*p++ = 0;
-	p = put16(p, h->count);
-	p = put32(p, h->sync_id);
-	p = put64(p, h->sender);
-	p = put64(p, h->seq);
-	p = put64(p, h->challenge);
-	p = put64(p, h->echo);
-	put64(p, h->newest);
+	p = l7_put16(p, h->count);
+	p = l7_put32(p, h->sync_id);
+	p = l7_put64(p, h->sender);
+	p = l7_put64(p, h->seq);
+	p = l7_put64(p, h->challenge);
+	p = l7_put64(p, h->echo);
+	l7_put64(p, h->newest);
 }
 
 /*
@@ -92,13 +52,13 @@ int l7_sync_hdr_get(const uint8_t *buf, size_t len, size_t min_rec,
 		return -1;
 	if (buf[0] != L7_SYNC_VERSION || buf[1])
 		return -1;
-	h->count = get16(&p);
-	h->sync_id = get32(&p);
-	h->sender = get64(&p);
-	h->seq = get64(&p);
-	h->challenge = get64(&p);
-	h->echo = get64(&p);
-	h->newest = get64(&p);
+	h->count = l7_get16(&p);
+	h->sync_id = l7_get32(&p);
+	h->sender = l7_get64(&p);
+	h->seq = l7_get64(&p);
+	h->challenge = l7_get64(&p);
+	h->echo = l7_get64(&p);
+	h->newest = l7_get64(&p);
 	/* 0 is "no sender" to the peer rule, and no datagram is number 0 */
 	if (!h->sender || !h->seq)
 		return -1;
@@ -115,12 +75,12 @@ void l7_sync_kdf_msg(uint8_t *msg, uint32_t sync_id, uint64_t sender)
 
 	for (i = 0; i < KDF_LABEL_LEN; i++)
 		msg[i] = label[i];
-	put64(put32(msg + KDF_LABEL_LEN, sync_id), sender);
+	l7_put64(l7_put32(msg + KDF_LABEL_LEN, sync_id), sender);
 }
 
 void l7_sync_nonce(uint8_t *nonce, uint64_t seq)
 {
-	put64(put32(nonce, 0), seq);
+	l7_put64(l7_put32(nonce, 0), seq);
 }
 
 /* ---- the peer rule ---- */

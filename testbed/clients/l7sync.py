@@ -100,6 +100,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawnet import csum  # noqa: E402
 
 VERSION = 2
 UPSERT, DELETE = 1, 2
@@ -451,15 +452,6 @@ def cmd_capture(a):
 def load_capture(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack(">%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def udp4(src, dst, port, payload, ident=0):

@@ -217,12 +217,28 @@ def pool_closed(addr):
     raise Fail("no line for %s in /proc/net/ip_vs_l7" % addr)
 
 
+def backend_raw_socket(addr):
+    """A raw TCP socket in the namespace of the backend at @addr, to
+    write segments from its side."""
+    with netns(backend_ns(addr)):
+        return socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                             socket.IPPROTO_TCP)
+
+
+def pconn_kept(addr, lport, closed):
+    """The pooled connection from @lport to @addr is still established,
+    and the pool closed none since it counted @closed."""
+    if lport not in established(addr):
+        raise Fail("the pooled connection from port %d to %s is gone" %
+                   (lport, addr))
+    if pool_closed(addr) != closed:
+        raise Fail("Closed went from %d to %d" % (closed, pool_closed(addr)))
+
+
 def t_idle_fin(peer, dport):
     addr, lport = served_pconn(peer)
     closed = pool_closed(addr)
-    with netns(backend_ns(addr)):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
-                             socket.IPPROTO_TCP)
+    sock = backend_raw_socket(addr)
     cap = Capture("accept-idle-fin", "br0", "tcp port %d" % lport)
     try:
         for flags, data in (("FA", b""), ("PA", b"X")):
@@ -239,11 +255,7 @@ def t_idle_fin(peer, dport):
     rsts = [p for p in pkts if TCP in p and p[TCP].flags.R]
     if rsts:
         raise Fail("the director reset it: %s" % rsts[0].summary())
-    if lport not in established(addr):
-        raise Fail("the pooled connection from port %d to %s is gone" %
-                   (lport, addr))
-    if pool_closed(addr) != closed:
-        raise Fail("Closed went from %d to %d" % (closed, pool_closed(addr)))
+    pconn_kept(addr, lport, closed)
 
 
 IDLE_FORGED = 50
@@ -257,9 +269,7 @@ def t_idle_acks(peer, dport):
     over a second.  Each once drew an ACK to the server (N9)."""
     addr, lport, rcv_nxt, ack = served_pconn(peer, numbers=True)
     closed = pool_closed(addr)
-    with netns(backend_ns(addr)):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
-                             socket.IPPROTO_TCP)
+    sock = backend_raw_socket(addr)
     cap = Capture("accept-idle-acks", "br0", "tcp port %d" % lport)
     try:
         segs = []
@@ -293,11 +303,7 @@ def t_idle_acks(peer, dport):
     if len(acks) > IDLE_ACKS_MAX:
         raise Fail("%d ACKs to %d forged segments, want at most %d" %
                    (len(acks), IDLE_FORGED, IDLE_ACKS_MAX))
-    if lport not in established(addr):
-        raise Fail("the pooled connection from port %d to %s is gone" %
-                   (lport, addr))
-    if pool_closed(addr) != closed:
-        raise Fail("Closed went from %d to %d" % (closed, pool_closed(addr)))
+    pconn_kept(addr, lport, closed)
 
 
 def ts_of(p):
