@@ -82,6 +82,8 @@ void l7_conn_settle(struct l7_conn *c)
 		.tunnel = c->state == L7C_TUNNEL,
 		.closing = c->state == L7C_CLOSING,
 		.boundary = l7_conn_at_boundary(c),
+		.unrecorded = !c->ckpt_gen && (c->state == L7C_QUEUED ||
+					       !list_empty(&c->bindings)),
 	};
 
 	bool began = f.boundary && !c->clock.was.boundary;
@@ -151,6 +153,9 @@ static void l7_clock_fire(struct l7_conn *c, enum l7_clock_slot s)
 		break;
 	case L7_CLK_SYNC:
 		l7_conn_checkpoint(c);
+		break;
+	case L7_CLK_BUSY:
+		l7_conn_checkpoint_busy(c);
 		break;
 	case L7_CLK_IDLE:
 		l7_idle_late(c);

@@ -482,11 +482,16 @@ failover() {
 	# all clients under way for a while before the kill
 	wait_lines "$TMP/nc.log" 20 || { kill $nc $lb; return 1; }
 	has_vip l7dir && ! has_vip l7dir2 || { echo "VIP not on l7dir alone"; kill $nc $lb; return 1; }
-	# and one in the middle of a 1 MB response when the master dies
+	# and two in the middle of a 1 MB response when the master dies: one
+	# after a request boundary, one in its first request (a busy record)
 	in_cli "$PY" "$L7TB_DIR/clients/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
 		--timeout 40 > "$TMP/mid" 2>&1 &
 	mid=$!
-	wait_for -s 60 test -e "$TMP/mid.ready" || { cat "$TMP/mid"; kill $nc $lb $mid; return 1; }
+	in_cli "$PY" "$L7TB_DIR/clients/midresp.py" "$L7TB_VIP" "$TMP/mid1.ready" \
+		--first --timeout 40 > "$TMP/mid1" 2>&1 &
+	mid="$mid $!"
+	wait_for -s 60 test -e "$TMP/mid.ready" -a -e "$TMP/mid1.ready" ||
+		{ cat "$TMP/mid" "$TMP/mid1"; kill $nc $lb $mid; return 1; }
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
 	# the death 3-4 s from now, in the middle of midresp.py's response
@@ -514,12 +519,16 @@ failover() {
 	[ "$take" != -1.00 ] && [ "$(echo "$take <= $TAKEOVER_BOUND" | bc)" = 1 ] ||
 		{ tail -n 20 "$TMP/nc.log"; return 1; }
 	carried l7dir2 "$t" || return 1
-	# the client caught in a response: reset once the backup has the VIP
-	# (its probe), not left waiting for its own timeout
+	# the clients caught in a response: reset once the backup has the VIP
+	# (its probe of their record, busy for the one in its first request),
+	# not left waiting for their own timeout
 	wait $mid
-	note "a client in the middle of a 1 MB response at the kill: $(cat "$TMP/mid")"
-	grep -q '^reset ' "$TMP/mid" &&
-	[ "$(awk '{ print ($2 <= 20) }' "$TMP/mid")" = 1 ] || return 1
+	note "clients in the middle of a 1 MB response at the kill: $(cat "$TMP/mid");" \
+		"in their first request: $(cat "$TMP/mid1"); l7dir2's channel: busy=$(sync_counter l7dir2 busy)"
+	grep -q '^reset ' "$TMP/mid" && grep -q '^reset ' "$TMP/mid1" &&
+	[ "$(sync_counter l7dir2 busy)" -ge 1 ] &&
+	[ "$(awk '{ print ($2 <= 20) }' "$TMP/mid" "$TMP/mid1")" = "1
+1" ] || return 1
 	# the backup serves with the same rules
 	check_rules
 }
