@@ -85,11 +85,11 @@ void l7_conn_settle(struct l7_conn *c)
 		.unrecorded = !c->ckpt_gen && (c->state == L7C_QUEUED ||
 					       !list_empty(&c->bindings)),
 	};
-
-	bool began = f.boundary && !c->clock.was.boundary;
+	bool began;
 
 	if (c->dead)
 		return;
+	began = f.boundary && !c->clock.was.boundary;
 	r.sync = l7_sync_idle(c->net);
 	l7_floor_update(c);
 	l7_clock_settle(&c->clock, &f, &r, jiffies);
