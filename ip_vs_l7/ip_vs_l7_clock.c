@@ -82,14 +82,29 @@ void l7_conn_settle(struct l7_conn *c)
 		.tunnel = c->state == L7C_TUNNEL,
 		.closing = c->state == L7C_CLOSING,
 		.boundary = l7_conn_at_boundary(c),
+		.unrecorded = !c->ckpt_gen && (c->state == L7C_QUEUED ||
+					       !list_empty(&c->bindings)),
 	};
+	bool began;
 
 	if (c->dead)
 		return;
+	began = f.boundary && !c->clock.was.boundary;
 	r.sync = l7_sync_idle(c->net);
 	l7_floor_update(c);
 	l7_clock_settle(&c->clock, &f, &r, jiffies);
 	l7_conn_timer_arm(c);
+	/*
+	 * The record of a boundary goes when it begins, as the response's
+	 * last byte leaves (the channel batches it with others for a few
+	 * ms): a client may send its next request to the other director
+	 * any time after it has the response.  SYNC, sync_idle later,
+	 * sends it again if the boundary lasts, with what the client's
+	 * ACK of the response brought (its window, its timestamp), and in
+	 * case the first datagram was lost.
+	 */
+	if (began && r.sync)
+		l7_conn_checkpoint(c);
 }
 
 /* No progress for idle_timeout (tunnel_timeout): the connection ends. */
@@ -138,6 +153,9 @@ static void l7_clock_fire(struct l7_conn *c, enum l7_clock_slot s)
 		break;
 	case L7_CLK_SYNC:
 		l7_conn_checkpoint(c);
+		break;
+	case L7_CLK_BUSY:
+		l7_conn_checkpoint_busy(c);
 		break;
 	case L7_CLK_IDLE:
 		l7_idle_late(c);

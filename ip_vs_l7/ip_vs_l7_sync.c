@@ -375,26 +375,47 @@ static void l7_sync_tuple(const struct l7_conn *c, struct l7_ckpt_tuple *t)
 	t->vport = ntohs(c->vport);
 }
 
+/*
+ * A boundary begins when the last byte of the last response has been
+ * sent, not when the client has acknowledged it: a client answered just
+ * before the director dies sends its next request to the other one,
+ * whose record must already say where that request starts.  Its
+ * request is whole and acknowledged, no other one is under way or held
+ * (a pipelined head in ->head, a binding still sending), and the
+ * client has not closed.  The bindings left wait only for the client's
+ * ACK; the last one's response ends at or before d_snd_nxt once all of
+ * it went out (l7_next_rsp_start(): a framed end may lie past what was
+ * sent, when a segment was dropped and its server must send it again).
+ */
 bool l7_conn_at_boundary(const struct l7_conn *c)
 {
-	return c->state == L7C_HEAD && list_empty(&c->bindings) &&
-	       !c->head_len && !c->c_fin && c->requests &&
-	       c->d_snd_una == c->d_snd_nxt && c->c_acked == c->c_rcv_nxt;
+	const struct l7_binding *last;
+
+	if (c->state != L7C_HEAD || c->cur || c->head_len || c->c_fin ||
+	    !c->requests || c->c_acked != c->c_rcv_nxt)
+		return false;
+	if (list_empty(&c->bindings))
+		return c->d_snd_una == c->d_snd_nxt;
+	last = list_last_entry(&c->bindings, struct l7_binding, node);
+	return last->req_done && last->rsp_guard.done &&
+	       last->map.rsp_range.closed &&
+	       !l7_seq_after(last->map.rsp_range.end, c->d_snd_nxt);
 }
 
-void l7_conn_checkpoint(struct l7_conn *c)
+/*
+ * @c's side of TCP towards its client, as a record.  Its numbers are
+ * those the connection will have once the client acknowledged all that
+ * was sent: the backup, which cannot send any of it again, takes the
+ * connection over only from a client that has all of it
+ * (l7_ckpt_adopt() wants an ACK of snd_nxt when snd_una is).
+ */
+static void l7_conn_record(const struct l7_conn *c, struct l7_ckpt_conn *k)
 {
-	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
-	struct l7_ckpt_conn *k = &rec.conn;
-	u64 gen;
-
-	if (!l7_conn_at_boundary(c))
-		return;
 	l7_sync_tuple(c, &k->t);
 	k->rcv_nxt = c->c_rcv_nxt;
 	k->rcv_wup = c->c_acked;
 	k->rcv_edge = c->c_rcv_edge;
-	k->snd_una = c->d_snd_una;
+	k->snd_una = c->d_snd_nxt;
 	k->snd_nxt = c->d_snd_nxt;
 	k->snd_isn = c->d_snd_isn;
 	k->snd_wl1 = c->c_wl1;
@@ -413,9 +434,41 @@ void l7_conn_checkpoint(struct l7_conn *c)
 		k->ts_last = c->d_ts_last;
 		k->ts_age = max(age, 0);
 	}
-	gen = l7_sync_queue(c->net, &rec);
+}
+
+static void l7_conn_record_queue(struct l7_conn *c, struct l7_ckpt_rec *rec)
+{
+	u64 gen = l7_sync_queue(c->net, rec);
+
 	if (gen)
 		c->ckpt_gen = gen;
+}
+
+void l7_conn_checkpoint(struct l7_conn *c)
+{
+	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
+
+	if (!l7_conn_at_boundary(c))
+		return;
+	l7_conn_record(c, &rec.conn);
+	l7_conn_record_queue(c, &rec);
+}
+
+/*
+ * A request of @c, which has no record, under way for sync_idle: the
+ * backup learns of the connection, never to adopt it (conn_ckpt.h), so
+ * that a takeover's probe finds its client and resets it at once instead
+ * of leaving it to wait for a response that will not come.
+ */
+void l7_conn_checkpoint_busy(struct l7_conn *c)
+{
+	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
+
+	if (c->ckpt_gen)
+		return;
+	l7_conn_record(c, &rec.conn);
+	rec.conn.busy = true;
+	l7_conn_record_queue(c, &rec);
 }
 
 void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
@@ -1174,6 +1227,7 @@ int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->blind = s->store.stats.blind;
 	st->ahead = s->store.stats.ahead;
 	st->expired = s->store.stats.expired;
+	st->busy = s->store.stats.busy;
 	st->displaced = s->stats.displaced;
 	st->probed = s->stats.probed;
 	st->replayed = s->stats.replayed;

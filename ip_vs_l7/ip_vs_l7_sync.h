@@ -59,6 +59,7 @@ struct l7_sync_stats {
 	u64	expired;
 	u64	peers;
 	u64	blind;
+	u64	busy;
 };
 
 int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
@@ -99,6 +100,8 @@ struct l7_conn;
 bool l7_conn_at_boundary(const struct l7_conn *c);
 /* L7_CLK_SYNC: still at the boundary, a record of @c for the backup */
 void l7_conn_checkpoint(struct l7_conn *c);
+/* L7_CLK_BUSY: a busy record of @c, which has none yet, for the backup */
+void l7_conn_checkpoint_busy(struct l7_conn *c);
 /* a connection taken over goes on from its record (ip_vs_l7_client.c) */
 void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec);
 /* @c ends: a DELETE, if the backup got a record of it */

@@ -11,7 +11,7 @@
 
 #define CKPT_REC_HEAD	12	/* kind, family, reserved, gen */
 #define CKPT_BODY_LEN	56	/* an UPSERT's numbers after its tuple */
-#define CKPT_FLAGS	(L7_CKPT_F_TS | L7_CKPT_F_SACK)
+#define CKPT_FLAGS	(L7_CKPT_F_TS | L7_CKPT_F_SACK | L7_CKPT_F_BUSY)
 
 /* ---- what a record may hold ---- */
 
@@ -146,7 +146,8 @@ static void put_body(uint8_t *p, const struct l7_ckpt_conn *c)
 	p = l7_put16(p, c->mss);
 	*p++ = (uint8_t)c->c_wscale;
 	*p++ = (uint8_t)c->d_wscale;
-	*p++ = (c->ts ? L7_CKPT_F_TS : 0) | (c->sack ? L7_CKPT_F_SACK : 0);
+	*p++ = (c->ts ? L7_CKPT_F_TS : 0) | (c->sack ? L7_CKPT_F_SACK : 0) |
+	       (c->busy ? L7_CKPT_F_BUSY : 0);
 	*p = 0;
 }
 
@@ -216,6 +217,7 @@ static bool get_body(const uint8_t *p, struct l7_ckpt_conn *c)
 	c->d_wscale = (int8_t)p[1];
 	c->ts = p[2] & L7_CKPT_F_TS;
 	c->sack = p[2] & L7_CKPT_F_SACK;
+	c->busy = p[2] & L7_CKPT_F_BUSY;
 	return !(p[2] & ~CKPT_FLAGS) && !p[3];
 }
 
@@ -676,6 +678,11 @@ enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 		return L7_CKPT_NONE;
 	if (!in_window(&s->slots[i].conn, g))
 		return blind(s, i, now_ms, out);
+	if (s->slots[i].conn.busy) {
+		s->stats.busy++;
+		slot_bury(s, i, s->slots[i].conn.gen);
+		return L7_CKPT_REFUSE;
+	}
 	if (!s->slots[i].waits && l7_ckpt_past(&s->slots[i].conn, g)) {
 		s->slots[i].waits++;
 		s->stats.waited++;

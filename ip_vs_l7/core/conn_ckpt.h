@@ -49,6 +49,17 @@
  * gets a DELETE, not a record), the clock, the progress floors and the
  * challenge-ACK limit (a connection adopted starts them afresh).
  *
+ * A busy record (flag busy) is the same UPSERT of a connection that has
+ * had no record yet and whose request has been under way for sync_idle:
+ * its numbers are those of the moment it was written, and it is never
+ * adopted - the backup cannot finish a response it never saw.  It is
+ * there so that its client, which waits for that response and may send
+ * nothing for as long as its own timeout, is found: the takeover's probe
+ * draws an ACK from it, and any segment of the client in the record's
+ * window buries the record and is answered, as with no record, by a RST
+ * at the segment's ACK (one out of the window by the probe and that RST).
+ * The client learns at once that its request is lost.
+ *
  * Generations.  Every record a sender writes, UPSERT or DELETE, has a
  * greater generation than any record it wrote before for the same tuple,
  * including for an earlier connection on that tuple; a sender's counter
@@ -64,7 +75,7 @@
  *           rcv_nxt, rcv_wup, rcv_edge, snd_una, snd_nxt, snd_isn,
  *           snd_wl1, max_window, ts_recent, ts_last, ts_age, requests
  *           (u32 each), win u16, mss u16, c_wscale s8, d_wscale s8,
- *           flags u8 (1 ts, 2 sack), reserved u8 (0)
+ *           flags u8 (1 ts, 2 sack, 4 busy), reserved u8 (0)
  *   DELETE  kind u8 (2), family, reserved u16 (0), gen u64, ports and
  *           addresses as above
  * A datagram's records are taken all or none: a nonzero reserved byte, a
@@ -89,6 +100,7 @@ enum l7_ckpt_kind {
 
 #define L7_CKPT_F_TS	0x01
 #define L7_CKPT_F_SACK	0x02
+#define L7_CKPT_F_BUSY	0x04
 
 /* A client connection's key; an IPv4 address is in the first 4 bytes. */
 struct l7_ckpt_tuple {
@@ -121,6 +133,7 @@ struct l7_ckpt_conn {
 	int8_t d_wscale;
 	bool ts;
 	bool sack;
+	bool busy;	/* a request under way: never adopted (above) */
 };
 
 /* One decoded record; a DELETE has only ->conn.t and ->conn.gen. */
@@ -241,6 +254,7 @@ struct l7_ckpt_stats {
 	uint64_t blind;		/* segments out of the record's window */
 	uint64_t ahead;		/* records with a generation too far ahead */
 	uint64_t expired;	/* records probed out, never adopted */
+	uint64_t busy;		/* clients of a busy record, reset */
 };
 
 /*
@@ -418,7 +432,8 @@ bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
  * bare ACK from past it (l7_ckpt_past()), else refuse; a RST at rcv_nxt
  * (the client ended the connection) refuses too.  Adopted or refused,
  * the record goes, leaving a tombstone of its generation: a late copy of
- * it is never adopted again.
+ * it is never adopted again.  A busy record refuses any segment in its
+ * window (counted as busy, not refused).
  */
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,

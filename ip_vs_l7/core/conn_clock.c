@@ -87,6 +87,8 @@ void l7_clock_settle(struct l7_clock *k, const struct l7_clock_facts *f,
 		l7_clock_stop(k, L7_CLK_SYNC);
 	else if (!was.boundary)
 		l7_clock_set(k, L7_CLK_SYNC, now + r->sync);
+	clock_follow(k, L7_CLK_BUSY, f->unrecorded && r->sync, was.unrecorded,
+		     now, r->sync);
 	k->was = *f;
 	/* a tunnel may idle longer; a new setting counts from progress */
 	if (idle_span != k->idle_span) {

@@ -20,7 +20,10 @@
  * event can leave a wait unbounded.  SYNC is armed once per request
  * boundary, sync_idle after it began, and stopped when the boundary
  * ends: a connection that stays idle is checkpointed once, a busy one
- * (its next request sooner) never.  IDLE is always armed: whatever a
+ * (its next request sooner) never.  BUSY is armed as a request of a
+ * connection with no record begins, sync_idle after, and stopped if the
+ * request ends or a record goes first: a connection whose first request
+ * lasts gets one busy record.  IDLE is always armed: whatever a
  * connection does, it ends after idle_timeout (tunnel_timeout in a
  * tunnel) without progress.
  *
@@ -44,6 +47,7 @@ enum l7_clock_slot {
 	L7_CLK_FLOOR,		/* look at the progress floors */
 	L7_CLK_CLOSE,		/* the client had its time to close too */
 	L7_CLK_SYNC,		/* sync_idle at a boundary: checkpoint it */
+	L7_CLK_BUSY,		/* sync_idle into an unrecorded request */
 	L7_CLK_IDLE,		/* idle_timeout: no progress at all */
 	L7_CLK_NR
 };
@@ -59,6 +63,11 @@ struct l7_clock_facts {
 	 * checkpoint can carry (conn_ckpt.h)
 	 */
 	bool boundary;
+	/*
+	 * a request under way (bound or queued) of a connection the backup
+	 * has no record of: a busy record, if it lasts (conn_ckpt.h)
+	 */
+	bool unrecorded;
 };
 
 /* The spans, in ticks; 0 for FLOOR's look means no floors. */

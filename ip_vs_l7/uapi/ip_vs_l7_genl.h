@@ -480,6 +480,8 @@ enum {
 	IPVS_L7_SYNC_STATS_PEERS,
 	/* segments of a recorded tuple out of its window: dropped, probed */
 	IPVS_L7_SYNC_STATS_BLIND,
+	/* clients of a busy record (request under way at the failover) reset */
+	IPVS_L7_SYNC_STATS_BUSY,
 
 	__IPVS_L7_SYNC_STATS_MAX,
 };

@@ -4,7 +4,9 @@
 
 One connection: a GET of /static/1k.bin, then 0.5 s idle at the request
 boundary (long enough for a checkpoint of it), then a GET of
-/static/1m.bin read slowly, 8 KB every 50 ms (about 6 s in all).  READY is
+/static/1m.bin read slowly, 8 KB every 50 ms (about 6 s in all).  With
+--first, the GET of /static/1m.bin is the connection's first request (a
+director has no record of its boundary, only a busy one).  READY is
 created once 64 KB of the body have been read: the test kills the
 director then.  Prints one line:
     complete S          the body arrived whole and right, S s after READY
@@ -34,14 +36,17 @@ def main():
     ap.add_argument("host")
     ap.add_argument("ready")
     ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--first", action="store_true",
+                    help="no request before the 1 MB one")
     args = ap.parse_args()
     checker = l7http.Checker()
     sock = socket.create_connection((args.host, 80), timeout=args.timeout)
     f = sock.makefile("rb")
-    status, headers = get(sock, f, "/static/1k.bin")
-    body = l7http.read_exact(f, int(headers["content-length"]))
-    checker.check("/static/1k.bin", headers.get("x-backend"), body)
-    time.sleep(0.5)
+    if not args.first:
+        status, headers = get(sock, f, "/static/1k.bin")
+        body = l7http.read_exact(f, int(headers["content-length"]))
+        checker.check("/static/1k.bin", headers.get("x-backend"), body)
+        time.sleep(0.5)
     t0 = None
     try:
         status, headers = get(sock, f, "/static/1m.bin")

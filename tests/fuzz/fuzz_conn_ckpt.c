@@ -154,7 +154,7 @@ static struct l7_ckpt_conn conn_of(int i, uint64_t gen, const uint8_t *a)
 		.ts_last = ts ? a[3] : 0, .ts_age = ts ? a[2] : 0,
 		.mss = 1460, .win = 512,
 		.c_wscale = ws, .d_wscale = ws < 0 ? -1 : 7,
-		.ts = ts, .sack = a[4] & 0x20,
+		.ts = ts, .sack = a[4] & 0x20, .busy = a[4] & 0x40,
 	};
 
 	c.max_window = l7_win_bytes(c.win, ws);
@@ -298,6 +298,13 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 		return;
 	}
 	FUZZ_ASSERT(v != L7_CKPT_PROBE);
+	if (c->busy) {
+		/* never adopted, never waited on: its client is reset */
+		FUZZ_ASSERT(v == L7_CKPT_REFUSE);
+		mt->dead = true;
+		FUZZ_ASSERT(!l7_ckpt_lookup(&m->s, &g.t));
+		return;
+	}
 	if (v == L7_CKPT_WAIT) {
 		FUZZ_ASSERT(past(c, &g) && !mt->waited);
 		FUZZ_ASSERT(l7_ckpt_lookup(&m->s, &g.t));

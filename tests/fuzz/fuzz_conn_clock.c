@@ -12,6 +12,8 @@
  *     while closing with nothing bound;
  *   - SYNC is armed exactly sync_idle after a boundary began, until it
  *     fires or the boundary ends, and never twice in one boundary;
+ *   - BUSY is armed while a request of an unrecorded connection is
+ *     under way, sync_idle after it began (or after it last fired);
  *   - the timer, kept here as the glue keeps it (moved as
  *     l7_clock_rearm() says when ->moved says so, set again after each
  *     tick), is never later than the earliest armed deadline: no
@@ -78,6 +80,8 @@ static void m_settle(struct model *m, struct l7_clock_facts f)
 		m->begun[L7_CLK_FLOOR] = m->now;
 	if (f.closing && !f.bound && !(was.closing && !was.bound))
 		m->begun[L7_CLK_CLOSE] = m->now;
+	if (f.unrecorded && !was.unrecorded)
+		m->begun[L7_CLK_BUSY] = m->now;
 	if (f.boundary && !was.boundary) {
 		m->begun[L7_CLK_SYNC] = m->now;
 		m->synced = false;
@@ -106,6 +110,7 @@ static void check(const struct model *m)
 	check_bound(m, L7_CLK_QUEUE, m->f.queued, rule.queue);
 	check_bound(m, L7_CLK_FLOOR, m->f.bound, rule.floor_look);
 	check_bound(m, L7_CLK_CLOSE, m->f.closing && !m->f.bound, rule.close);
+	check_bound(m, L7_CLK_BUSY, m->f.unrecorded, rule.sync);
 	FUZZ_ASSERT(l7_clock_armed(&m->k, L7_CLK_SYNC) ==
 		    (m->f.boundary && !m->synced));
 	if (l7_clock_armed(&m->k, L7_CLK_SYNC))
@@ -130,6 +135,11 @@ static void m_tick(struct model *m, uint8_t act)
 		/* SYNC's handler sends a checkpoint and sets nothing */
 		if (s == L7_CLK_SYNC) {
 			m->synced = true;
+			continue;
+		}
+		/* BUSY's sends a busy record; unsent, settle arms it again */
+		if (s == L7_CLK_BUSY) {
+			m->begun[s] = m->now;
 			continue;
 		}
 		/* a handler may set its own deadline again, later */
@@ -172,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			m_settle(&m, (struct l7_clock_facts){
 				.bound = r[1] & 1, .queued = r[1] & 2,
 				.tunnel = r[1] & 4, .closing = r[1] & 8,
-				.boundary = r[1] & 16,
+				.boundary = r[1] & 16, .unrecorded = r[1] & 32,
 			});
 			break;
 		case 3:	/* an event arms its deadline */

@@ -63,7 +63,7 @@ static bool conn_eq(const struct l7_ckpt_conn *a, const struct l7_ckpt_conn *b)
 	       a->ts_age == b->ts_age && a->requests == b->requests &&
 	       a->win == b->win && a->mss == b->mss &&
 	       a->c_wscale == b->c_wscale && a->d_wscale == b->d_wscale &&
-	       a->ts == b->ts && a->sack == b->sack;
+	       a->ts == b->ts && a->sack == b->sack && a->busy == b->busy;
 }
 
 static struct l7_ckpt_rec upsert(struct l7_ckpt_conn c)
@@ -225,7 +225,7 @@ static void out_of_range_refused(void)
 	CHECK(refused_with(r0 + 76, 15) && refused_with(r0 + 77, 0xfe),
 	      "wscale");
 	CHECK(refused_with(r0 + 76, 0xff), "scaling one way only");
-	CHECK(refused_with(r0 + 78, 4) && refused_with(r0 + 79, 1), "flags");
+	CHECK(refused_with(r0 + 78, 8) && refused_with(r0 + 79, 1), "flags");
 	/* without timestamps its TS fields must be zero: this one has some */
 	CHECK(refused_with(r0 + 78, 0), "TS fields without timestamps");
 	/* the same bytes in range read */
@@ -822,6 +822,67 @@ static void blind_segment_probed(void)
 }
 
 /*
+ * A busy record (a request under way at the failover) reads back as
+ * written; it is never adopted nor waited on: the client's segment in its
+ * window, fitting or from past it, buries it and is refused (the client
+ * reset); a segment out of its window draws its probe, as any record's.
+ */
+static void busy_record_resets(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple4(9, 9000), 3);
+	struct l7_ckpt_seg g = seg_fits(&c), past;
+	struct l7_ckpt_rec r = upsert(c), back;
+	struct l7_ckpt_reader rd;
+	struct l7_ckpt_writer w;
+	struct l7_ckpt_slot out;
+	uint8_t buf[MTU_PAYLOAD];
+	struct store st;
+
+	c.busy = true;
+	r.conn.busy = true;
+	l7_ckpt_write_begin(&w, buf, sizeof(buf));
+	CHECK(l7_ckpt_write_rec(&w, &r), "written");
+	CHECK(buf[78] == (L7_CKPT_F_TS | L7_CKPT_F_SACK | L7_CKPT_F_BUSY),
+	      "flag on the wire");
+	CHECK(!l7_ckpt_read_begin(&rd, buf, l7_ckpt_write_end(&w), 1) &&
+	      l7_ckpt_read_next(&rd, &back) && conn_eq(&back.conn, &c),
+	      "read back busy");
+
+	store_init(&st);
+	CHECK(put(&st, back) == L7_CKPT_STORED, "stored");
+	past = g;
+	past.seq = c.rcv_nxt + 1;
+	past.len = 0;
+	past.flags = L7_TCPF_ACK;
+	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_REFUSE,
+	      "a bare ACK from past it: refused, not waited on");
+	CHECK(!l7_ckpt_lookup(&st.s, &c.t) && st.s.stats.busy == 1 &&
+	      !st.s.stats.refused && !st.s.stats.waited, "buried, busy");
+
+	c.gen = 4;
+	put(&st, upsert(c));
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_REFUSE,
+	      "a segment that would fit: refused");
+	CHECK(!st.s.stats.adopted && st.s.stats.busy == 2, "never adopted");
+	CHECK(put(&st, upsert(c)) == L7_CKPT_STALE, "a late copy not taken");
+
+	c.gen = 5;
+	put(&st, upsert(c));
+	g.seq = c.rcv_nxt + (1u << 31);
+	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_PROBE &&
+	      out.conn.busy, "out of its window: its probe");
+	CHECK(l7_ckpt_lookup(&st.s, &c.t), "kept");
+
+	/* the store's next record of it, not busy, replaces it */
+	c.gen = 6;
+	c.busy = false;
+	CHECK(put(&st, upsert(c)) == L7_CKPT_STORED, "its boundary's record");
+	g.seq = c.rcv_nxt;
+	CHECK(l7_ckpt_adopt(&st.s, &g, 1000, &out) == L7_CKPT_ADOPT,
+	      "then adopted");
+}
+
+/*
  * The probe's walk: bounded steps find each record once; a record probed
  * L7_CKPT_PROBES times expires, one the walk's copy no longer names is
  * left alone (N6).
@@ -907,5 +968,6 @@ int main(void)
 	RUN(generation_bounds);
 	RUN(blind_segment_probed);
 	RUN(walk_probe_expire);
+	RUN(busy_record_resets);
 	return l7_test_summary("conn_ckpt");
 }

@@ -170,6 +170,39 @@ static void sync_once_per_boundary(void)
 }
 
 /*
+ * BUSY: sync_idle after a request of an unrecorded connection began; not
+ * pushed back while it lasts; stopped when the request ends or a record
+ * goes; armed again from its firing while the connection is unrecorded
+ * (the record was not queued); never without sync_idle.
+ */
+static void busy_once_per_request(void)
+{
+	struct l7_clock_facts busy = { .bound = true, .unrecorded = true };
+	struct l7_clock_rule r = rule;
+	struct l7_clock k;
+
+	r.sync = 20;
+	l7_clock_init(&k, &r, 0);
+	l7_clock_settle(&k, &busy, &r, 5);
+	CHECK(l7_clock_armed(&k, L7_CLK_BUSY) && k.at[L7_CLK_BUSY] == 25,
+	      "busy at %u", k.at[L7_CLK_BUSY]);
+	l7_clock_settle(&k, &busy, &r, 15);
+	CHECK(k.at[L7_CLK_BUSY] == 25, "moved to %u", k.at[L7_CLK_BUSY]);
+	l7_clock_settle(&k, &bound, &r, 20);
+	CHECK(!l7_clock_armed(&k, L7_CLK_BUSY), "recorded: stopped");
+	l7_clock_settle(&k, &busy, &r, 30);
+	CHECK(k.at[L7_CLK_BUSY] == 50, "next request at %u",
+	      k.at[L7_CLK_BUSY]);
+	l7_clock_stop(&k, L7_CLK_BUSY);		/* it fired, nothing queued */
+	l7_clock_settle(&k, &busy, &r, 50);
+	CHECK(l7_clock_armed(&k, L7_CLK_BUSY) && k.at[L7_CLK_BUSY] == 70,
+	      "again at %u", k.at[L7_CLK_BUSY]);
+	r.sync = 0;
+	l7_clock_settle(&k, &busy, &r, 60);
+	CHECK(!l7_clock_armed(&k, L7_CLK_BUSY), "armed without sync_idle");
+}
+
+/*
  * ->moved is set when the earliest deadline may have changed: a deadline
  * sooner than it, the earliest one moved on or stopped - not a later one
  * set or stopped behind it.
@@ -239,5 +272,6 @@ int main(void)
 	RUN(moved_when_earliest_changes);
 	RUN(rearm_follows_earliest);
 	RUN(sync_once_per_boundary);
+	RUN(busy_once_per_request);
 	return l7_test_summary("conn_clock");
 }

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""lastbyte.py HOST GO: clients answered just before the director dies,
+which send their next request afterwards.
+
+Two connections, each in a thread of its own: one pipelines (ten GETs of
+distinct static files in one send()), one sends a single keep-alive GET
+at a time.  Each does one round, then idles 1 s at the request boundary
+(an old record of it reaches the other director whatever the channel's
+timing).  Then, once the file GO exists, it holds the time of the
+director's death (s since the epoch; testbed/tests/ha.sh's kill_arm has
+the director drop everything from then on).  Each connection times more
+rounds, 150 ms apart, until its last one can start so as to end --before
+ms ahead of the death (the keep-alive one; the pipelining one 5 ms
+sooner), given the longest of its last two rounds.  --after S past the
+death both send their next round, on the same connection, and read it
+back within --timeout.  Prints one line per connection:
+    NAME ANSWERED ok|error ELAPSED [REASON]
+ANSWERED: when it had its last round before the death whole (s since the
+epoch); ELAPSED: from the round's sending after the death to its last
+answer; "straddled" instead of ok|error: the last round before the
+death did not end before it (the test then tests nothing).  Gives up
+when GO has not come after 4 times --timeout.  Exits 0 in every case:
+the test decides.
+"""
+
+import argparse
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import l7http  # noqa: E402
+
+
+class Conn:
+    def __init__(self, name, host, pipelined, timeout):
+        self.name = name
+        self.host = host
+        self.pipelined = pipelined
+        self.sock = l7http.connect(host)
+        self.sock.settimeout(timeout)
+        self.f = self.sock.makefile("rb")
+        self.checker = l7http.Checker()
+
+    def send(self, r):
+        n = 10 if self.pipelined else 1
+        self.paths = ["/static/%s.bin?r=%d&i=%d" % (["1k", "10k"][i % 2], r, i)
+                      for i in range(n)]
+        wire = b"".join(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+                         % (p, self.host)).encode() for p in self.paths)
+        if self.sock.send(wire) != len(wire):
+            raise l7http.Mismatch("the round did not go in one send()")
+
+    def read(self):
+        for i, path in enumerate(self.paths):
+            status, headers, body = l7http.read_response(self.f)
+            if status != 200:
+                raise l7http.Mismatch("answer %d (%s): status %d"
+                                      % (i, path, status))
+            self.checker.check(path, headers.get("x-backend"), body)
+        return l7http.now()
+
+
+def run(c, args, out):
+    """One connection's rounds (see the module's docstring)."""
+    r = 0
+
+    def round_trip():
+        nonlocal r
+        t0 = l7http.now()
+        c.send(r)
+        c.answered = c.read()
+        r += 1
+        return c.answered - t0
+
+    took = [round_trip()]
+    time.sleep(1)
+    give_up = l7http.now() + args.timeout * 4
+    while not os.path.exists(args.go):
+        if l7http.now() > give_up:
+            out[c.name] = "%s - error 0 no death after %d s" % (
+                c.name, args.timeout * 4)
+            return
+        time.sleep(0.01)
+    with open(args.go) as f:
+        death = float(f.read())
+    before = (args.before + (5 if c.pipelined else 0)) / 1000
+    while True:
+        d = max(took[-2:])
+        start = death - before - d
+        if start - l7http.now() > 2 * d + 0.15:
+            time.sleep(0.15)
+            took.append(round_trip())
+            continue
+        if start > l7http.now():
+            time.sleep(start - l7http.now())
+            try:
+                round_trip()
+            except (OSError, ValueError, l7http.Mismatch) as e:
+                out[c.name] = "%s %.3f straddled 0 %s: %s" % (
+                    c.name, death, type(e).__name__, e)
+                return
+        break
+    time.sleep(max(0, death + args.after - l7http.now()))
+    t0 = l7http.now()
+    try:
+        c.send(r)
+        c.read()
+        out[c.name] = "%s %.3f ok %.2f" % (c.name, c.answered,
+                                           l7http.now() - t0)
+    except (OSError, ValueError, l7http.Mismatch) as e:
+        out[c.name] = "%s %.3f error %.2f %s: %s" % (
+            c.name, c.answered, l7http.now() - t0, type(e).__name__, e)
+    c.sock.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("host")
+    ap.add_argument("go")
+    ap.add_argument("--before", type=float, default=25,
+                    help="ms between the last answer and the death")
+    ap.add_argument("--after", type=float, default=0.3)
+    ap.add_argument("--timeout", type=float, default=25)
+    args = ap.parse_args()
+    conns = (Conn("pipeline", args.host, True, args.timeout),
+             Conn("keepalive", args.host, False, args.timeout))
+    out = {}
+    threads = [threading.Thread(target=run, args=(c, args, out))
+               for c in conns]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for c in conns:
+        print(out.get(c.name, "%s - error 0 no result" % c.name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
