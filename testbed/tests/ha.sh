@@ -175,8 +175,8 @@ traffic() {
 	fetch_static 1 "$TMP/served" || return 1
 	check_rules || return 1
 	# it went through the master's data path
-	[ "$(in_d l7dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" '$2 == vs {
-		for (i = 3; i < NF; i++) if ($i == "conns") print $(i + 1) }')" -gt 0 ] ||
+	[ "$(in_d l7dir cat /proc/net/ip_vs_l7 | l7_awk -v vs="$VS" \
+		'$1 != "->" && $2 == vs { print sv("conns") }')" -gt 0 ] ||
 		{ in_d l7dir cat /proc/net/ip_vs_l7; return 1; }
 }
 
