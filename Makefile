@@ -14,6 +14,7 @@
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
 #                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm),
+#                     ip-vs-l7-tools_<VERSION>_all.deb (ip_vs_l7-log, ip_vs_l7-metrics),
 #                     keepalived_2.2.7+l7.<VERSION>-1_amd64.deb (the patched keepalived)
 #   make ipvsadm      Debian's ipvsadm 1.31 with ipvsadm-patch/: build/ipvsadm/ipvsadm
 #   make keepalived   Debian's keepalived 2.2.7 with keepalived-conf/*.patch:

@@ -530,6 +530,8 @@ extern unsigned int l7_max_conns;
 extern unsigned int l7_max_conns_per_source;
 extern int l7_source_max_pooled;
 extern unsigned int l7_conn_buckets;
+#define L7_BUCKETS_MIN		(1U << 14)	/* conn_buckets' range */
+#define L7_BUCKETS_MAX		(1U << 20)
 extern unsigned int l7_forwarded;
 
 /* ip_vs_l7_svc.c */

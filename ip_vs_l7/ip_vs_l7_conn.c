@@ -62,8 +62,6 @@ static struct kmem_cache *l7_conn_cache __read_mostly;
 static atomic_t l7_conns_alive = ATOMIC_INIT(0);	/* for max_conns */
 
 #define L7_HEAD_MIN		512	/* first allocation of ->head */
-#define L7_BUCKETS_MIN		(1U << 14)
-#define L7_BUCKETS_MAX		(1U << 20)
 
 /*
  * An IPv4 tuple hashes as four words, as it always did; an IPv6 one

@@ -30,51 +30,29 @@
  */
 #define L7_PARAM_SECS_MAX	(7 * 24 * 3600)
 
+/*
+ * L7_PARAM_UINT(name, min, max): l7_param_<name>, the kernel_param_ops of
+ * an unsigned int in min..max; any other value is refused.
+ */
+#define L7_PARAM_UINT(name, min, max)					\
+static int l7_param_set_##name(const char *val,				\
+			       const struct kernel_param *kp)		\
+{									\
+	return param_set_uint_minmax(val, kp, min, max);		\
+}									\
+static const struct kernel_param_ops l7_param_##name = {		\
+	.set = l7_param_set_##name,					\
+	.get = param_get_uint,						\
+}
+
 /* at least 1: 0 would refuse or expire everything */
-static int l7_param_set_positive(const char *val,
-				 const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, UINT_MAX);
-}
-
+L7_PARAM_UINT(positive, 1, UINT_MAX);
 /* seconds, 0 allowed (where it means "never") */
-static int l7_param_set_secs(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, L7_PARAM_SECS_MAX);
-}
-
-/* seconds, at least 1 */
-static int l7_param_set_secs_positive(const char *val,
-				      const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, L7_PARAM_SECS_MAX);
-}
-
-static int l7_param_set_msecs(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0,
-				     L7_PARAM_SECS_MAX * MSEC_PER_SEC);
-}
-
-static const struct kernel_param_ops l7_param_positive = {
-	.set = l7_param_set_positive,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops l7_param_secs = {
-	.set = l7_param_set_secs,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops l7_param_secs_positive = {
-	.set = l7_param_set_secs_positive,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops l7_param_msecs = {
-	.set = l7_param_set_msecs,
-	.get = param_get_uint,
-};
+L7_PARAM_UINT(secs, 0, L7_PARAM_SECS_MAX);
+L7_PARAM_UINT(secs_positive, 1, L7_PARAM_SECS_MAX);
+L7_PARAM_UINT(msecs, 0, L7_PARAM_SECS_MAX * MSEC_PER_SEC);
+/* bytes: at least a short request line; a head buffer is one kmalloc */
+L7_PARAM_UINT(max_head, 64, 1U << 20);
 
 unsigned int l7_pool_min_idle = 8;
 module_param_named(pool_min_idle, l7_pool_min_idle, uint, 0644);
@@ -108,8 +86,9 @@ MODULE_PARM_DESC(datapath,
 		 "answer clients of l7 services on the director and switch each request (default on; off: IPVS schedules connections by weighted least-connection)");
 
 unsigned int l7_max_head = L7_HTTP_DEFAULT_MAX_HEAD;
-module_param_named(max_head, l7_max_head, uint, 0444);
-MODULE_PARM_DESC(max_head, "request head limit in bytes, else 431 (default 8192)");
+module_param_cb(max_head, &l7_param_max_head, &l7_max_head, 0444);
+MODULE_PARM_DESC(max_head,
+		 "request head limit in bytes, 64..1048576, else 431 (default 8192)");
 
 unsigned int l7_head_mem_max = 65536;
 module_param_cb(head_mem_max, &l7_param_positive, &l7_head_mem_max, 0644);
@@ -178,7 +157,7 @@ MODULE_PARM_DESC(max_conns,
 unsigned int l7_max_conns_per_source = 256;
 module_param_named(max_conns_per_source, l7_max_conns_per_source, uint, 0644);
 MODULE_PARM_DESC(max_conns_per_source,
-		 "client connections alive at most per client IPv4 address, else reset; 0: no cap (default 256)");
+		 "client connections alive at most per client IPv4 address or IPv6 /64, else reset; 0: no cap (default 256)");
 
 /*
  * source_max_pooled: -1 (the default) is an eighth of pool_max, and at
@@ -218,10 +197,26 @@ module_param_cb(source_max_pooled, &l7_param_source_max_pooled,
 MODULE_PARM_DESC(source_max_pooled,
 		 "pooled connections the requests of one client IPv4 address or IPv6 /64 may hold at once, all services together, else 503; -1: pool_max / 8, at least client_max_pooled; 0: no cap (default -1)");
 
+/* conn_buckets: 0 (sized from max_conns), or a size in range */
+static int l7_param_set_conn_buckets(const char *val,
+				     const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (!kstrtouint(val, 0, &n) && !n)
+		return param_set_uint(val, kp);
+	return param_set_uint_minmax(val, kp, L7_BUCKETS_MIN, L7_BUCKETS_MAX);
+}
+
+static const struct kernel_param_ops l7_param_conn_buckets = {
+	.set = l7_param_set_conn_buckets,
+	.get = param_get_uint,
+};
+
 unsigned int l7_conn_buckets;
-module_param_named(conn_buckets, l7_conn_buckets, uint, 0444);
+module_param_cb(conn_buckets, &l7_param_conn_buckets, &l7_conn_buckets, 0444);
 MODULE_PARM_DESC(conn_buckets,
-		 "buckets of the connection hash tables, rounded up to a power of two in 16384..1048576; 0: max_conns / 2 (default 0)");
+		 "buckets of each connection hash table, 16384..1048576, rounded up to a power of two; 0: max_conns / 2 within that range (default 0)");
 
 /*
  * forwarded=off|x-forwarded-for|x-forwarded-for-replace|forwarded: how
@@ -261,8 +256,6 @@ static int __init ip_vs_l7_init(void)
 {
 	int err;
 
-	if (l7_max_head < 64)
-		return -EINVAL;
 	err = l7_conn_module_init();
 	if (err)
 		return err;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ip_vs_l7: /proc/net/ip_vs_l7, per network namespace, in the layout of
- * /proc/net/ip_vs: one line per l7 virtual service, then one per real
- * server with its connection pool.
+ * /proc/net/ip_vs: two header lines name the columns of the lines below
+ * them, one line per l7 virtual service, then one per real server with
+ * its connection pool.
  */
 
 #include <linux/proc_fs.h>
@@ -10,6 +11,23 @@
 #include <net/net_namespace.h>
 
 #include "ip_vs_l7.h"
+
+/*
+ * The column names of the service lines, then of the real-server lines:
+ * each group of service columns is printed by the seq_printf() at the
+ * same place in l7_proc_show_service().  Readers find a column by its
+ * name in these lines, not by its place.
+ */
+static void l7_proc_show_header(struct seq_file *seq)
+{
+	seq_puts(seq, "Prot LocalAddress:Port");
+	seq_puts(seq, " conns active answered queued retried rebinds held");
+	seq_puts(seq, " refused_max refused_source");
+	seq_puts(seq, " tunnels tunnels_refused source_capped slow_request head_mem_full");
+	seq_puts(seq, " closed client_rst server_rst head_lost bad_response bad_request idle slow_reader flushed");
+	seq_puts(seq, " unacceptable srv_unacceptable\n");
+	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh\n");
+}
 
 static void l7_proc_show_service(struct seq_file *seq,
 				 struct l7_service *ls)
@@ -28,22 +46,20 @@ static void l7_proc_show_service(struct seq_file *seq,
 		seq_printf(seq, "%-4s [%pI6c]:%u", proto, &svc->addr.in6,
 			   ntohs(svc->port));
 	l7_percpu_sum(&st, ls->stats);
-	seq_printf(seq, "  conns %llu active %d answered %llu queued %llu retried %llu rebinds %llu held %llu",
+	seq_printf(seq, " %llu %d %llu %llu %llu %llu %llu",
 		   st.conns, atomic_read(&ls->nr_conns), st.bad_requests,
 		   st.queued, st.retried, st.rebinds, st.held);
-	seq_printf(seq, " refused_max %llu refused_source %llu",
-		   st.refused_max, st.refused_source);
-	seq_printf(seq, " tunnels %d tunnels_refused %llu source_capped %llu slow_request %llu head_mem_full %llu",
+	seq_printf(seq, " %llu %llu", st.refused_max, st.refused_source);
+	seq_printf(seq, " %d %llu %llu %llu %llu",
 		   atomic_read(&ls->tunnels), st.tunnels_refused,
 		   st.source_capped, st.slow_request, st.head_mem_full);
-	seq_printf(seq, " closed %llu client_rst %llu server_rst %llu head_lost %llu bad_response %llu bad_request %llu idle %llu slow_reader %llu flushed %llu",
+	seq_printf(seq, " %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 		   st.ended[L7_END_CLOSED], st.ended[L7_END_CLIENT_RST],
 		   st.ended[L7_END_SERVER_RST], st.ended[L7_END_HEAD_LOST],
 		   st.ended[L7_END_BAD_RESPONSE], st.ended[L7_END_BAD_REQUEST],
 		   st.ended[L7_END_IDLE], st.ended[L7_END_SLOW_READER],
 		   st.ended[L7_END_FLUSHED]);
-	seq_printf(seq, " unacceptable %llu srv_unacceptable %llu\n",
-		   st.unacceptable, st.srv_unacceptable);
+	seq_printf(seq, " %llu %llu\n", st.unacceptable, st.srv_unacceptable);
 }
 
 static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
@@ -84,8 +100,7 @@ static int l7_proc_show(struct seq_file *seq, void *v)
 	struct l7_service *ls;
 	struct l7_dest *ld;
 
-	seq_puts(seq, "Prot LocalAddress:Port  conns Handshakes active Alive answered ByDirector queued Waited retried Resent rebinds Rebound held Pipelined refused_max OverMaxConns refused_source OverMaxConnsPerSource tunnels Upgraded tunnels_refused PastMaxTunnels source_capped OverSourceMaxPooled slow_request BodyBelowFloor head_mem_full HeadMemMax, then how client connections with requests ended, then client and server segments refused as unacceptable\n");
-	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh\n");
+	l7_proc_show_header(seq);
 	mutex_lock(&l7_services_mutex);
 	list_for_each_entry(ls, &l7_services, list) {
 		if (!net_eq(ls->net, net))

@@ -299,16 +299,53 @@ within_mean() {
 		exit bad }'
 }
 
-# pool_col BACKEND N: column N of the backend's line in /proc/net/ip_vs_l7
-# (3 weight, 4 idle, 5 busy, 6 opened, 7 failed, 8 closed, 9 state)
-pool_col() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v rs="$(backend_ip "$1"):80" -v n="$2" \
-			'$1 == "->" && $2 == rs { print $n }'
+# /proc/net/ip_vs_l7 is read by column name: its two header lines name the
+# columns of the service lines ("Prot LocalAddress:Port conns ...") and of
+# the real-server lines under them ("-> RemoteAddress:Port Weight ...").
+# l7_awk [-v VAR=VALUE...] PROGRAM: awk PROGRAM over such a table on
+# stdin, its header lines left out, with sv(NAME) the value of column NAME
+# on a service line and rv(NAME) on a real-server line; a name the header
+# does not have is an error (exit 2).
+l7_awk() {
+	local prog=${!#}
+	awk "${@:1:$#-1}" '
+	function l7_col(h, name) {
+		if (!(name in h)) {
+			print "/proc/net/ip_vs_l7 has no column " name > "/dev/stderr"
+			exit 2
+		}
+		return $(h[name])
+	}
+	function sv(name) { return l7_col(L7_S, name) }
+	function rv(name) { return l7_col(L7_R, name) }
+	$1 == "Prot" { for (l7_i = 1; l7_i <= NF; l7_i++) L7_S[$l7_i] = l7_i; next }
+	$1 == "->" && $2 == "RemoteAddress:Port" {
+		for (l7_i = 1; l7_i <= NF; l7_i++) L7_R[$l7_i] = l7_i
+		next
+	}
+	'"$prog"
 }
+
+# l7_table: the director's /proc/net/ip_vs_l7
+l7_table() { in_dir cat /proc/net/ip_vs_l7; }
+
+# svc_col NAME [VS]: column NAME of the line of service VS (default $VS)
+svc_col() {
+	l7_table | l7_awk -v vs="${2:-$VS}" -v n="$1" \
+		'$1 != "->" && $2 == vs { print sv(n) }'
+}
+
+# rs_col ADDR:PORT NAME: column NAME of the real server's line
+rs_col() {
+	l7_table | l7_awk -v rs="$1" -v n="$2" \
+		'$1 == "->" && $2 == rs { print rv(n) }'
+}
+
+# pool_col BACKEND NAME: column NAME of the backend's line (port 80)
+pool_col() { rs_col "$(backend_ip "$1"):80" "$2"; }
 
 # pools_ready: every backend of the l7 service has an idle pooled connection
 pools_ready() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" && $4 >= 1 && $9 == "up" { n++ } END { exit !(n == 3) }'
+	l7_table | l7_awk '$1 == "->" && rv("Idle") >= 1 && rv("State") == "up" { n++ }
+		END { exit !(n == 3) }'
 }

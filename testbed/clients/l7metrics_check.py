@@ -12,6 +12,8 @@ The names are written out here, not taken from the script."""
 import re
 import sys
 
+import l7proc
+
 SERVICE = {
     "conns": "connections_total", "active": "connections_active",
     "answered": "answered_total", "queued": "queued_total",
@@ -27,32 +29,31 @@ SERVICE = {
 }
 ENDED = ("closed", "client_rst", "server_rst", "head_lost", "bad_response",
          "bad_request", "idle", "slow_reader", "flushed")
-SERVER = ("server_weight", "pool_idle_connections", "pool_busy_connections",
-          "pool_opened_total", "pool_connect_failures_total",
-          "pool_server_closed_total", "server_up", "requests_total",
-          "pool_aged_total", "requests_outstanding", "requests_reused_total",
-          "request_errors_total", "server_sent_bytes_total",
-          "server_received_bytes_total", "server_upper_threshold")
+SERVER = {
+    "Weight": "server_weight", "Idle": "pool_idle_connections",
+    "Busy": "pool_busy_connections", "Opened": "pool_opened_total",
+    "Failed": "pool_connect_failures_total",
+    "Closed": "pool_server_closed_total", "State": "server_up",
+    "Requests": "requests_total", "Aged": "pool_aged_total",
+    "Outst": "requests_outstanding", "Reused": "requests_reused_total",
+    "Errors": "request_errors_total", "BytesIn": "server_sent_bytes_total",
+    "BytesOut": "server_received_bytes_total",
+    "UThresh": "server_upper_threshold",
+}
 SAMPLE = re.compile(r'^(ip_vs_l7_[a-z_]+)\{([^}]*)\} (-?\d+)$')
 
 
 def expected(proc):
+    """The samples @proc's numbers must be, each read by its column's
+    name; every column the header names is one of the documented ones."""
     want = {}
-    vip = None
-    for line in proc.splitlines()[2:]:
-        w = line.split()
-        if not w:
-            continue
-        if w[0] == "->":
-            assert len(w) == 2 + len(SERVER), "server line: " + line
-            for name, v in zip(SERVER, w[2:]):
-                if name == "server_up":
-                    v = {"up": "1", "down": "0"}[v]
-                want[("ip_vs_l7_" + name,
-                      'vip="%s",server="%s"' % (vip, w[1]))] = v
-            continue
-        vip = w[1]
-        cols = dict(zip(w[2::2], w[3::2]))
+    services, servers = l7proc.parse(proc)
+    for row in services:
+        vip = row["LocalAddress:Port"]
+        if row["Prot"] == "FWM":
+            vip = "fwmark:" + vip
+        cols = {k: v for k, v in row.items()
+                if k not in ("Prot", "LocalAddress:Port")}
         assert set(cols) == set(SERVICE) | set(ENDED), \
             "service columns: %s" % sorted(cols)
         for col, v in cols.items():
@@ -62,6 +63,19 @@ def expected(proc):
             else:
                 key = ("ip_vs_l7_" + SERVICE[col], 'vip="%s"' % vip)
             want[key] = v
+    for row in servers:
+        vip = row["vip"]
+        if row["vip_prot"] == "FWM":
+            vip = "fwmark:" + vip
+        labels = 'vip="%s",server="%s"' % (vip, row["RemoteAddress:Port"])
+        cols = {k: v for k, v in row.items()
+                if k not in ("->", "RemoteAddress:Port", "vip", "vip_prot")}
+        assert set(cols) == set(SERVER), \
+            "real-server columns: %s" % sorted(cols)
+        for col, v in cols.items():
+            if col == "State":
+                v = {"up": "1", "down": "0"}[v]
+            want[("ip_vs_l7_" + SERVER[col], labels)] = v
     return want
 
 

@@ -43,9 +43,10 @@ import subprocess
 import sys
 import time
 
+import l7proc
 import rawtcp
 from rawnet import netns
-from rawtcp import (GW, IP, TCP, VIP, Capture, Conn, Fail, Peer, in_dir,
+from rawtcp import (GW, IP, TCP, VIP, Capture, Conn, Fail, Peer,
                     payload_of)
 from scapy.packet import Raw
 
@@ -208,12 +209,9 @@ def served_pconn(peer, numbers=False):
 
 
 def pool_closed(addr):
-    out = subprocess.run(in_dir("cat", "/proc/net/ip_vs_l7"),
-                         capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) > 8 and f[0] == "->" and f[1] == addr + ":80":
-            return int(f[7])
+    for row in l7proc.read()[1]:
+        if row["RemoteAddress:Port"] == addr + ":80":
+            return int(row["Closed"])
     raise Fail("no line for %s in /proc/net/ip_vs_l7" % addr)
 
 

@@ -91,6 +91,7 @@ from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
 
+import l7proc  # noqa: E402
 from rawnet import icmp_frag_needed, icmp_socket, next_response  # noqa: E402
 
 conf.verb = 0
@@ -890,22 +891,16 @@ def t_probe_silent(peer):
 
 def pools_busy():
     """Pooled connections bound to a client, over all servers."""
-    out = subprocess.run(in_dir("cat", "/proc/net/ip_vs_l7"),
-                         capture_output=True, text=True).stdout
-    return sum(int(f[4]) for f in (line.split() for line in out.splitlines())
-               if len(f) > 8 and f[0] == "->" and f[4].isdigit())
+    return sum(int(rs["Busy"]) for rs in l7proc.read()[1])
 
 
 WIN_RS = "192.0.2.12:8081"      # a server that never reads: tcp_hygiene.sh
 
 
 def pool_idle(rs):
-    out = subprocess.run(in_dir("cat", "/proc/net/ip_vs_l7"),
-                         capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) > 8 and f[0] == "->" and f[1] == rs:
-            return int(f[3])
+    for row in l7proc.read()[1]:
+        if row["RemoteAddress:Port"] == rs:
+            return int(row["Idle"])
     return 0
 
 

@@ -24,11 +24,6 @@ wait_for pools_ready >/dev/null
 exec 3>&1
 note() { printf '     %s\n' "$@" >&3; }
 
-svc_col() {
-	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" -v n="$1" \
-		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
-
 param() { echo "$2" > "$PARAMS/$1"; }
 
 # objects in use in a slab cache (with SLUB merging, the cache it is in)
@@ -232,8 +227,7 @@ at_least() { [ "$("${@:2}")" -ge "$1" ]; }
 
 # pooled connections busy now, all servers together
 busy_total() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" { n += $5 } END { print n + 0 }'
+	l7_table | l7_awk '$1 == "->" { n += rv("Busy") } END { print n + 0 }'
 }
 
 # slowpeer ARGS...: testbed/clients/slowpeer.py in the client namespace

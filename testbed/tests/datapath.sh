@@ -36,11 +36,6 @@ expect_status() {
 		{ echo "no Connection: close"; return 1; }
 }
 
-svc_col() {
-	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" -v n="$1" \
-		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
-
 backend_requests() {
 	cat "$L7TB_RUN"/s[123]/access.log | wc -l
 }
@@ -186,7 +181,7 @@ userns_service_refused() {
 	out=$("${IN_USERNS[@]}" bash -c "$(declare -f ipvs_add); PY=$PY"'
 		ip link set lo up || exit 1
 		echo "l7 $(ipvs_add 127.0.0.1 80 l7)"
-		echo "l7_services $(tail -n +3 /proc/net/ip_vs_l7 | wc -l)"
+		echo "l7_services $(grep -Ec "^(TCP|UDP|SCTP|FWM) " /proc/net/ip_vs_l7)"
 		echo "rr $(ipvs_add 127.0.0.1 80 rr)"
 		echo "rr_services $(grep -c " rr " /proc/net/ip_vs)"') ||
 		{ echo "$out"; return 1; }

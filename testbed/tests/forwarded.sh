@@ -269,7 +269,7 @@ ab_keepalive() {
 # idling, Apache's Timeout, are replaced whatever the test does)
 reused() {
 	local b n=0
-	for b in $L7TB_BACKENDS; do n=$((n + $(pool_col "$b" 13))); done
+	for b in $L7TB_BACKENDS; do n=$((n + $(pool_col "$b" Reused))); done
 	echo "$n"
 }
 
@@ -325,7 +325,7 @@ server_close_hidden() {
 # each the server closed after a response, with pool_idle_ttl=0)
 pool_opened() {
 	local b n=0
-	for b in $L7TB_BACKENDS; do n=$((n + $(pool_col "$b" 6))); done
+	for b in $L7TB_BACKENDS; do n=$((n + $(pool_col "$b" Opened))); done
 	echo "$n"
 }
 reconnects_per_1000() {

@@ -131,6 +131,24 @@ idle_load_unload() {
 	modprobe ip_vs_l7 && module_loaded && rmmod ip_vs_l7 && ! module_loaded
 }
 
+# A load-time parameter out of its range: the module does not load.  The
+# ends of the ranges load.
+load_time_ranges() {
+	local p
+	for p in max_head=63 max_head=1048577 conn_buckets=16383 \
+		conn_buckets=1048577 conn_buckets=x; do
+		if modprobe ip_vs_l7 "$p" 2>/dev/null || module_loaded; then
+			echo "loaded with $p"
+			rmmod ip_vs_l7
+			return 1
+		fi
+	done
+	modprobe ip_vs_l7 max_head=64 conn_buckets=16384 && rmmod ip_vs_l7 &&
+		modprobe ip_vs_l7 max_head=1048576 conn_buckets=20000 &&
+		[ "$(cat /sys/module/ip_vs_l7/parameters/max_head)" = 1048576 ] &&
+		rmmod ip_vs_l7 && ! module_loaded
+}
+
 add_service "$VS" rr 1 1 1
 t_check "rr: every static file byte-exact through the VIP, all backends" static_files_exact
 t_check "rr: CGIs reachable (burn, 70 KB POST echo)" cgi_reachable
@@ -138,6 +156,7 @@ t_check "rr: a keep-alive connection stays on one backend" keepalive_sticks
 in_dir ipvsadm -D -t "$VS"
 
 t_check "l7: idle module loads and unloads" idle_load_unload
+t_check "l7: max_head and conn_buckets out of range: the module does not load" load_time_ranges
 t_check "l7: ipvsadm -s l7 autoloads ip_vs_l7" l7_autoloads
 t_check "l7: ipvsadm -Ln lists the l7 service and its NAT servers" ipvsadm_lists_l7
 t_check "l7: every static file byte-exact through the VIP, all backends" static_files_exact

@@ -324,8 +324,8 @@ traffic() {
 	in_cli curl -sfg -o /dev/null --max-time 10 "http://[$L7TB_VIP6]/static/1k.bin" ||
 		{ echo "no answer on the IPv6 VIP"; return 1; }
 	# it went through the master's data path
-	[ "$(in_d l7dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" '$2 == vs {
-		for (i = 3; i < NF; i++) if ($i == "conns") print $(i + 1) }')" -gt 0 ] ||
+	[ "$(in_d l7dir cat /proc/net/ip_vs_l7 | l7_awk -v vs="$VS" \
+		'$1 != "->" && $2 == vs { print sv("conns") }')" -gt 0 ] ||
 		{ in_d l7dir cat /proc/net/ip_vs_l7; return 1; }
 }
 

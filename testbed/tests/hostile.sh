@@ -56,20 +56,9 @@ raw() {
 	in_cli timeout 300 "$PY" -u "$CLIENTS/hostile_client.py" "$s" "$L7TB_VIP" "$@"
 }
 
-svc_col() {	# svc_col VS NAME: a counter of the service line
-	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$1" -v n="$2" \
-		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
-
-# rs_col RS N: column N of a real server's line (4 idle, 5 busy, 9 state)
-rs_col() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v rs="$1" -v n="$2" '$1 == "->" && $2 == rs { print $n }'
-}
-
 busy_total() {	# busy pooled connections of the port-80 servers
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" && $2 ~ /:80$/ { n += $5 } END { print n + 0 }'
+	l7_table | l7_awk '$1 == "->" && $2 ~ /:80$/ { n += rv("Busy") }
+		END { print n + 0 }'
 }
 
 # python and scapy start slowly in an emulated guest: their waits are long
@@ -212,16 +201,15 @@ heads() {
 # had rest after their answers) and those aged out or closed by their
 # server while idle: the ones retired after an answer
 burned() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" && $2 ~ /:80$/ { n += $6 - $8 - $11 - $4 - $5 }
-			END { print n + 0 }'
+	l7_table | l7_awk '$1 == "->" && $2 ~ /:80$/ {
+			n += rv("Opened") - rv("Closed") - rv("Aged") - rv("Idle") - rv("Busy")
+		} END { print n + 0 }'
 }
 
 # pools_settled: no pooled connection busy, every pool refilled
 pools_settled() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "->" && $2 ~ /:80$/ && $5 == 0 && $4 >= 8 { n++ }
-			END { exit !(n == 3) }'
+	l7_table | l7_awk '$1 == "->" && $2 ~ /:80$/ && rv("Busy") == 0 && rv("Idle") >= 8 { n++ }
+		END { exit !(n == 3) }'
 }
 
 # all_status CODE LINES: every status on every CASE line is CODE
@@ -237,11 +225,11 @@ apache_refused() {
 	wait_for pools_settled
 	clear_logs
 	before=$(burned)
-	answered=$(svc_col "$VS" answered)
+	answered=$(svc_col answered "$VS")
 	out=$(heads $REFUSED_HEADS)
 	echo "$out"
 	all_status 400 "$out" || { echo "want 400 for each"; rc=1; }
-	n=$(($(svc_col "$VS" answered) - answered))
+	n=$(($(svc_col answered "$VS") - answered))
 	[ "$n" = "$(echo $REFUSED_HEADS | wc -w)" ] ||
 		{ echo "the director itself answered $n of them"; rc=1; }
 	if [ -n "$(logged '" 4[01][0-9] ')" ]; then
@@ -286,7 +274,7 @@ bad_backend_up() {
 }
 
 bad_pool_ready() {
-	[ "$(rs_col "$BAD_RS" 4)" -ge 1 ] && [ "$(rs_col "$BAD_RS" 9)" = up ]
+	[ "$(rs_col "$BAD_RS" Idle)" -ge 1 ] && [ "$(rs_col "$BAD_RS" State)" = up ]
 }
 
 # reset_mid_response PATH: the backend sends part of a response and
@@ -301,7 +289,7 @@ reset_mid_response() {
 		return 1
 	fi
 	[ $rc = 56 ] || { echo "curl exit $rc after $size bytes; want 56 (reset)"; return 1; }
-	wait_eq 0 svc_col "$BAD_VS" active ||
+	wait_eq 0 svc_col active "$BAD_VS" ||
 		{ echo "client connection still active:"; in_dir cat /proc/net/ip_vs_l7; return 1; }
 }
 
@@ -311,7 +299,7 @@ reset_mid_response() {
 # window, or in window but not exact) and the response must complete.
 forged_rst() {
 	local cpid fpid rc size before
-	before=$(svc_col "$BAD_VS" server_rst)
+	before=$(svc_col server_rst "$BAD_VS")
 	rm -f "$TMP/ready" "$BAD_DIR/go-$2"
 	in_backend s1 timeout 120 "$PY" "$CLIENTS/hostile_client.py" forge-rst \
 		--port 8080 --director "$L7TB_GW" --offsets "$1" \
@@ -330,8 +318,8 @@ forged_rst() {
 	cat "$TMP/forge.out"
 	[ $rc = 0 ] && [ "$size" = 20000 ] && return 0
 	echo "the response died: curl exit $rc after $size of 20000 bytes: $(cat "$TMP/curl.err")"
-	[ "$(svc_col "$BAD_VS" server_rst)" != "$before" ] &&
-		echo "the director ended the connection on the forged RST (server_rst $before -> $(svc_col "$BAD_VS" server_rst))"
+	[ "$(svc_col server_rst "$BAD_VS")" != "$before" ] &&
+		echo "the director ended the connection on the forged RST (server_rst $before -> $(svc_col server_rst "$BAD_VS"))"
 	return 1
 }
 
@@ -375,7 +363,9 @@ set_backend_mtu() {
 # pools_at WEIGHT IDLE: every real server of $VS at WEIGHT, with IDLE
 # pooled connections idle and none busy
 pools_at() {
-	[ "$(in_dir grep -Ec ":80 +$1 +$2 +0 .* up " /proc/net/ip_vs_l7)" = 3 ]
+	[ "$(l7_table | l7_awk -v w="$1" -v idle="$2" '$1 == "->" && $2 ~ /:80$/ &&
+		rv("Weight") == w && rv("Idle") == idle && rv("Busy") == 0 &&
+		rv("State") == "up" { n++ } END { print n + 0 }')" = 3 ]
 }
 
 # pools_renew: every real server's pooled connections closed and opened
@@ -499,9 +489,8 @@ pinning_client() {
 }
 
 all_freed() {
-	[ "$(in_dir cat /proc/net/ip_vs_l7 | awk '$1 == "TCP" {
-		for (i = 3; i < NF; i++) if ($i == "active") n += $(i + 1)
-	} END { print n + 0 }')" = 0 ]
+	[ "$(l7_table | l7_awk '$1 == "TCP" { n += sv("active") }
+		END { print n + 0 }')" = 0 ]
 }
 
 no_connection_leaks() {

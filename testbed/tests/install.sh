@@ -258,7 +258,7 @@ modprobe_example_applies() {
 }
 
 idle_per_backend() {
-	echo $(for b in $L7TB_BACKENDS; do pool_col "$b" 4; done)
+	echo $(for b in $L7TB_BACKENDS; do pool_col "$b" Idle; done)
 }
 
 # Static files, a CGI and a POST byte-exact through the splice, served by
@@ -298,8 +298,7 @@ client_connected() {
 }
 
 service_active() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v vs="$VS" '$2 == vs { for (i = 3; i < NF; i++) if ($i == "active") print $(i + 1) }'
+	svc_col active
 }
 
 # rmmod is refused while a service uses l7.  The drain of

@@ -48,10 +48,9 @@ service6() {
 # pool_up FAMILY BACKEND: the real server has idle pooled connections,
 # listed in /proc/net/ip_vs_l7 under its address of FAMILY, and is up
 pool_up() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v rs="$(rs "$1" "$2")" \
-			'$1 == "->" && $2 == rs && $4 >= 1 && $9 == "up" { ok = 1 }
-			 END { exit !ok }'
+	l7_table | l7_awk -v rs="$(rs "$1" "$2")" \
+		'$1 == "->" && $2 == rs && rv("Idle") >= 1 && rv("State") == "up" { ok = 1 }
+		 END { exit !ok }'
 }
 
 # pools_up FAMILY: every real server so, by its address of FAMILY

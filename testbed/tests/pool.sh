@@ -26,7 +26,7 @@ director_conns() {
 # expect_pool BACKEND IDLE CONNS: wait until /proc and the backend agree
 expect_pool() {
 	local b=$1 idle=$2 conns=$3
-	[ "$(pool_col "$b" 4)" = "$idle" ] &&
+	[ "$(pool_col "$b" Idle)" = "$idle" ] &&
 		[ "$(director_conns "$b")" = "$conns" ]
 }
 
@@ -41,7 +41,7 @@ pools_fill() {
 	for b in $L7TB_BACKENDS; do
 		wait_for expect_pool "$b" $MIN_IDLE $MIN_IDLE ||
 			{ pool_report; return 1; }
-		[ "$(pool_col "$b" 6)" = $MIN_IDLE ] && [ "$(pool_col "$b" 7)" = 0 ] ||
+		[ "$(pool_col "$b" Opened)" = $MIN_IDLE ] && [ "$(pool_col "$b" Failed)" = 0 ] ||
 			{ pool_report; return 1; }
 	done
 }
@@ -59,19 +59,19 @@ weight0_closes_idle() {
 # or - while it shuts down - its connections are accepted and closed at
 # once; connects tried during the backoff are refused.
 connects_refused() {
-	[ "$(pool_col "$1" 7)" -gt 0 ]
+	[ "$(pool_col "$1" Failed)" -gt 0 ]
 }
 
 stopped_server_down_then_back() {
 	local rc=0
 	"$L7TB_DIR/apache" stop s3
-	wait_eq down pool_col s3 9 && wait_for connects_refused s3 &&
-		[ "$(pool_col s3 4)" = 0 ] &&
-		[ "$(pool_col s3 8)" -ge $MIN_IDLE ] || { pool_report; rc=1; }
+	wait_eq down pool_col s3 State && wait_for connects_refused s3 &&
+		[ "$(pool_col s3 Idle)" = 0 ] &&
+		[ "$(pool_col s3 Closed)" -ge $MIN_IDLE ] || { pool_report; rc=1; }
 	# back whatever happened, so that no later test inherits it stopped
 	"$L7TB_DIR/apache" start s3
 	[ $rc = 0 ] || return 1
-	wait_eq up pool_col s3 9 || { pool_report; return 1; }
+	wait_eq up pool_col s3 State || { pool_report; return 1; }
 	wait_for expect_pool s3 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
 }
 
@@ -82,11 +82,11 @@ server_closed_idle_replaced() {
 	"$L7TB_DIR/apache" stop s1
 	"$L7TB_DIR/apache" start --timeout 2 s1
 	wait_for expect_pool s1 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
-	opened=$(pool_col s1 6)
+	opened=$(pool_col s1 Opened)
 	sleep 7
 	wait_for expect_pool s1 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
-	[ "$(pool_col s1 6)" -ge $((opened + 2 * MIN_IDLE)) ] ||
-		{ echo "opened $opened -> $(pool_col s1 6)"; pool_report; return 1; }
+	[ "$(pool_col s1 Opened)" -ge $((opened + 2 * MIN_IDLE)) ] ||
+		{ echo "opened $opened -> $(pool_col s1 Opened)"; pool_report; return 1; }
 	"$L7TB_DIR/apache" stop s1
 	"$L7TB_DIR/apache" start s1
 	wait_for expect_pool s1 $MIN_IDLE $MIN_IDLE || { pool_report; return 1; }
@@ -94,7 +94,7 @@ server_closed_idle_replaced() {
 
 removed_server_releases_pool() {
 	in_dir ipvsadm -d -t "$VS" -r "$(backend_ip s1):80" || return 1
-	[ -z "$(pool_col s1 4)" ] || { pool_report; return 1; }
+	[ -z "$(pool_col s1 Idle)" ] || { pool_report; return 1; }
 	wait_eq 0 director_conns s1 || { pool_report; return 1; }
 }
 
@@ -146,7 +146,7 @@ pools_empty() {
 opened() {
 	local b n=0
 	for b in $L7TB_BACKENDS; do
-		n=$((n + $(pool_col "$b" 6)))
+		n=$((n + $(pool_col "$b" Opened)))
 	done
 	echo $n
 }
@@ -244,15 +244,14 @@ set_uthresholds() {
 	for b in $L7TB_BACKENDS; do
 		in_dir ipvsadm -e -t "$VS" -r "$(backend_ip "$b"):80" -m -w 1 -x "${!i}" ||
 			return 1
-		[ "$(pool_col "$b" 17)" = "${!i}" ] || { pool_report; return 1; }
+		[ "$(pool_col "$b" UThresh)" = "${!i}" ] || { pool_report; return 1; }
 		i=$((i + 1))
 	done
 }
 
 # queued: requests of the service that waited in its queue (/proc)
 queued() {
-	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="$VS" '$2 == vs {
-		for (i = 3; i < NF; i++) if ($i == "queued") print $(i + 1) }'
+	svc_col queued
 }
 
 # An upper threshold (ipvsadm -x N) caps the requests outstanding on its

@@ -22,18 +22,6 @@ testbed_up
 exec 3>&1
 note() { printf '     %s\n' "$@" >&3; }
 
-# svc_col NAME [VS]: the named counter of a service's /proc line
-svc_col() {
-	in_dir cat /proc/net/ip_vs_l7 | awk -v vs="${2:-$VS}" -v n="$1" \
-		'$2 == vs { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
-
-# rs_col ADDR:PORT N: column N of a real server's line (see pool_col)
-rs_col() {
-	in_dir cat /proc/net/ip_vs_l7 |
-		awk -v rs="$1" -v n="$2" '$1 == "->" && $2 == rs { print $n }'
-}
-
 # director_conns BACKEND: connections the backend has from the director
 director_conns() {
 	in_backend "$1" ss -Htn state established '( sport = :80 )' |
@@ -115,9 +103,9 @@ accept_close_backs_off() {
 	wait_for pools_ready || { report; return 1; }
 	in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
 	sleep 5
-	opened=$(rs_col "$rs" 6)
+	opened=$(rs_col "$rs" Opened)
 	accepted=$(cat "$TMP/accepted" 2>/dev/null || echo 0)
-	state=$(rs_col "$rs" 9)
+	state=$(rs_col "$rs" State)
 	note "accept-and-close server, in 5 s: pool opened $opened, server accepted $accepted, $state"
 	in_dir ipvsadm -d -t "$VS" -r "$rs"
 	[ "$opened" -le 15 ] && [ "$accepted" -le 15 ] && [ "$state" = down ] ||
@@ -163,7 +151,7 @@ upgrade_service() {
 	sleep 1
 	in_dir ipvsadm -A -t "$VS2" -s l7 &&
 		in_dir ipvsadm -a -t "$VS2" -r "$rs" -m -w 1 || return 1
-	wait_for at_least 1 rs_col "$rs" 4 || { report; return 1; }
+	wait_for at_least 1 rs_col "$rs" Idle || { report; return 1; }
 }
 
 # 101 to a request that did not ask to upgrade is a bad response
@@ -288,13 +276,13 @@ unsolicited_byte_retires() {
 	sleep 1
 	in_dir ipvsadm -A -t "$VS2" -s l7 &&
 		in_dir ipvsadm -a -t "$VS2" -r "$rs" -m -w 1 || return 1
-	wait_for at_least 2 rs_col "$rs" 4 || { report; return 1; }
+	wait_for at_least 2 rs_col "$rs" Idle || { report; return 1; }
 	sleep 2		# every idle one has its byte now
-	opened=$(rs_col "$rs" 6)
+	opened=$(rs_col "$rs" Opened)
 	out=$(in_cli curl -sS --max-time 15 "http://$L7TB_VIP:81/plain" 2>&1)
-	note "after the servers' bytes: '$out'; opened $opened -> $(rs_col "$rs" 6)"
+	note "after the servers' bytes: '$out'; opened $opened -> $(rs_col "$rs" Opened)"
 	[ "$out" = ok ] || { report; return 1; }
-	[ "$(rs_col "$rs" 6)" -gt "$opened" ] || { report; return 1; }
+	[ "$(rs_col "$rs" Opened)" -gt "$opened" ] || { report; return 1; }
 	in_dir ipvsadm -D -t "$VS2"
 }
 
@@ -334,20 +322,20 @@ overrun_reaches_no_client() {
 	fresh pool_min_idle=1 pool_max=1 || return 1
 	in_dir ipvsadm -A -t "$VS" -s l7 &&
 		in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
-	wait_for at_least 1 rs_col "$rs" 4 || { report; return 1; }
+	wait_for at_least 1 rs_col "$rs" Idle || { report; return 1; }
 	cap_start l7s1 "$scap" && cap_start l7cli "$ccap" ||
 		{ caps_stop; return 1; }
-	closed0=$(rs_col "$rs" 8)
+	closed0=$(rs_col "$rs" Closed)
 	for r in 1 2 3; do
 		rm -f "$L7TB_RUN/go-ov$r"
 		in_cli curl -sS --max-time 30 -o "$TMP/overrun.$r" \
 			"http://$L7TB_VIP/cgi-bin/nph-overrun?id=ov$r&go=ov$r"
 		printf 'overrun id=ov%s\n' $r | cmp - "$TMP/overrun.$r" || rc=1
-		wait_eq 0 rs_col "$rs" 5 || { report; rc=1; }
+		wait_eq 0 rs_col "$rs" Busy || { report; rc=1; }
 		touch "$L7TB_RUN/go-ov$r"
 		wait_for -s 30 at_least 1 cap_count "$scap" "OVERRUN-ov$r" ||
 			{ echo "round $r: the server sent no marker"; rc=1; }
-		wait_for -s 5 at_least $((closed0 + r)) rs_col "$rs" 8 >/dev/null
+		wait_for -s 5 at_least $((closed0 + r)) rs_col "$rs" Closed >/dev/null
 		in_cli python3 "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 4 \
 			--requests 10 --path /static/1k.bin --path /static/10k.bin \
 			> "$TMP/overrun-ka.$r" 2>&1 || rc=1
@@ -357,9 +345,9 @@ overrun_reaches_no_client() {
 	caps_stop
 	n=$(cap_count "$ccap" OVERRUN-)
 	note "markers the server sent: $(cap_count "$scap" OVERRUN-), a client read: $n;" \
-		"connections closed while idle: $closed0 -> $(rs_col "$rs" 8)"
+		"connections closed while idle: $closed0 -> $(rs_col "$rs" Closed)"
 	[ "$n" = 0 ] || { tcpdump -r "$ccap" -nn -A 2>/dev/null | grep -B 8 OVERRUN- | head -n 30; rc=1; }
-	[ "$(rs_col "$rs" 8)" -ge $((closed0 + 3)) ] || { report; rc=1; }
+	[ "$(rs_col "$rs" Closed)" -ge $((closed0 + 3)) ] || { report; rc=1; }
 	rm -f "$L7TB_RUN"/go-ov*
 	in_dir ipvsadm -D -t "$VS"
 	return $rc
@@ -376,7 +364,7 @@ overrun_reaches_no_client() {
 # byte the file.  With pool_reuse_delay=0, B is bound at once and its
 # client reads "OVERRUN-late" as B's answer.
 b_waits() {
-	[ "$(svc_col queued)" -gt "$1" ] || [ "$(rs_col "$2" 5)" = 1 ]
+	[ "$(svc_col queued)" -gt "$1" ] || [ "$(rs_col "$2" Busy)" = 1 ]
 }
 
 overrun_while_resting() {
@@ -385,12 +373,12 @@ overrun_while_resting() {
 	fresh pool_min_idle=1 pool_max=1 pool_reuse_delay=20000 || return 1
 	in_dir ipvsadm -A -t "$VS" -s l7 &&
 		in_dir ipvsadm -a -t "$VS" -r "$rs" -m -w 1 || return 1
-	wait_for at_least 1 rs_col "$rs" 4 || { report; return 1; }
+	wait_for at_least 1 rs_col "$rs" Idle || { report; return 1; }
 	cap_start l7s1 "$scap" && cap_start l7cli "$ccap" ||
 		{ caps_stop; return 1; }
 	rm -f "$L7TB_RUN/go-late"
 	q0=$(svc_col queued)
-	closed0=$(rs_col "$rs" 8)
+	closed0=$(rs_col "$rs" Closed)
 	in_cli curl -sS --max-time 30 -o "$TMP/late.a" \
 		"http://$L7TB_VIP/cgi-bin/nph-overrun?id=late&go=late"
 	printf 'overrun id=late\n' | cmp - "$TMP/late.a" || rc=1
@@ -406,10 +394,10 @@ overrun_while_resting() {
 	wait_for -s 30 at_least 1 cap_count "$scap" OVERRUN-late ||
 		{ echo "the server sent no marker"; rc=1; }
 	caps_stop
-	note "queued: $q0 -> $(svc_col queued); closed while idle: $closed0 -> $(rs_col "$rs" 8); markers a client read: $(cap_count "$ccap" OVERRUN-)"
+	note "queued: $q0 -> $(svc_col queued); closed while idle: $closed0 -> $(rs_col "$rs" Closed); markers a client read: $(cap_count "$ccap" OVERRUN-)"
 	[ "$(cap_count "$ccap" OVERRUN-)" = 0 ] ||
 		{ tcpdump -r "$ccap" -nn -A 2>/dev/null | grep -B 8 OVERRUN- | head -n 30; rc=1; }
-	[ "$(rs_col "$rs" 8)" -gt "$closed0" ] || { report; rc=1; }
+	[ "$(rs_col "$rs" Closed)" -gt "$closed0" ] || { report; rc=1; }
 	rm -f "$L7TB_RUN/go-late"
 	in_dir ipvsadm -D -t "$VS"
 	return $rc
@@ -445,8 +433,8 @@ graceful_while_binding() {
 	requests=$(awk '$1 == "requests" { print $2 }' "$TMP/kaloop")
 	[ "$requests" = 600 ] || return 1
 	for b in $L7TB_BACKENDS; do
-		wait_for at_least 8 pool_col "$b" 4 || { report; return 1; }
-		wait_eq up pool_col "$b" 9 || { report; return 1; }
+		wait_for at_least 8 pool_col "$b" Idle || { report; return 1; }
+		wait_eq up pool_col "$b" State || { report; return 1; }
 	done
 	# a server's segment that reaches a retired spliced socket between
 	# its unhashing and its close is answered by the socket: the

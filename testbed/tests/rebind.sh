@@ -210,7 +210,7 @@ stopped_mid_run() {
 }
 
 s2_drained() {
-	[ "$(pool_col s2 4) $(pool_col s2 9)" = "0 down" ]
+	[ "$(pool_col s2 Idle) $(pool_col s2 State)" = "0 down" ]
 }
 
 # ---- 6. even spread of a CGI workload ----

@@ -15,7 +15,7 @@ TMP=$(mktemp -d)
 modprobe ip_vs_l7 datapath=1 queue_timeout=30000 source_max_pooled=0
 testbed_up
 add_service "$VS" l7 1 1 1
-wait_for in_dir grep -Eq ' 8 .* up ' /proc/net/ip_vs_l7
+wait_for pools_ready
 
 static_exact() {
 	: > "$TMP/served"
@@ -221,13 +221,17 @@ route_changes_followed() {
 		--flip "$block" "$unblock"
 }
 
+# s2_refilled: s2 at weight 1 with 8 idle pooled connections, and up
+s2_refilled() {
+	[ "$(pool_col s2 Weight) $(pool_col s2 Idle) $(pool_col s2 State)" = "1 8 up" ]
+}
+
 # One backend's Apache stopped: new bindings avoid it, without errors;
 # started again, it is used again.
 stopped_backend_avoided() {
 	local i
 	"$L7TB_DIR/apache" stop s2
-	wait_for in_dir grep -Eq '192.0.2.12:80 .* down ' /proc/net/ip_vs_l7 ||
-		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
+	wait_eq down pool_col s2 State || { l7_table; return 1; }
 	: > "$TMP/served"
 	for i in $(seq 1 9); do
 		fetch "http://$L7TB_VIP/index.html" /dev/null >> "$TMP/served" ||
@@ -235,8 +239,7 @@ stopped_backend_avoided() {
 	done
 	! grep -qx s2 "$TMP/served" || { echo "s2 served while stopped"; return 1; }
 	"$L7TB_DIR/apache" start s2
-	wait_for in_dir grep -Eq '192.0.2.12:80 +1 +8 .* up ' /proc/net/ip_vs_l7 ||
-		{ in_dir cat /proc/net/ip_vs_l7; return 1; }
+	wait_for s2_refilled || { l7_table; return 1; }
 	spread_over_backends
 }
 

@@ -81,9 +81,7 @@ t_check "tcp_accept: forged server segments at wrong seqs: their TSval is never 
 
 unacceptable_counted() {
 	local n
-	n=$(in_dir cat /proc/net/ip_vs_l7 |
-		awk '$1 == "TCP" { for (i = 1; i < NF; i++)
-			if ($i == "unacceptable") print $(i + 1) }')
+	n=$(l7_table | l7_awk '$1 == "TCP" { print sv("unacceptable") }')
 	echo "unacceptable $n"
 	[ "${n:-0}" -ge 6 ]
 }
