@@ -595,8 +595,6 @@ void l7_conn_settle(struct l7_conn *c);
 void l7_conn_tick(struct l7_conn *c);
 
 /* ip_vs_l7_bind.c */
-struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
-			       unsigned int n, struct l7_pool **want);
 int l7_bind(struct l7_conn *c);
 void l7_dispatch(struct l7_conn *c);
 int l7_queue_add(struct l7_conn *c);

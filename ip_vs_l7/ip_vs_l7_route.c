@@ -28,6 +28,7 @@
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
 #include "ip_vs_l7_trace.h"
+#include "core/sched_wlo.h"
 
 /*
  * One per CPU, for the decision under way on it.  Softirq and process
@@ -106,6 +107,72 @@ static bool l7_route_ready(void *ctx, unsigned int pi)
 	atomic64_inc(&pool->count->unavailable);
 	return false;
 }
+
+/* ---- the service-wide scheduler (core/sched_wlo.h) ---- */
+
+/* Offer @ld to the pick @s: whether it is the best so far. */
+static bool l7_wlo_offer_dest(struct l7_wlo *s, struct l7_dest *ld)
+{
+	struct l7_pool *p = &ld->pool;
+	const struct l7_wlo_cand c = {
+		.weight = READ_ONCE(p->weight),
+		.outstanding = atomic_read(&p->outstanding),
+		.pass = READ_ONCE(p->pass),
+		.down = READ_ONCE(p->down),
+		.full = l7_pool_full(p),
+		.idle = READ_ONCE(p->n_idle),
+	};
+
+	return l7_wlo_offer(s, &c);
+}
+
+static struct l7_dest *l7_wlo_pick(struct l7_service *ls,
+				   struct l7_dest **cand, unsigned int n,
+				   bool any)
+{
+	struct l7_dest *ld, *best = NULL;
+	struct l7_wlo s;
+	unsigned int i;
+
+	l7_wlo_begin(&s, READ_ONCE(ls->pass_clock), any);
+	if (cand) {
+		for (i = 0; i < n; i++)
+			if (l7_wlo_offer_dest(&s, cand[i]))
+				best = cand[i];
+	} else {
+		list_for_each_entry_rcu(ld, &ls->dests, list)
+			if (l7_wlo_offer_dest(&s, ld))
+				best = ld;
+	}
+	if (best) {
+		WRITE_ONCE(ls->pass_clock, l7_wlo_clock(&s));
+		WRITE_ONCE(best->pool.pass, l7_wlo_next_pass(&s));
+	}
+	return best;
+}
+
+/*
+ * Under RCU: among the @n servers @cand (a content rule's pool), or
+ * among all of the service's if @cand is NULL.  None idle: with @want
+ * (a service without pre-forked pools) *@want is the server's pool to
+ * open a connection to, once the request waits.
+ */
+static struct l7_pconn *l7_pick_among(struct l7_service *ls,
+				      struct l7_dest **cand, unsigned int n,
+				      struct l7_pool **want)
+{
+	struct l7_dest *ld = l7_wlo_pick(ls, cand, n, false);
+
+	if (ld)
+		return l7_pool_take(&ld->pool);
+	if (want) {
+		ld = l7_wlo_pick(ls, cand, n, true);
+		*want = ld ? &ld->pool : NULL;
+	}
+	return NULL;
+}
+
+/* ---- content rules' pools ---- */
 
 /*
  * member @m of the pool last looked at: its connection, or one to ask

@@ -630,7 +630,7 @@ static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
 	if (!l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
 				    L7_CHALLENGE_GAP))
 		return;
-	if (th->rst)
+	if (th->rst || th->syn)
 		l7_binding_ack(c, b, b->rsp_guard.rcv_nxt);
 	else if (dup.end != dup.start && !after(dup.end, b->b_rcv_wup))
 		l7_binding_dsack(c, b, &dup);
@@ -673,6 +673,28 @@ static enum l7_tcp_accept_act l7_server_accept(struct l7_conn *c,
 	b->b_wl1 = e.snd_wl1;
 	b->b_max_win = e.max_window;
 	return L7_ACC_OK;
+}
+
+/*
+ * A server's SYN on a pooled connection in use: never forwarded, judged
+ * from its headers as they are, as Linux judges one on an established
+ * connection (RFC 5961 4.2: a challenge ACK, rate-limited; counted as
+ * unacceptable).
+ */
+static unsigned int l7_b2c_syn(struct l7_conn *c, struct l7_binding *b,
+			       const struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	struct l7_tcp_accept acc;
+	struct l7_tcp_opts o = { 0 };
+	struct l7_tcp_seg s;
+
+	if (l7_tcp_opts_parse((const u8 *)(th + 1),
+			      th->doff * 4 - sizeof(*th), &o) < 0)
+		return NF_DROP;
+	l7_seg_read(skb, &o, &s);
+	l7_server_accept(c, b, th, &s, &acc);
+	return NF_DROP;
 }
 
 /* A response the director cannot follow: reset both ends. */
@@ -837,6 +859,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	bool cut = true;
 	u32 payload;
 
+	if (tcp_hdr(skb)->syn)
+		return l7_b2c_syn(c, b, skb);
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	th = tcp_hdr(skb);

@@ -35,6 +35,10 @@ Tests:
              pure ACKs at wrong seqs with a TSval 2^30 ahead: no segment
              from the director to a server echoes it, and the response
              and the next one are whole
+  srv-syn    (l7 only) from the namespace of the server sending a 10 KB
+             response, a SYN on its pooled connection: a challenge ACK
+             to the server, nothing reset or forwarded, the response and
+             the next one whole
 """
 
 import random
@@ -359,10 +363,59 @@ def t_srv_ts_poison(peer, dport):
     goes_on(c, body(c))
 
 
+def t_srv_syn(peer, dport):
+    """A SYN forged from a server's side on the pooled connection serving
+    a response: never forwarded, answered as Linux answers one on an
+    established connection (RFC 5961 4.2: a challenge ACK, no RST), and
+    the response and the next one are whole."""
+    c, _ = live(peer, dport)
+    cap = Capture("accept-srv-syn", "br0", "tcp port 80")
+    try:
+        c.ack_data = False
+        c.seg("PA", GET10K)
+        c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
+        c.pump(ACK_HOLD, lambda: False)
+        sent = [p for p in cap.packets() if TCP in p and
+                p[TCP].sport == 80 and payload_of(p)]
+        if not sent:
+            raise Fail("no response on br0")
+        last = sent[-1]
+        addr, lport = last[IP].src, last[TCP].dport
+        with netns(backend_ns(addr)):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                                 socket.IPPROTO_TCP)
+        t0 = time.time()
+        seg = IP(src=addr, dst=GW) / TCP(
+            sport=80, dport=lport, flags="S",
+            seq=random.getrandbits(32), window=502)
+        sock.sendto(bytes(seg)[20:], (GW, 0))
+        time.sleep(0.5)
+        t1 = time.time()
+        c.ack_data = True
+        c.seg("A")
+        status, got = c.response()
+        if b" 200 " not in status or len(got) != 10240:
+            raise Fail("10k.bin: %r, %d bytes" % (status, len(got)))
+        c.pump(1, lambda: False)
+    finally:
+        pkts = cap.stop()
+    back = [p for p in pkts if TCP in p and p.time >= t0 and
+            p[IP].src == GW and p[IP].dst == addr and
+            p[TCP].sport == lport]
+    if any(p[TCP].flags.R for p in back):
+        raise Fail("the director reset the server's connection")
+    # the client acknowledges nothing until t1: an ACK to the server
+    # before then is the director's own, the challenge
+    if not any(p[TCP].flags.A and not payload_of(p) and p.time < t1
+               for p in back):
+        raise Fail("no challenge ACK to the server's SYN")
+    goes_on(c, body(c))
+
+
 CLIENT_TESTS = {"ts-poison": t_ts_poison, "zero-window": t_zero_window,
                 "ack-past": t_ack_past}
 L7_TESTS = {"idle-fin": t_idle_fin, "idle-acks": t_idle_acks,
-            "srv-ts-poison": t_srv_ts_poison}
+            "srv-ts-poison": t_srv_ts_poison, "srv-syn": t_srv_syn}
 
 
 def main():

@@ -56,7 +56,7 @@ raw_client_rsts drop
 
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.
-RAW_TESTS="ts-poison zero-window ack-past idle-fin idle-acks srv-ts-poison"
+RAW_TESTS="ts-poison zero-window ack-past idle-fin idle-acks srv-ts-poison srv-syn"
 RAW_OUT=${L7_RESULTS:-/tmp}/rawaccept.out
 in_cli timeout 600 env HOME=/tmp "${RAW[@]}" "$DMAC" "$REFPORT" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
@@ -78,6 +78,7 @@ t_check "tcp_accept: a forged ACK past the response's end reaches no server; the
 t_check "tcp_accept: a FIN and a data byte at wrong seqs leave an idle pooled connection alone" raw_result idle-fin
 t_check "tcp_accept: 50 forged segments in a second to an idle pooled connection draw at most 3 ACKs" idle_acks
 t_check "tcp_accept: forged server segments at wrong seqs: their TSval is never echoed, the response is whole" raw_result srv-ts-poison
+t_check "tcp_accept: a server's SYN on a pooled connection in use gets a challenge ACK, goes no further, the response is whole" raw_result srv-syn
 
 unacceptable_counted() {
 	local n

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7 core: the service-wide scheduler (sched_wlo.h).
+ */
+#include "sched_wlo.h"
+
+/* a before b: fewer per unit of weight, by cross-multiplying */
+static bool fewer_weighted(uint64_t a, uint64_t wa, uint64_t b, uint64_t wb)
+{
+	return a * wb < b * wa;
+}
+
+void l7_wlo_begin(struct l7_wlo *s, uint64_t clock, bool any)
+{
+	*s = (struct l7_wlo){ .clock = clock, .any = any, .weight = 1 };
+}
+
+bool l7_wlo_offer(struct l7_wlo *s, const struct l7_wlo_cand *c)
+{
+	uint64_t out = c->outstanding > 0 ? (uint64_t)c->outstanding : 0;
+	uint64_t pass = c->pass > s->clock ? c->pass : s->clock;
+	uint64_t w = c->weight > 0 ? (uint64_t)c->weight : 0;
+
+	if (!w || c->down || c->full || (!s->any && !c->idle))
+		return false;
+	if (s->found && !fewer_weighted(out, w, s->out, s->weight) &&
+	    (fewer_weighted(s->out, s->weight, out, w) || pass >= s->pass))
+		return false;
+	s->found = true;
+	s->out = out;
+	s->weight = w;
+	s->pass = pass;
+	return true;
+}
+
+uint64_t l7_wlo_next_pass(const struct l7_wlo *s)
+{
+	return s->pass + L7_WLO_STRIDE / s->weight;
+}
