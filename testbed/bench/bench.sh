@@ -30,9 +30,11 @@
 # while IPVS keeps a client's connection on one; with one server neither
 # rotates, and what is left between the two is the director's own cost.
 # W1sync is W1 with the director's checkpoint channel running for the
-# cell (sync_on), B4 only, at its costliest: sync_idle 1 ms, so that a
-# record goes for every boundary that lasts a millisecond, to a peer on a
-# dummy link (the datagrams are built, signed and sent, then dropped);
+# cell (sync_on), B4 only, at its costliest: a record for every
+# boundary as its response's last byte leaves, and sync_idle 1 ms, so
+# that another goes for every boundary that lasts a millisecond, to a
+# peer on a dummy link (the datagrams are built, sealed and sent, then
+# dropped);
 # sync.csv has what it sent.
 # Writes meta.txt, cells.csv (one row per cell and repetition) and
 # mem.csv (one row per MEM cell) to $L7_RESULTS for scripts/bench-report.
