@@ -671,7 +671,6 @@ void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
 struct l7_ckpt_tuple;
 u16 l7_ckpt_tuple_addrs(const struct l7_ckpt_tuple *t,
 			union nf_inet_addr *caddr, union nf_inet_addr *vaddr);
-u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
 /* whether @a is an address of this director (a VIP it holds now) */
 bool l7_addr_local(struct net *net, u16 af, const union nf_inet_addr *a);

@@ -238,12 +238,6 @@ static u16 l7_client_win(const struct l7_conn *c)
 	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
 }
 
-/* The window we announce to the client, in bytes. */
-u32 l7_client_rcv_wnd(const struct l7_conn *c)
-{
-	return l7_win_bytes(l7_client_win(c), c->d_wscale);
-}
-
 /* A segment to the client from VIP:port: flags, @len bytes of @data. */
 static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 			   const void *data, u32 len)
