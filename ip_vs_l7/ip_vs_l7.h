@@ -586,7 +586,6 @@ static inline void l7_conn_progress(struct l7_conn *c)
 
 /* ip_vs_l7_clock.c */
 void l7_conn_clock_start(struct l7_conn *c);
-void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_due_in(struct l7_conn *c, enum l7_clock_slot s,
 		    unsigned long delay);
 void l7_conn_settle(struct l7_conn *c);
@@ -595,22 +594,16 @@ void l7_conn_tick(struct l7_conn *c);
 /* ip_vs_l7_bind.c */
 struct l7_pconn *l7_pick_among(struct l7_service *ls, struct l7_dest **cand,
 			       unsigned int n, struct l7_pool **want);
-int l7_bind(struct l7_conn *c);
 void l7_dispatch(struct l7_conn *c);
-int l7_queue_add(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 void l7_queue_kick(struct l7_service *ls);
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
 void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
 void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
-void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
-		     u32 seq, const void *data, u32 len);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
 void l7_binding_acked(struct l7_conn *c, u32 ack,
 		      const struct l7_tcp_sack_block *dup);
 bool l7_may_dispatch(const struct l7_conn *c);
-void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
-		       const struct l7_tcp_sack_block *dup);
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup);
 void l7_binding_dup_wait_over(struct l7_conn *c);
@@ -691,11 +684,9 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
 bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		       struct sk_buff *skb, unsigned int *verdict);
 void l7_reply(struct l7_conn *c, int status, const char *why);
-void l7_close_client(struct l7_conn *c);
 void l7_head_frame(struct l7_conn *c);
 void l7_head_restart(struct l7_conn *c);
 void l7_head_reframe(struct l7_conn *c);
-void l7_cur_done(struct l7_conn *c);
 void l7_reply_due(struct l7_conn *c);
 void l7_head_late(struct l7_conn *c);
 void l7_close_late(struct l7_conn *c);

@@ -165,8 +165,8 @@ static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
 }
 
 /* A segment of the director's own to the backend of @b. */
-void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
-		     u32 seq, const void *data, u32 len)
+static void l7_binding_send(struct l7_conn *c, struct l7_binding *b,
+			    u8 flags, u32 seq, const void *data, u32 len)
 {
 	l7_binding_xmit(c, b, flags, seq, b->rsp_guard.fed, NULL, data, len);
 }
@@ -322,7 +322,7 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
  * source_max_pooled already), or an HTTP status > 0 the director
  * answers instead (l7_route(): a content rule, or a head it cannot read).
  */
-int l7_bind(struct l7_conn *c)
+static int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
 	struct l7_guard_log *log;
@@ -452,6 +452,7 @@ void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 }
 
 static void l7_queue_want(struct l7_conn *c);
+static int l7_queue_add(struct l7_conn *c);
 static int l7_queue_retry(struct l7_conn *c);
 
 /* l7_bind()'s result: the request waits (no room, or no memory yet) */
@@ -512,7 +513,7 @@ void l7_dispatch(struct l7_conn *c)
  * order, for the pool to grow or a connection to come back (a bounded
  * queue and a bounded wait: 503 past either).  Called with c->lock held.
  */
-int l7_queue_add(struct l7_conn *c)
+static int l7_queue_add(struct l7_conn *c)
 {
 	struct l7_service *ls = c->ls;
 	int err = -ENOSPC;
@@ -740,8 +741,8 @@ static bool l7_binding_ack_owed(const struct l7_binding *b)
  * a duplicate (@dup, on C: passed on), else from the next request's copy
  * on this connection or the pool's delayed ACK (l7_pool_release()).
  */
-void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
-		       const struct l7_tcp_sack_block *dup)
+static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
+			      const struct l7_tcp_sack_block *dup)
 {
 	struct l7_pconn *pc = b->pc;
 	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);

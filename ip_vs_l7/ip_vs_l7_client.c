@@ -112,7 +112,7 @@ void l7_reply(struct l7_conn *c, int status, const char *why)
 }
 
 /* Close our side after the last response: FIN, resent until acked. */
-void l7_close_client(struct l7_conn *c)
+static void l7_close_client(struct l7_conn *c)
 {
 	l7_conn_closing(c);
 	c->reply = NULL;
@@ -223,7 +223,7 @@ void l7_head_reframe(struct l7_conn *c)
  * c->lock held: the current binding has its whole request and response.
  * Close if the client asked for it, else go on with the next request.
  */
-void l7_cur_done(struct l7_conn *c)
+static void l7_cur_done(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 

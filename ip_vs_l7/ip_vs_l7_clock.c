@@ -52,7 +52,7 @@ void l7_conn_clock_start(struct l7_conn *c)
  * The timer at the clock's earliest deadline: brought forward, and put
  * back once the deadlines it was set for stopped (l7_clock_rearm()).
  */
-void l7_conn_timer_arm(struct l7_conn *c)
+static void l7_conn_timer_arm(struct l7_conn *c)
 {
 	u32 at;
 
