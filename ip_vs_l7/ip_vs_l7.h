@@ -581,6 +581,7 @@ void l7_pconn_unhash(struct l7_pconn *pc);
  */
 static inline void l7_conn_progress(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
 	l7_clock_progress(&c->clock, jiffies);
 }
 

@@ -174,6 +174,8 @@ static void l7_binding_send(struct l7_conn *c, struct l7_binding *b,
 /* A pure ACK of backend seq @ack to @b's server. */
 void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_binding_xmit(c, b, 0, b->b_snd_nxt, ack, NULL, NULL, 0);
 }
 
@@ -185,6 +187,8 @@ void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_binding_xmit(c, b, 0, b->b_snd_nxt,
 			l7_seq_inv(&b->map.rsp, b->c_ack_passed), dup, NULL, 0);
 }
@@ -335,6 +339,8 @@ static int l7_bind(struct l7_conn *c)
 	u32 body_len, room;
 	int err, status;
 
+	lockdep_assert_held(&c->lock);
+
 	c->want = NULL;
 	err = l7_body_buffered(c, &body, &body_len);
 	if (err)
@@ -446,6 +452,8 @@ static int l7_bind(struct l7_conn *c)
 /* c->lock held: the request of @b ends at client seq @end. */
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 {
+	lockdep_assert_held(&c->lock);
+
 	b->req_done = true;
 	l7_range_close(&b->map.req_range, end);
 	b->b_req_end = l7_seq_fwd(&b->map.req, end);
@@ -487,6 +495,8 @@ void l7_dispatch(struct l7_conn *c)
 {
 	int err;
 
+	lockdep_assert_held(&c->lock);
+
 	c->dispatch_ns = l7_trace_clock();
 	if (c->bad_status) {
 		l7_reply(c, c->bad_status, "bad_head");
@@ -518,6 +528,8 @@ static int l7_queue_add(struct l7_conn *c)
 	struct l7_service *ls = c->ls;
 	int err = -ENOSPC;
 
+	lockdep_assert_held(&c->lock);
+
 	spin_lock_bh(&ls->waitq_lock);
 	if (ls->waitq_len < l7_queue_max) {
 		list_add_tail(&c->wait_node, &ls->waitq);
@@ -539,6 +551,8 @@ static int l7_queue_add(struct l7_conn *c)
  */
 static void l7_queue_want(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->want)
 		l7_pool_want(c->want);
 	c->want = NULL;
@@ -579,6 +593,8 @@ void l7_queue_del(struct l7_conn *c)
 static int l7_queue_retry(struct l7_conn *c)
 {
 	int err;
+
+	lockdep_assert_held(&c->lock);
 
 	if (!READ_ONCE(c->ls->capped))
 		return -EAGAIN;
@@ -647,6 +663,8 @@ void l7_queue_kick(struct l7_service *ls)
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 {
 	struct l7_binding *b;
+
+	lockdep_assert_held(&c->lock);
 
 	list_for_each_entry(b, &c->bindings, node)
 		if (b->pc == pc)
@@ -750,6 +768,8 @@ static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
 	struct l7_tcp_sack_block b_dup;
 	bool ack_now = false;
 
+	lockdep_assert_held(&c->lock);
+
 	if (keep) {
 		bool has_dup = l7_binding_dup(b, dup, &b_dup);
 
@@ -776,6 +796,8 @@ static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
  */
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (!b->b_rst && !(b->rsp_guard.fin && c->c_fin && c->state == L7C_TUNNEL))
 		l7_binding_reset(c, b);
 	if (!b->rsp_guard.done)
@@ -792,6 +814,8 @@ void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 void l7_binding_abort_all(struct l7_conn *c)
 {
 	struct l7_binding *b, *next;
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
@@ -811,6 +835,8 @@ void l7_binding_abort_all(struct l7_conn *c)
  */
 static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
 	list_del(&b->node);
@@ -835,6 +861,8 @@ static bool l7_binding_awaits_dup(const struct l7_binding *b)
 /* L7_CLK_DUP_WAIT: a probed binding waited long enough. */
 void l7_binding_dup_wait_over(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
 }
@@ -850,6 +878,8 @@ void l7_binding_acked(struct l7_conn *c, u32 ack,
 	struct l7_tcp_sack_block b_dup;
 	struct l7_binding *b, *next;
 	bool freed = false;
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->probed && l7_binding_dup(c->probed, dup, &b_dup))
 		l7_binding_finish(c, c->probed, dup);
@@ -888,6 +918,8 @@ void l7_binding_copy_due(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
+	lockdep_assert_held(&c->lock);
+
 	if (!b || b->head_acked)
 		return;
 	if (++b->retries > L7_COPY_TRIES) {
@@ -902,6 +934,8 @@ void l7_binding_copy_due(struct l7_conn *c)
 /* L7_CLK_QUEUE: no pooled connection came free within queue_timeout. */
 void l7_queue_late(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->state != L7C_QUEUED)
 		return;
 	l7_queue_del(c);
@@ -923,6 +957,8 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 		     l7_http_method_idempotent(b->method) &&
 		     l7_head_reserve(c, c->head_len + b->client_len);
 	u32 n = b->client_len;
+
+	lockdep_assert_held(&c->lock);
 
 	if (again) {
 		memmove(c->head + n, c->head, c->head_len);

@@ -99,6 +99,8 @@ static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
 /* Answer with a canned response and FIN; the client's data is ignored. */
 void l7_reply(struct l7_conn *c, int status, const char *why)
 {
+	lockdep_assert_held(&c->lock);
+
 	c->reply = l7_http_reply(status, &c->reply_len);
 	trace_l7_reply(c, status, why);
 	l7_conn_closing(c);
@@ -114,6 +116,8 @@ void l7_reply(struct l7_conn *c, int status, const char *why)
 /* Close our side after the last response: FIN, resent until acked. */
 static void l7_close_client(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_conn_closing(c);
 	c->reply = NULL;
 	c->reply_len = 0;
@@ -131,6 +135,8 @@ static void l7_close_client(struct l7_conn *c)
  */
 void l7_reply_due(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->d_snd_una == c->d_snd_nxt)
 		return;	/* all acked: the client's FIN or CLOSE ends it */
 	if (!list_empty(&c->bindings) &&
@@ -153,6 +159,8 @@ void l7_reply_due(struct l7_conn *c)
  */
 void l7_close_late(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->d_snd_una != c->d_snd_nxt)
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	c->dead = true;
@@ -164,6 +172,8 @@ void l7_close_late(struct l7_conn *c)
  */
 void l7_head_late(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->head_len)
 		l7_reply(c, 408, "head_timeout");
 	else
@@ -179,6 +189,8 @@ void l7_head_frame(struct l7_conn *c)
 {
 	enum l7_http_status st;
 	size_t used;
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->state != L7C_HEAD || c->framed == c->head_len)
 		return;
@@ -226,8 +238,9 @@ void l7_head_reframe(struct l7_conn *c)
 static void l7_cur_done(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
-
 	bool held = c->state == L7C_HELD;
+
+	lockdep_assert_held(&c->lock);
 
 	if (!b || !b->req_done || !b->rsp_guard.done)
 		return;
@@ -438,6 +451,8 @@ static void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 	struct l7_cseg_plan p = l7_cseg_after_body(&x, &cs);
 
+	lockdep_assert_held(&c->lock);
+
 	if (p.act != L7_CSEG_TAKE)
 		return;
 	if (cs.len > p.skip)
@@ -575,6 +590,8 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	struct l7_tcp_opts o;
 	struct l7_cseg_ctx x;
 	struct l7_tcp_in in;
+
+	lockdep_assert_held(&c->lock);
 
 	/*
 	 * Nothing of a segment whose options do not parse, or that is not

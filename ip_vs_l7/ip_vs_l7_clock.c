@@ -68,6 +68,8 @@ static void l7_conn_timer_arm(struct l7_conn *c)
 void l7_conn_due_in(struct l7_conn *c, enum l7_clock_slot s,
 		    unsigned long delay)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_clock_set(&c->clock, s, jiffies + delay);
 	l7_conn_timer_arm(c);
 }
@@ -83,6 +85,8 @@ void l7_conn_settle(struct l7_conn *c)
 		.closing = c->state == L7C_CLOSING,
 		.boundary = l7_conn_at_boundary(c),
 	};
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->dead)
 		return;
@@ -152,6 +156,8 @@ void l7_conn_tick(struct l7_conn *c)
 {
 	u32 now = jiffies;
 	int s;
+
+	lockdep_assert_held(&c->lock);
 
 	for (s = 0; s < L7_CLK_NR && !c->dead; s++) {
 		if (!l7_clock_due(&c->clock, s, now))

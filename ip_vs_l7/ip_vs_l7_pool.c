@@ -102,6 +102,8 @@ static void l7_pconn_unlink(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
 
+	lockdep_assert_held(&pool->lock);
+
 	if (pc->state == L7_PC_IDLE && pc->resting)
 		pool->n_resting--;
 	else if (pc->state == L7_PC_IDLE)
@@ -119,6 +121,8 @@ static void l7_pconn_unlink(struct l7_pconn *pc)
  */
 static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
 {
+	lockdep_assert_held(&pc->pool->lock);
+
 	if (pc->hashed) {
 		l7_pconn_unhash(pc);
 		if (!pc->quiet)
@@ -138,6 +142,8 @@ static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
  */
 static void l7_pool_failed(struct l7_pool *pool)
 {
+	lockdep_assert_held(&pool->lock);
+
 	pool->down = true;
 	pool->probing = false;
 	WRITE_ONCE(pool->wanted, 0);	/* the requests ask another server */
@@ -333,6 +339,8 @@ static void l7_pconn_rested(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
 
+	lockdep_assert_held(&pool->lock);
+
 	pc->resting = false;
 	list_move_tail(&pc->list, &pool->idle);
 	pool->n_resting--;
@@ -475,6 +483,8 @@ static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
 	unsigned long ttl = l7_pool_idle_ttl * HZ;
 	struct l7_pconn *pc, *next;
 
+	lockdep_assert_held(&pool->lock);
+
 	if (!ttl)
 		return;
 	list_for_each_entry_safe(pc, next, &pool->idle, list) {
@@ -498,6 +508,8 @@ static unsigned long l7_pool_trial_left(struct l7_pool *pool)
 	unsigned long end = pool->probe_at + L7_SHORT_LIVED;
 	union l7_sockaddr sa;
 
+	lockdep_assert_held(&pool->lock);
+
 	if (!pool->probing)
 		return 0;
 	if (time_before(jiffies, end))
@@ -517,6 +529,8 @@ static unsigned long l7_pool_trial_left(struct l7_pool *pool)
 static unsigned long l7_pool_open_wait(struct l7_pool *pool)
 {
 	unsigned long left = l7_pool_trial_left(pool);
+
+	lockdep_assert_held(&pool->lock);
 
 	if (left || !pool->down)
 		return left;
@@ -678,6 +692,8 @@ void l7_pool_set_max(struct l7_pool *pool, unsigned int max)
  */
 static bool l7_pool_reserve(struct l7_pool *pool)
 {
+	lockdep_assert_held(&pool->lock);
+
 	if (l7_pool_full(pool))
 		return false;
 	atomic_inc(&pool->outstanding);
@@ -868,6 +884,8 @@ static void l7_pconn_repool(struct l7_pconn *pc, bool ack_owed)
 {
 	unsigned long rest = msecs_to_jiffies(l7_pool_reuse_delay);
 	struct l7_pool *pool = pc->pool;
+
+	lockdep_assert_held(&pool->lock);
 
 	pc->state = L7_PC_IDLE;
 	pc->born = jiffies;

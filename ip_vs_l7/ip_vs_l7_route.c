@@ -222,6 +222,8 @@ static struct l7_pconn *l7_route_by_rules(struct l7_route *r,
 	struct l7_verdict v;
 	struct l7_rrule *rule;
 
+	lockdep_assert_held(&c->lock);
+
 	r->x->pool = -1;
 	*status = l7_req_view_build(&r->x->view, c->head, c->req.head_len,
 				    &c->req, r->x->path, l7_max_head + 1);
@@ -266,6 +268,8 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 		.want = READ_ONCE(ls->no_prefork) ? &c->want : NULL,
 	};
 	struct l7_pconn *pc;
+
+	lockdep_assert_held(&c->lock);
 
 	*status = 0;
 	rt->rule = -1;

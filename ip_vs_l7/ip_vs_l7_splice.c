@@ -386,6 +386,8 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 	u32 payload = s.len - th->fin;
 	unsigned int flags;
 
+	lockdep_assert_held(&c->lock);
+
 	/*
 	 * The window and timestamp were taken where core/tcp_accept.c said
 	 * (l7_client_segment()); an ACK or seq of nothing on C is never
@@ -418,6 +420,8 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 
+	lockdep_assert_held(&c->lock);
+
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	return l7_c2b_send(c, b, skb, &o, &s);
@@ -431,6 +435,8 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
 			      struct sk_buff *skb, bool fin)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (fin) {
 		c->c_fin = true;
 		l7_tunnel_track_close(c);
@@ -505,6 +511,8 @@ enum l7_body_act l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	struct l7_req_seg rs;
 	struct tcphdr *th;
 	bool ended;
+
+	lockdep_assert_held(&c->lock);
 
 	if (l7_seg_take(skb, &bs->o, &bs->s))
 		return L7_BODY_DROP;
@@ -836,6 +844,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	struct tcphdr *th;
 	bool cut = true;
 	u32 payload;
+
+	lockdep_assert_held(&c->lock);
 
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
