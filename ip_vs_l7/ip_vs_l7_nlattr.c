@@ -561,11 +561,11 @@ struct l7_rrule *l7_nl_rule(struct nlattr *nla, struct netlink_ext_ack *extack)
 	r = err ? ERR_PTR(err) : l7_nl_rule_build(a) ?: ERR_PTR(-ENOMEM);
 	if (!IS_ERR(r)) {
 		/* the pool's index is the store's business: any will do */
-		l7_rrule_to_core(&a->core, r, 0);
-		err = l7_nl_core_says(l7_rule_invalid(&a->core, 1), nla,
-				      extack);
+		ip_vs_l7_rrule_to_core(&a->core, r, 0);
+		err = l7_nl_core_says(ip_vs_l7_rule_invalid(&a->core, 1),
+				      nla, extack);
 		if (err) {
-			l7_rrule_put(r);
+			ip_vs_l7_rrule_put(r);
 			r = ERR_PTR(err);
 		}
 	}
@@ -714,7 +714,8 @@ static int l7_nl_pool_core(struct l7_rpool *p, const struct nlattr *nla,
 	p->core.key = p->hash_key;
 	p->core.key_name.len = strlen(p->hash_name);
 	memcpy(p->core.key_name.s, p->hash_name, p->core.key_name.len);
-	err = l7_nl_core_says(l7_pool_policy_invalid(&p->core), nla, extack);
+	err = l7_nl_core_says(ip_vs_l7_pool_policy_invalid(&p->core),
+			      nla, extack);
 	if (err || p->policy != IPVS_L7_POLICY_HASH)
 		return err;
 
@@ -736,10 +737,10 @@ static int l7_nl_pool_core(struct l7_rpool *p, const struct nlattr *nla,
 
 		memcpy(name + 2, &pm->addr, alen);
 		memcpy(name + 2 + alen, &pm->port, 2);
-		m[i].id = l7_chash_member_id(name, 2 + alen + 2);
+		m[i].id = ip_vs_l7_chash_member_id(name, 2 + alen + 2);
 		m[i].weight = 1;
 	}
-	p->n_points = l7_chash_build(p->ring, m, p->n_members);
+	p->n_points = ip_vs_l7_chash_build(p->ring, m, p->n_members);
 	kfree(m);
 	return 0;
 }
@@ -777,7 +778,7 @@ struct l7_rpool *l7_nl_pool(struct nlattr *nla, struct netlink_ext_ack *extack)
 	if (!err)
 		err = l7_nl_pool_core(p, nla, extack);
 	if (err) {
-		l7_rpool_put(p);
+		ip_vs_l7_rpool_put(p);
 		return ERR_PTR(err);
 	}
 	return p;

@@ -276,7 +276,7 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	rt->pool[0] = '\0';
 	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
 	rcu_read_lock();
-	r.set = l7_rules_lookup(ls->net, &key);
+	r.set = ip_vs_l7_rules_lookup(ls->net, &key);
 	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
 		pc = l7_pick_among(ls, NULL, 0, r.want);

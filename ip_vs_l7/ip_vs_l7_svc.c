@@ -133,7 +133,7 @@ static bool l7_service_no_prefork(const struct l7_service *ls)
 
 	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
 	rcu_read_lock();
-	set = l7_rules_lookup(ls->net, &key);
+	set = ip_vs_l7_rules_lookup(ls->net, &key);
 	off = set && set->opts.prefork == IPVS_L7_PREFORK_OFF;
 	rcu_read_unlock();
 	return off;

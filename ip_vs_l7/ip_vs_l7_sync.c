@@ -1078,8 +1078,8 @@ static void l7_sync_listen(struct l7_sync *s)
 	queue_delayed_work(s->wq, &s->hello, 0);
 }
 
-int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
-		  struct netlink_ext_ack *extack)
+int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
+			struct netlink_ext_ack *extack)
 {
 	struct l7_sync_net *sn = l7_sync_net(net);
 	struct l7_sync *s;
@@ -1102,7 +1102,7 @@ out:
 	mutex_unlock(&l7_sync_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_sync_start);
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_start);
 
 static int __l7_sync_stop(struct net *net)
 {
@@ -1129,7 +1129,7 @@ static int __l7_sync_stop(struct net *net)
 	return 0;
 }
 
-int l7_sync_stop(struct net *net)
+int ip_vs_l7_sync_stop(struct net *net)
 {
 	int err;
 
@@ -1138,10 +1138,10 @@ int l7_sync_stop(struct net *net)
 	mutex_unlock(&l7_sync_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_sync_stop);
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_stop);
 
-int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
-		struct l7_sync_stats *st, u32 *dgram_max)
+int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
+		      struct l7_sync_stats *st, u32 *dgram_max)
 {
 	struct l7_sync *s;
 	int err = 0;
@@ -1186,12 +1186,12 @@ out:
 	mutex_unlock(&l7_sync_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_sync_get);
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_get);
 
 /* the namespace goes: its kernel socket must go before it */
 static void __net_exit l7_sync_net_exit(struct net *net)
 {
-	l7_sync_stop(net);	/* -ENOENT: none ran there */
+	ip_vs_l7_sync_stop(net);	/* -ENOENT: none ran there */
 }
 
 static struct pernet_operations l7_sync_net_ops = {
