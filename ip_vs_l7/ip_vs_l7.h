@@ -278,7 +278,7 @@ struct l7_service {
 #define L7_DELACK	(HZ / 25)
 /*
  * How long a finished binding whose server resent its tail waits for
- * the client to report that resend as a duplicate (l7_binding_acked()):
+ * the client to report that resend as a duplicate (l7_bindings_finish_acked()):
  * the report follows the client's ACK within its round trip.
  */
 #define L7_DUP_WAIT	(HZ / 5)
@@ -493,7 +493,7 @@ struct l7_conn {
 	/*
 	 * Out of ->bindings: one whose response the client has whole and
 	 * whose server resent some of it, until L7_CLK_DUP_WAIT, for the
-	 * client's report of the duplicate (l7_binding_acked()).
+	 * client's report of the duplicate (l7_bindings_finish_acked()).
 	 */
 	struct l7_binding	*probed;
 
@@ -599,11 +599,11 @@ void l7_dispatch(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 void l7_queue_kick(struct l7_service *ls);
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
-void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
+void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
 void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
-void l7_binding_acked(struct l7_conn *c, u32 ack,
-		      const struct l7_tcp_sack_block *dup);
+void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
+			      const struct l7_tcp_sack_block *dup);
 bool l7_may_dispatch(const struct l7_conn *c);
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup);
@@ -696,13 +696,13 @@ void l7_close_late(struct l7_conn *c);
 struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c);
 struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c);
 struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
-u32 l7_client_ack_point(const struct l7_conn *c);
+u32 l7_client_ack_seq(const struct l7_conn *c);
 bool l7_may_ack(const struct l7_conn *c);
 void l7_send_ack(struct l7_conn *c);
 void l7_ack_later(struct l7_conn *c);
 void l7_ack_due(struct l7_conn *c);
 void l7_challenge_ack(struct l7_conn *c);
-void l7_client_acked(struct l7_conn *c, u32 ack);
+void l7_client_ack_sent(struct l7_conn *c, u32 ack);
 void l7_client_announced(struct l7_conn *c, u32 ack, u16 win);
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
 
@@ -750,8 +750,8 @@ void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
 void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed);
-void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
-		  const struct l7_tcp_sack_block *dup);
+void l7_pconn_send_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+		       const struct l7_tcp_sack_block *dup);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
 bool l7_pool_sock_spliced(const struct sock *sk);

@@ -172,7 +172,7 @@ static void l7_binding_send(struct l7_conn *c, struct l7_binding *b,
 }
 
 /* A pure ACK of backend seq @ack to @b's server. */
-void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
+void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
 {
 	lockdep_assert_held(&c->lock);
 
@@ -182,7 +182,7 @@ void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
 /*
  * A server resent @dup (its seq), bytes of an earlier binding on @b's
  * connection, which that binding's client acknowledged whole: tell it
- * they had arrived (l7_pconn_ack()), at the ACK it has from @b.
+ * they had arrived (l7_pconn_send_ack()), at the ACK it has from @b.
  */
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup)
@@ -744,7 +744,7 @@ static bool l7_binding_keeps(const struct l7_binding *b)
 }
 
 /* Has @b's server not heard that the client has all of its response? */
-static bool l7_binding_ack_owed(const struct l7_binding *b)
+static bool l7_binding_owes_server_ack(const struct l7_binding *b)
 {
 	return before(b->c_ack_passed, b->map.rsp_range.end);
 }
@@ -780,12 +780,13 @@ static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
 		pc->tcp.win = l7_win_to_backend(c, b);
 		ack_now = has_dup || l7_binding_server_probes(b);
 		if (ack_now)	/* still ours: the pool lock is not needed */
-			l7_pconn_ack(pc, &pc->tcp, has_dup ? &b_dup : NULL);
+			l7_pconn_send_ack(pc, &pc->tcp,
+					  has_dup ? &b_dup : NULL);
 	} else if (!b->b_rst) {
 		l7_binding_reset(c, b);
 	}
 	WRITE_ONCE(pc->conn, NULL);
-	l7_pool_release(pc, keep, !ack_now && l7_binding_ack_owed(b));
+	l7_pool_release(pc, keep, !ack_now && l7_binding_owes_server_ack(b));
 	l7_binding_free(c, b);
 }
 
@@ -833,7 +834,7 @@ void l7_binding_abort_all(struct l7_conn *c)
  * L7_DUP_WAIT; the server has the ACK meanwhile.  One at a time: an
  * earlier one is finished.
  */
-static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
+static void l7_binding_hold_for_dup(struct l7_conn *c, struct l7_binding *b)
 {
 	lockdep_assert_held(&c->lock);
 
@@ -843,7 +844,7 @@ static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
 	c->nr_bindings--;
 	c->probed = b;
 	b->c_ack_passed = b->map.rsp_range.end;
-	l7_binding_ack(c, b, l7_seq_inv(&b->map.rsp, b->c_ack_passed));
+	l7_binding_send_ack(c, b, l7_seq_inv(&b->map.rsp, b->c_ack_passed));
 	l7_conn_due_in(c, L7_CLK_DUP_WAIT, L7_DUP_WAIT);
 }
 
@@ -872,8 +873,8 @@ void l7_binding_dup_wait_over(struct l7_conn *c)
  * C), reporting @dup as a duplicate (or NULL).  Bindings whose whole
  * response it has are finished, passing @dup on to the one it is of.
  */
-void l7_binding_acked(struct l7_conn *c, u32 ack,
-		      const struct l7_tcp_sack_block *dup)
+void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
+			      const struct l7_tcp_sack_block *dup)
 {
 	struct l7_tcp_sack_block b_dup;
 	struct l7_binding *b, *next;
@@ -888,7 +889,7 @@ void l7_binding_acked(struct l7_conn *c, u32 ack,
 		    before(ack, b->map.rsp_range.end))
 			break;	/* in order: later ones are not acked either */
 		if (l7_binding_awaits_dup(b) && !l7_binding_dup(b, dup, &b_dup))
-			l7_binding_probed(c, b);
+			l7_binding_hold_for_dup(c, b);
 		else
 			l7_binding_finish(c, b, dup);
 		freed = true;

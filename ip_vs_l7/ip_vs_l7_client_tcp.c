@@ -60,7 +60,7 @@ struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
 }
 
 /* The client seq every segment of the director's own acknowledges. */
-u32 l7_client_ack_point(const struct l7_conn *c)
+u32 l7_client_ack_seq(const struct l7_conn *c)
 {
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 
@@ -93,7 +93,7 @@ void l7_ack_later(struct l7_conn *c)
  * is on its way, as a pure ACK nobody needed (one per ten requests of
  * keep-alive clients, before).
  */
-void l7_client_acked(struct l7_conn *c, u32 ack)
+void l7_client_ack_sent(struct l7_conn *c, u32 ack)
 {
 	lockdep_assert_held(&c->lock);
 
@@ -149,7 +149,7 @@ void l7_ack_due(struct l7_conn *c)
 {
 	lockdep_assert_held(&c->lock);
 
-	if (after(l7_client_ack_point(c), c->c_acked))
+	if (after(l7_client_ack_seq(c), c->c_acked))
 		l7_send_ack(c);
 }
 

@@ -324,8 +324,8 @@ static void l7_pconn_close_list(struct list_head *head)
  * for "no loss" (tcp_process_tlp_ack()); without it, the ACK of its next
  * response counts the probe as a repair and shrinks its window.
  */
-void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
-		  const struct l7_tcp_sack_block *dup)
+void l7_pconn_send_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+		       const struct l7_tcp_sack_block *dup)
 {
 	struct l7_tcp_opts o;
 
@@ -396,7 +396,7 @@ out:
 	tcp = pc->tcp;
 	spin_unlock_bh(&pool->lock);
 	if (owed)
-		l7_pconn_ack(pc, &tcp, NULL);
+		l7_pconn_send_ack(pc, &tcp, NULL);
 }
 
 /* Connect one more socket to the pool's server and make it idle. */
@@ -1008,7 +1008,7 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	}
 	spin_unlock_bh(&pool->lock);
 	if (ack)
-		l7_pconn_ack(pc, &t, NULL);
+		l7_pconn_send_ack(pc, &t, NULL);
 	return NF_DROP;
 }
 

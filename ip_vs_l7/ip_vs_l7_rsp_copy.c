@@ -45,7 +45,7 @@ void l7_rsp_copy_taken(struct l7_conn *c, struct l7_binding *b)
 {
 	lockdep_assert_held(&c->lock);
 
-	l7_binding_ack(c, b, l7_rsp_guard_taken_end(&b->rsp_guard));
+	l7_binding_send_ack(c, b, l7_rsp_guard_taken_end(&b->rsp_guard));
 }
 
 static bool l7_rsp_copy_unacked(const struct l7_conn *c,

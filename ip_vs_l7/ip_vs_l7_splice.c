@@ -639,11 +639,11 @@ static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
 				    L7_CHALLENGE_GAP))
 		return;
 	if (th->rst)
-		l7_binding_ack(c, b, b->rsp_guard.rcv_nxt);
+		l7_binding_send_ack(c, b, b->rsp_guard.rcv_nxt);
 	else if (dup.end != dup.start && !after(dup.end, b->b_rcv_wup))
 		l7_binding_dsack(c, b, &dup);
 	else
-		l7_binding_ack(c, b, b->b_rcv_wup);
+		l7_binding_send_ack(c, b, b->b_rcv_wup);
 }
 
 /*
@@ -803,7 +803,7 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 	if (before(s->ack, c->c_acked))
 		s->ack = c->c_acked;
 	else if (tcp_hdr(skb)->ack)
-		l7_client_acked(c, s->ack);
+		l7_client_ack_sent(c, s->ack);
 	if (tcp_hdr(skb)->ack)
 		l7_client_announced(c, s->ack, s->win);
 	/* and the client's PAWS check sees one clock across bindings */
