@@ -482,23 +482,15 @@ struct l7_rchange {
 	u32		opts_mask;	/* BIT(IPVS_L7_OPT_ATTR_*) */
 };
 
-static int l7_rules_change(struct net *net, const struct l7_rkey *key,
-			   const struct l7_rchange *chg,
-			   struct netlink_ext_ack *extack)
+/*
+ * Into @s, the pools and rules of @old (NULL: none) that @chg does not
+ * drop: how many it dropped.
+ */
+static u32 l7_rset_copy_kept(struct l7_rset *s, const struct l7_rset *old,
+			     const struct l7_rchange *chg)
 {
-	struct l7_rentry *e;
-	struct l7_rset *old, *s;
 	u32 i, dropped = 0;
-	int err = -ENOMEM;
 
-	mutex_lock(&l7_rules_mutex);
-	e = l7_rentry_find(net, key);
-	old = l7_rentry_set(e);
-	s = l7_rset_alloc((old ? old->n_pools : 0) + 1,
-			  (old ? old->n_rules : 0) + 1);
-	if (!s)
-		goto out;
-	l7_ropts_merge(&s->opts, old, chg->opts, chg->opts_mask);
 	for (i = 0; old && i < old->n_pools; i++) {
 		if (chg->drop_pool && !strcmp(old->pools[i]->name,
 					      chg->drop_pool))
@@ -512,6 +504,20 @@ static int l7_rules_change(struct net *net, const struct l7_rkey *key,
 		else
 			l7_rset_add_rule(s, old->rules[i]);
 	}
+	return dropped;
+}
+
+/*
+ * Whether @chg may go on from @s, what it kept of the old set: what it
+ * drops was there (@dropped), and no rule kept sends requests to a pool
+ * it drops without putting another of that name in its place.
+ */
+static int l7_rchange_check(const struct l7_rset *s,
+			    const struct l7_rchange *chg, u32 dropped,
+			    struct netlink_ext_ack *extack)
+{
+	u32 i;
+
 	if ((chg->drop_pool || chg->drop_rule) && !dropped) {
 		if (chg->drop_pool)
 			NL_SET_ERR_MSG(extack,
@@ -519,29 +525,47 @@ static int l7_rules_change(struct net *net, const struct l7_rkey *key,
 		else
 			NL_SET_ERR_MSG(extack,
 				       "no rule with this id in this service");
-		err = -ENOENT;
-		goto free;
+		return -ENOENT;
 	}
-	if (chg->drop_pool && !chg->add_pool) {
-		for (i = 0; i < s->n_rules; i++) {
-			if (!s->rules[i]->reject &&
-			    !strcmp(s->rules[i]->pool, chg->drop_pool)) {
-				NL_SET_ERR_MSG(extack,
-					       "a rule of this service sends requests to this pool");
-				err = -EBUSY;
-				goto free;
-			}
+	if (!chg->drop_pool || chg->add_pool)
+		return 0;
+	for (i = 0; i < s->n_rules; i++) {
+		if (!s->rules[i]->reject &&
+		    !strcmp(s->rules[i]->pool, chg->drop_pool)) {
+			NL_SET_ERR_MSG(extack,
+				       "a rule of this service sends requests to this pool");
+			return -EBUSY;
 		}
+	}
+	return 0;
+}
+
+static int l7_rules_change(struct net *net, const struct l7_rkey *key,
+			   const struct l7_rchange *chg,
+			   struct netlink_ext_ack *extack)
+{
+	struct l7_rentry *e;
+	struct l7_rset *old, *s;
+	int err = -ENOMEM;
+
+	mutex_lock(&l7_rules_mutex);
+	e = l7_rentry_find(net, key);
+	old = l7_rentry_set(e);
+	s = l7_rset_alloc((old ? old->n_pools : 0) + 1,
+			  (old ? old->n_rules : 0) + 1);
+	if (!s)
+		goto out;
+	l7_ropts_merge(&s->opts, old, chg->opts, chg->opts_mask);
+	err = l7_rchange_check(s, chg, l7_rset_copy_kept(s, old, chg), extack);
+	if (err) {
+		l7_rset_free(s);
+		goto out;
 	}
 	if (chg->add_pool)
 		l7_rset_add_pool(s, chg->add_pool);
 	if (chg->add_rule)
 		l7_rset_add_rule(s, chg->add_rule);
 	err = l7_rules_publish(net, key, e, s, extack);
-	goto out;
-
-free:
-	l7_rset_free(s);
 out:
 	mutex_unlock(&l7_rules_mutex);
 	return err;
