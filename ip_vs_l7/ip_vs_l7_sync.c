@@ -995,16 +995,10 @@ static void l7_sync_free(struct l7_sync *s)
 	kfree_sensitive(s);
 }
 
-static struct l7_sync *l7_sync_alloc(struct net *net,
-				     const struct l7_sync_cfg *cfg,
-				     struct netlink_ext_ack *extack)
+/* @s's settings, clocks, locks and works, from @cfg but for its key */
+static void l7_sync_setup(struct l7_sync *s, struct net *net,
+			  const struct l7_sync_cfg *cfg)
 {
-	struct l7_sync *s;
-	int err;
-
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
 	s->cfg = *cfg;
 	memzero_explicit(s->cfg.key, sizeof(s->cfg.key));
 	s->net = net;
@@ -1020,40 +1014,60 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 	INIT_WORK(&s->recv, l7_sync_recv_work);
 	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
 	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
+}
 
+/* The workqueue, the datagram buffers, and what @s's roles keep. */
+static int l7_sync_alloc_bufs(struct l7_sync *s)
+{
+	int err;
+
+	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
+	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
+	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
+	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
+	if (!s->wq || !s->tx_buf || !s->rx_buf)
+		return -ENOMEM;
+	if (l7_sync_sends(s)) {
+		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
+				    GFP_KERNEL);
+		if (!s->queue)
+			return -ENOMEM;
+	}
+	if (l7_sync_keeps(s)) {
+		err = l7_sync_store_init(s);
+		if (err)
+			return err;
+		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
+					  sizeof(*s->probe_batch), GFP_KERNEL);
+		s->probe_idx = kvcalloc(L7_SYNC_PROBE_BATCH,
+					sizeof(*s->probe_idx), GFP_KERNEL);
+		if (!s->probe_batch || !s->probe_idx)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct l7_sync *l7_sync_alloc(struct net *net,
+				     const struct l7_sync_cfg *cfg,
+				     struct netlink_ext_ack *extack)
+{
+	struct l7_sync *s;
+	int err;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	l7_sync_setup(s, net, cfg);
 	err = l7_sync_keys(s, cfg->key);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "no hmac(sha256) or rfc7539(chacha20,poly1305) in the kernel's crypto API");
 		goto fail;
 	}
 	err = l7_sync_open(s, extack);
+	if (!err)
+		err = l7_sync_alloc_bufs(s);
 	if (err)
 		goto fail;
-	err = -ENOMEM;
-	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
-	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
-	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
-	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
-	if (!s->wq || !s->tx_buf || !s->rx_buf)
-		goto fail;
-	if (l7_sync_sends(s)) {
-		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
-				    GFP_KERNEL);
-		if (!s->queue)
-			goto fail;
-	}
-	if (l7_sync_keeps(s)) {
-		err = l7_sync_store_init(s);
-		if (err)
-			goto fail;
-		err = -ENOMEM;
-		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
-					  sizeof(*s->probe_batch), GFP_KERNEL);
-		s->probe_idx = kvcalloc(L7_SYNC_PROBE_BATCH,
-					sizeof(*s->probe_idx), GFP_KERNEL);
-		if (!s->probe_batch || !s->probe_idx)
-			goto fail;
-	}
 	return s;
 
 fail:
