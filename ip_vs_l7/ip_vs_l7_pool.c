@@ -399,40 +399,32 @@ out:
 		l7_pconn_send_ack(pc, &tcp, NULL);
 }
 
-/* Connect one more socket to the pool's server and make it idle. */
-static int l7_pconn_open(struct l7_pool *pool)
+/* A kernel socket connected to @pool's server, in *@sockp. */
+static int l7_pconn_connect(struct l7_pool *pool, struct socket **sockp)
 {
 	union l7_sockaddr sa;
-	struct l7_pconn *pc;
 	struct socket *sock;
-	struct sock *sk;
 	int err;
 
-	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
-	if (!pc)
-		return -ENOMEM;
-	timer_setup(&pc->idle_timer, l7_pconn_idle_fn, 0);
 	err = sock_create_kern(pool->net, pool->af, SOCK_STREAM, IPPROTO_TCP,
 			       &sock);
 	if (err)
-		goto free;
-	sk = sock->sk;
-	sk->sk_sndtimeo = L7_CONNECT_TIMEOUT;	/* bounds the connect */
-	tcp_sock_set_nodelay(sk);
+		return err;
+	sock->sk->sk_sndtimeo = L7_CONNECT_TIMEOUT;	/* bounds the connect */
+	tcp_sock_set_nodelay(sock->sk);
 	err = kernel_connect(sock, l7_pool_sa(pool, &sa), sizeof(sa), 0);
-	if (err)
-		goto release;
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	*sockp = sock;
+	return 0;
+}
 
-	pc->sock = sock;
-	pc->pool = pool;
-	pc->born = jiffies;
-	l7_pconn_snapshot(pc);
-	/* for the whole life of @pc: see the top of this file */
-	write_lock_bh(&sk->sk_callback_lock);
-	pc->saved_state_change = sk->sk_state_change;
-	rcu_assign_sk_user_data(sk, pc);
-	WRITE_ONCE(sk->sk_state_change, l7_pconn_state_change);
-	write_unlock_bh(&sk->sk_callback_lock);
+/* @pc, connected and watched, is idle in its pool. */
+static void l7_pconn_add_idle(struct l7_pconn *pc)
+{
+	struct l7_pool *pool = pc->pool;
 
 	spin_lock_bh(&pool->lock);
 	pc->state = L7_PC_IDLE;
@@ -443,17 +435,40 @@ static int l7_pconn_open(struct l7_pool *pool)
 	if (pool->wanted)
 		WRITE_ONCE(pool->wanted, pool->wanted - 1);
 	spin_unlock_bh(&pool->lock);
+}
 
+/* Connect one more socket to the pool's server and make it idle. */
+static int l7_pconn_open(struct l7_pool *pool)
+{
+	struct l7_pconn *pc;
+	struct sock *sk;
+	int err;
+
+	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+	if (!pc)
+		return -ENOMEM;
+	timer_setup(&pc->idle_timer, l7_pconn_idle_fn, 0);
+	err = l7_pconn_connect(pool, &pc->sock);
+	if (err) {
+		kfree(pc);
+		return err;
+	}
+	sk = pc->sock->sk;
+	pc->pool = pool;
+	pc->born = jiffies;
+	l7_pconn_snapshot(pc);
+	/* for the whole life of @pc: see the top of this file */
+	write_lock_bh(&sk->sk_callback_lock);
+	pc->saved_state_change = sk->sk_state_change;
+	rcu_assign_sk_user_data(sk, pc);
+	WRITE_ONCE(sk->sk_state_change, l7_pconn_state_change);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	l7_pconn_add_idle(pc);
 	/* closed before the callback was in place? */
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
 		l7_pconn_mark_dead(pc);
 	return 0;
-
-release:
-	sock_release(sock);
-free:
-	kfree(pc);
-	return err;
 }
 
 static bool l7_pool_needs_more(struct l7_pool *pool)
@@ -570,18 +585,15 @@ static void l7_pool_reap(struct l7_pool *pool, bool idle)
 	l7_pconn_close_list(&dead);
 }
 
-static void l7_pool_refill_work(struct work_struct *work)
+/*
+ * Open connections while the pool needs more: while its server is down,
+ * only the trial after its backoff (l7_pool_open_wait()).  A failure sets
+ * it down and ends the round.
+ */
+static void l7_pool_fill(struct l7_pool *pool)
 {
-	struct l7_pool *pool = container_of(to_delayed_work(work),
-					    struct l7_pool, refill);
-	bool prefork = l7_pool_prefork(pool);
 	union l7_sockaddr sa;
-	unsigned long trial;
 	int err;
-
-	/* without pools, waiting requests first: the reaping waits for RCU */
-	if (prefork)
-		l7_pool_reap(pool, false);
 
 	while (l7_pool_needs_more(pool)) {
 		unsigned long wait;
@@ -612,6 +624,19 @@ static void l7_pool_refill_work(struct work_struct *work)
 		if (err)
 			break;
 	}
+}
+
+static void l7_pool_refill_work(struct work_struct *work)
+{
+	struct l7_pool *pool = container_of(to_delayed_work(work),
+					    struct l7_pool, refill);
+	bool prefork = l7_pool_prefork(pool);
+	unsigned long trial;
+
+	/* without pools, waiting requests first: the reaping waits for RCU */
+	if (prefork)
+		l7_pool_reap(pool, false);
+	l7_pool_fill(pool);
 	/* a trial is judged even when the pool needs no more */
 	spin_lock_bh(&pool->lock);
 	trial = l7_pool_trial_left(pool);
