@@ -436,11 +436,11 @@ static int l7_nl_rule_headers(struct l7_nl_rule_attrs *a,
 	return 0;
 }
 
-static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
-			    struct netlink_ext_ack *extack)
+/* A rule's id, and its action: a pool to send to or a status to reject. */
+static int l7_nl_rule_action(struct nlattr *nla, struct nlattr **tb,
+			     struct netlink_ext_ack *extack)
 {
-	struct nlattr **tb = a->tb;
-	int err;
+	u16 status;
 
 	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_RULE_ATTR_ID,
 			  "a rule without id"))
@@ -450,19 +450,26 @@ static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
 				    "a rule has either a pool or a reject status");
 		return -EINVAL;
 	}
-	if (tb[IPVS_L7_RULE_ATTR_POOL]) {
-		err = l7_nl_pool_name(tb[IPVS_L7_RULE_ATTR_POOL], extack);
-		if (err)
-			return err;
-	} else {
-		u16 status = nla_get_u16(tb[IPVS_L7_RULE_ATTR_REJECT]);
-
-		if (status != 403 && status != 404 && status != 503) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_REJECT],
-					    "a rule rejects with 403, 404 or 503");
-			return -EINVAL;
-		}
+	if (tb[IPVS_L7_RULE_ATTR_POOL])
+		return l7_nl_pool_name(tb[IPVS_L7_RULE_ATTR_POOL], extack);
+	status = nla_get_u16(tb[IPVS_L7_RULE_ATTR_REJECT]);
+	if (status != 403 && status != 404 && status != 503) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_REJECT],
+				    "a rule rejects with 403, 404 or 503");
+		return -EINVAL;
 	}
+	return 0;
+}
+
+static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr **tb = a->tb;
+	int err;
+
+	err = l7_nl_rule_action(nla, tb, extack);
+	if (err)
+		return err;
 	if (tb[IPVS_L7_RULE_ATTR_METHODS] &&
 	    !nla_get_u32(tb[IPVS_L7_RULE_ATTR_METHODS])) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_METHODS],
