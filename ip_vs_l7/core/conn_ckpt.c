@@ -536,16 +536,6 @@ uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
 	return tuple_hash(s, t);
 }
 
-const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
-					  const struct l7_ckpt_tuple *t)
-{
-	uint32_t i = slot_find(s, t);
-
-	if (i == L7_CKPT_NIL || s->slots[i].tomb)
-		return NULL;
-	return &s->slots[i];
-}
-
 bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)
 {
 	struct l7_tcp_opts o = {
