@@ -278,7 +278,7 @@ struct l7_service {
 #define L7_DELACK	(HZ / 25)
 /*
  * How long a finished binding whose server resent its tail waits for
- * the client to report that resend as a duplicate (l7_binding_acked()):
+ * the client to report that resend as a duplicate (l7_bindings_finish_acked()):
  * the report follows the client's ACK within its round trip.
  */
 #define L7_DUP_WAIT	(HZ / 5)
@@ -493,7 +493,7 @@ struct l7_conn {
 	/*
 	 * Out of ->bindings: one whose response the client has whole and
 	 * whose server resent some of it, until L7_CLK_DUP_WAIT, for the
-	 * client's report of the duplicate (l7_binding_acked()).
+	 * client's report of the duplicate (l7_bindings_finish_acked()).
 	 */
 	struct l7_binding	*probed;
 
@@ -583,34 +583,28 @@ void l7_pconn_unhash(struct l7_pconn *pc);
  */
 static inline void l7_conn_progress(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
 	l7_clock_progress(&c->clock, jiffies);
 }
 
 /* ip_vs_l7_clock.c */
 void l7_conn_clock_start(struct l7_conn *c);
-void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_due_in(struct l7_conn *c, enum l7_clock_slot s,
 		    unsigned long delay);
 void l7_conn_settle(struct l7_conn *c);
 void l7_conn_tick(struct l7_conn *c);
 
 /* ip_vs_l7_bind.c */
-int l7_bind(struct l7_conn *c);
 void l7_dispatch(struct l7_conn *c);
-int l7_queue_add(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 void l7_queue_kick(struct l7_service *ls);
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
-void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
+void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
 void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
-void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
-		     u32 seq, const void *data, u32 len);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
-void l7_binding_acked(struct l7_conn *c, u32 ack,
-		      const struct l7_tcp_sack_block *dup);
+void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
+			      const struct l7_tcp_sack_block *dup);
 bool l7_may_dispatch(const struct l7_conn *c);
-void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
-		       const struct l7_tcp_sack_block *dup);
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup);
 void l7_binding_dup_wait_over(struct l7_conn *c);
@@ -671,7 +665,6 @@ void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,
 struct l7_ckpt_tuple;
 u16 l7_ckpt_tuple_addrs(const struct l7_ckpt_tuple *t,
 			union nf_inet_addr *caddr, union nf_inet_addr *vaddr);
-u32 l7_client_rcv_wnd(const struct l7_conn *c);
 bool l7_unanswerable(const struct sk_buff *skb);
 /* whether @a is an address of this director (a VIP it holds now) */
 bool l7_addr_local(struct net *net, u16 af, const union nf_inet_addr *a);
@@ -692,11 +685,9 @@ unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
 bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		       struct sk_buff *skb, unsigned int *verdict);
 void l7_reply(struct l7_conn *c, int status, const char *why);
-void l7_close_client(struct l7_conn *c);
 void l7_head_frame(struct l7_conn *c);
 void l7_head_restart(struct l7_conn *c);
 void l7_head_reframe(struct l7_conn *c);
-void l7_cur_done(struct l7_conn *c);
 void l7_reply_due(struct l7_conn *c);
 void l7_head_late(struct l7_conn *c);
 void l7_close_late(struct l7_conn *c);
@@ -705,13 +696,13 @@ void l7_close_late(struct l7_conn *c);
 struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c);
 struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c);
 struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
-u32 l7_client_ack_point(const struct l7_conn *c);
+u32 l7_client_ack_seq(const struct l7_conn *c);
 bool l7_may_ack(const struct l7_conn *c);
 void l7_send_ack(struct l7_conn *c);
 void l7_ack_later(struct l7_conn *c);
 void l7_ack_due(struct l7_conn *c);
 void l7_challenge_ack(struct l7_conn *c);
-void l7_client_acked(struct l7_conn *c, u32 ack);
+void l7_client_ack_sent(struct l7_conn *c, u32 ack);
 void l7_client_announced(struct l7_conn *c, u32 ack, u16 win);
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b);
 
@@ -759,8 +750,8 @@ void l7_pool_want(struct l7_pool *pool);
 void l7_pool_destroy(struct l7_pool *pool);
 struct l7_pconn *l7_pool_take(struct l7_pool *pool);
 void l7_pool_release(struct l7_pconn *pc, bool keep, bool ack_owed);
-void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
-		  const struct l7_tcp_sack_block *dup);
+void l7_pconn_send_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+		       const struct l7_tcp_sack_block *dup);
 void l7_pool_count_error(struct l7_pool *pool);
 unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb);
 bool l7_pool_sock_spliced(const struct sock *sk);

@@ -73,26 +73,30 @@ static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
 }
 
 /* A segment of the director's own to the backend of @b. */
-void l7_binding_send(struct l7_conn *c, struct l7_binding *b, u8 flags,
-		     u32 seq, const void *data, u32 len)
+static void l7_binding_send(struct l7_conn *c, struct l7_binding *b,
+			    u8 flags, u32 seq, const void *data, u32 len)
 {
 	l7_binding_xmit(c, b, flags, seq, b->rsp_guard.fed, NULL, data, len);
 }
 
 /* A pure ACK of backend seq @ack to @b's server. */
-void l7_binding_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
+void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_binding_xmit(c, b, 0, b->b_snd_nxt, ack, NULL, NULL, 0);
 }
 
 /*
  * A server resent @dup (its seq), bytes of an earlier binding on @b's
  * connection, which that binding's client acknowledged whole: tell it
- * they had arrived (l7_pconn_ack()), at the ACK it has from @b.
+ * they had arrived (l7_pconn_send_ack()), at the ACK it has from @b.
  */
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_binding_xmit(c, b, 0, b->b_snd_nxt,
 			l7_seq_inv(&b->map.rsp, b->c_ack_passed), dup, NULL, 0);
 }
@@ -230,7 +234,7 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
  * source_max_pooled already), or an HTTP status > 0 the director
  * answers instead (l7_route(): a content rule, or a head it cannot read).
  */
-int l7_bind(struct l7_conn *c)
+static int l7_bind(struct l7_conn *c)
 {
 	struct l7_binding_params p;
 	struct l7_guard_log *log;
@@ -242,6 +246,8 @@ int l7_bind(struct l7_conn *c)
 	struct l7_pconn *pc;
 	u32 body_len, room;
 	int err, status;
+
+	lockdep_assert_held(&c->lock);
 
 	c->want = NULL;
 	err = l7_body_buffered(c, &body, &body_len);
@@ -354,12 +360,15 @@ int l7_bind(struct l7_conn *c)
 /* c->lock held: the request of @b ends at client seq @end. */
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 {
+	lockdep_assert_held(&c->lock);
+
 	b->req_done = true;
 	l7_range_close(&b->map.req_range, end);
 	b->b_req_end = l7_seq_fwd(&b->map.req, end);
 }
 
 static void l7_queue_want(struct l7_conn *c);
+static int l7_queue_add(struct l7_conn *c);
 static int l7_queue_retry(struct l7_conn *c);
 
 /* l7_bind()'s result: the request waits (no room, or no memory yet) */
@@ -394,6 +403,8 @@ void l7_dispatch(struct l7_conn *c)
 {
 	int err;
 
+	lockdep_assert_held(&c->lock);
+
 	c->dispatch_ns = l7_trace_clock();
 	if (c->bad_status) {
 		l7_reply(c, c->bad_status, "bad_head");
@@ -420,10 +431,12 @@ void l7_dispatch(struct l7_conn *c)
  * order, for the pool to grow or a connection to come back (a bounded
  * queue and a bounded wait: 503 past either).  Called with c->lock held.
  */
-int l7_queue_add(struct l7_conn *c)
+static int l7_queue_add(struct l7_conn *c)
 {
 	struct l7_service *ls = c->ls;
 	int err = -ENOSPC;
+
+	lockdep_assert_held(&c->lock);
 
 	spin_lock_bh(&ls->waitq_lock);
 	if (ls->waitq_len < l7_queue_max) {
@@ -446,6 +459,8 @@ int l7_queue_add(struct l7_conn *c)
  */
 static void l7_queue_want(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->want)
 		l7_pool_want(c->want);
 	c->want = NULL;
@@ -486,6 +501,8 @@ void l7_queue_del(struct l7_conn *c)
 static int l7_queue_retry(struct l7_conn *c)
 {
 	int err;
+
+	lockdep_assert_held(&c->lock);
 
 	if (!READ_ONCE(c->ls->capped))
 		return -EAGAIN;
@@ -554,6 +571,8 @@ void l7_queue_kick(struct l7_service *ls)
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc)
 {
 	struct l7_binding *b;
+
+	lockdep_assert_held(&c->lock);
 
 	list_for_each_entry(b, &c->bindings, node)
 		if (b->pc == pc)
@@ -633,7 +652,7 @@ static bool l7_binding_keeps(const struct l7_binding *b)
 }
 
 /* Has @b's server not heard that the client has all of its response? */
-static bool l7_binding_ack_owed(const struct l7_binding *b)
+static bool l7_binding_owes_server_ack(const struct l7_binding *b)
 {
 	return before(b->c_ack_passed, b->map.rsp_range.end);
 }
@@ -648,14 +667,16 @@ static bool l7_binding_ack_owed(const struct l7_binding *b)
  * a duplicate (@dup, on C: passed on), else from the next request's copy
  * on this connection or the pool's delayed ACK (l7_pool_release()).
  */
-void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
-		       const struct l7_tcp_sack_block *dup)
+static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
+			      const struct l7_tcp_sack_block *dup)
 {
 	struct l7_pconn *pc = b->pc;
 	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
 	bool keep = l7_binding_keeps(b);
 	struct l7_tcp_sack_block b_dup;
 	bool ack_now = false;
+
+	lockdep_assert_held(&c->lock);
 
 	if (keep) {
 		bool has_dup = l7_binding_dup(b, dup, &b_dup);
@@ -667,12 +688,13 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
 		pc->tcp.win = l7_win_to_backend(c, b);
 		ack_now = has_dup || l7_binding_server_probes(b);
 		if (ack_now)	/* still ours: the pool lock is not needed */
-			l7_pconn_ack(pc, &pc->tcp, has_dup ? &b_dup : NULL);
+			l7_pconn_send_ack(pc, &pc->tcp,
+					  has_dup ? &b_dup : NULL);
 	} else if (!b->b_rst) {
 		l7_binding_reset(c, b);
 	}
 	WRITE_ONCE(pc->conn, NULL);
-	l7_pool_release(pc, keep, !ack_now && l7_binding_ack_owed(b));
+	l7_pool_release(pc, keep, !ack_now && l7_binding_owes_server_ack(b));
 	l7_binding_free(c, b);
 }
 
@@ -683,6 +705,8 @@ void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
  */
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (!b->b_rst && !(b->rsp_guard.fin && c->c_fin && c->state == L7C_TUNNEL))
 		l7_binding_reset(c, b);
 	if (!b->rsp_guard.done)
@@ -700,6 +724,8 @@ void l7_binding_abort_all(struct l7_conn *c)
 {
 	struct l7_binding *b, *next;
 
+	lockdep_assert_held(&c->lock);
+
 	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
 	list_for_each_entry_safe(b, next, &c->bindings, node)
@@ -716,15 +742,17 @@ void l7_binding_abort_all(struct l7_conn *c)
  * L7_DUP_WAIT; the server has the ACK meanwhile.  One at a time: an
  * earlier one is finished.
  */
-static void l7_binding_probed(struct l7_conn *c, struct l7_binding *b)
+static void l7_binding_hold_for_dup(struct l7_conn *c, struct l7_binding *b)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
 	list_del(&b->node);
 	c->nr_bindings--;
 	c->probed = b;
 	b->c_ack_passed = b->map.rsp_range.end;
-	l7_binding_ack(c, b, l7_seq_inv(&b->map.rsp, b->c_ack_passed));
+	l7_binding_send_ack(c, b, l7_seq_inv(&b->map.rsp, b->c_ack_passed));
 	l7_conn_due_in(c, L7_CLK_DUP_WAIT, L7_DUP_WAIT);
 }
 
@@ -742,6 +770,8 @@ static bool l7_binding_awaits_dup(const struct l7_binding *b)
 /* L7_CLK_DUP_WAIT: a probed binding waited long enough. */
 void l7_binding_dup_wait_over(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->probed)
 		l7_binding_finish(c, c->probed, NULL);
 }
@@ -751,12 +781,14 @@ void l7_binding_dup_wait_over(struct l7_conn *c)
  * C), reporting @dup as a duplicate (or NULL).  Bindings whose whole
  * response it has are finished, passing @dup on to the one it is of.
  */
-void l7_binding_acked(struct l7_conn *c, u32 ack,
-		      const struct l7_tcp_sack_block *dup)
+void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
+			      const struct l7_tcp_sack_block *dup)
 {
 	struct l7_tcp_sack_block b_dup;
 	struct l7_binding *b, *next;
 	bool freed = false;
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->probed && l7_binding_dup(c->probed, dup, &b_dup))
 		l7_binding_finish(c, c->probed, dup);
@@ -765,7 +797,7 @@ void l7_binding_acked(struct l7_conn *c, u32 ack,
 		    before(ack, b->map.rsp_range.end))
 			break;	/* in order: later ones are not acked either */
 		if (l7_binding_awaits_dup(b) && !l7_binding_dup(b, dup, &b_dup))
-			l7_binding_probed(c, b);
+			l7_binding_hold_for_dup(c, b);
 		else
 			l7_binding_finish(c, b, dup);
 		freed = true;
@@ -795,6 +827,8 @@ void l7_binding_copy_due(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
 
+	lockdep_assert_held(&c->lock);
+
 	if (!b || b->head_acked)
 		return;
 	if (++b->retries > L7_COPY_TRIES) {
@@ -809,6 +843,8 @@ void l7_binding_copy_due(struct l7_conn *c)
 /* L7_CLK_QUEUE: no pooled connection came free within queue_timeout. */
 void l7_queue_late(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->state != L7C_QUEUED)
 		return;
 	l7_queue_del(c);
@@ -830,6 +866,8 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 		     l7_http_method_idempotent(b->method) &&
 		     l7_head_reserve(c, c->head_len + b->client_len);
 	u32 n = b->client_len;
+
+	lockdep_assert_held(&c->lock);
 
 	if (again) {
 		memmove(c->head + n, c->head, c->head_len);

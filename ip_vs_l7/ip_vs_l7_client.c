@@ -99,6 +99,8 @@ static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
 /* Answer with a canned response and FIN; the client's data is ignored. */
 void l7_reply(struct l7_conn *c, int status, const char *why)
 {
+	lockdep_assert_held(&c->lock);
+
 	c->reply = l7_http_reply(status, &c->reply_len);
 	trace_l7_reply(c, status, why);
 	l7_conn_closing(c);
@@ -112,8 +114,10 @@ void l7_reply(struct l7_conn *c, int status, const char *why)
 }
 
 /* Close our side after the last response: FIN, resent until acked. */
-void l7_close_client(struct l7_conn *c)
+static void l7_close_client(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_conn_closing(c);
 	c->reply = NULL;
 	c->reply_len = 0;
@@ -131,6 +135,8 @@ void l7_close_client(struct l7_conn *c)
  */
 void l7_reply_due(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->d_snd_una == c->d_snd_nxt)
 		return;	/* all acked: the client's FIN or CLOSE ends it */
 	if (!list_empty(&c->bindings) &&
@@ -153,6 +159,8 @@ void l7_reply_due(struct l7_conn *c)
  */
 void l7_close_late(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->d_snd_una != c->d_snd_nxt)
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	c->dead = true;
@@ -164,6 +172,8 @@ void l7_close_late(struct l7_conn *c)
  */
 void l7_head_late(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->head_len)
 		l7_reply(c, 408, "head_timeout");
 	else
@@ -179,6 +189,8 @@ void l7_head_frame(struct l7_conn *c)
 {
 	enum l7_http_status st;
 	size_t used;
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->state != L7C_HEAD || c->framed == c->head_len)
 		return;
@@ -223,11 +235,12 @@ void l7_head_reframe(struct l7_conn *c)
  * c->lock held: the current binding has its whole request and response.
  * Close if the client asked for it, else go on with the next request.
  */
-void l7_cur_done(struct l7_conn *c)
+static void l7_cur_end_if_done(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
-
 	bool held = c->state == L7C_HELD;
+
+	lockdep_assert_held(&c->lock);
 
 	if (!b || !b->req_done || !b->rsp_guard.done)
 		return;
@@ -242,7 +255,7 @@ void l7_cur_done(struct l7_conn *c)
 	 * pooled connection goes back now, not at the client's next ACK.
 	 * That may dispatch a held head already.
 	 */
-	l7_binding_acked(c, c->d_snd_una, NULL);
+	l7_bindings_finish_acked(c, c->d_snd_una, NULL);
 	if (held) {
 		/* even after the client's FIN; else at an ACK that frees one */
 		if (c->state == L7C_HELD && l7_may_dispatch(c))
@@ -278,8 +291,8 @@ static void l7_take_head(struct l7_conn *c, const struct sk_buff *skb,
  * The client's ACK, and the duplicate its SACK blocks report (a server's
  * resend it had already): bindings it completes are done with.
  */
-static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th,
-			  const struct l7_tcp_opts *o)
+static void l7_take_client_ack(struct l7_conn *c, const struct tcphdr *th,
+			       const struct l7_tcp_opts *o)
 {
 	u32 ack = ntohl(th->ack_seq);
 	struct l7_tcp_sack_block dup;
@@ -304,7 +317,7 @@ static void l7_client_ack(struct l7_conn *c, const struct tcphdr *th,
 		c->d_snd_isn = c->d_snd_una - (1u << 30);
 	has_dup = (o->present & L7_TCPO_SACK) &&
 		  l7_sack_dup(o->sack, o->sack_count, ack, &dup);
-	l7_binding_acked(c, ack, has_dup ? &dup : NULL);
+	l7_bindings_finish_acked(c, ack, has_dup ? &dup : NULL);
 }
 
 /*
@@ -364,8 +377,8 @@ static void l7_client_req_ended(struct l7_conn *c, struct l7_binding *b)
  * of the binding they went through decides, so that a resend with other
  * bytes never reaches a server.
  */
-static unsigned int l7_client_old(struct l7_conn *c, struct sk_buff *skb,
-				  u32 seq)
+static unsigned int l7_client_resent_bytes(struct l7_conn *c,
+					   struct sk_buff *skb, u32 seq)
 {
 	struct l7_binding *b;
 
@@ -390,15 +403,15 @@ static void l7_client_fin(struct l7_conn *c, const struct l7_cseg_plan *p)
 		l7_send_ack(c);
 	if (p->close)
 		l7_close_client(c);	/* nothing under way: close too */
-	/* else after the response under way (l7_cur_done) */
+	/* else after the response under way (l7_cur_end_if_done) */
 }
 
 /*
  * The rest of a segment the director took bytes of: the new request's
  * body, or the FIN and ACK; then its ACK goes on.
  */
-static unsigned int l7_client_took(struct l7_conn *c, struct sk_buff *skb,
-				   const struct l7_cseg *cs, u32 hlen)
+static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
+					 const struct l7_cseg *cs, u32 hlen)
 {
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 	struct l7_cseg_plan p = l7_cseg_after_take(&x, cs);
@@ -437,6 +450,8 @@ static void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 	};
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 	struct l7_cseg_plan p = l7_cseg_after_body(&x, &cs);
+
+	lockdep_assert_held(&c->lock);
 
 	if (p.act != L7_CSEG_TAKE)
 		return;
@@ -477,7 +492,7 @@ static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
 	l7_client_req_ended(c, b);
 	l7_client_after_body(c, skb, bs.hlen);
 	verdict = l7_splice_body_send(c, b, skb, &bs);
-	l7_cur_done(c);
+	l7_cur_end_if_done(c);
 	return verdict;
 }
 
@@ -522,7 +537,7 @@ static void l7_client_accepted(struct l7_conn *c, const struct tcphdr *th,
 		c->c_max_win = e.max_window;
 	}
 	if (v->ack_ok)
-		l7_client_ack(c, th, o);
+		l7_take_client_ack(c, th, o);
 }
 
 /*
@@ -576,6 +591,8 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	struct l7_cseg_ctx x;
 	struct l7_tcp_in in;
 
+	lockdep_assert_held(&c->lock);
+
 	/*
 	 * Nothing of a segment whose options do not parse, or that is not
 	 * acceptable (core/tcp_accept.c: window, PAWS, RST, SYN, ACK), is
@@ -609,13 +626,13 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	case L7_CSEG_BODY:
 		return l7_client_body(c, c->cur, skb);
 	case L7_CSEG_OLD:
-		return l7_client_old(c, skb, cs.seq);
+		return l7_client_resent_bytes(c, skb, cs.seq);
 	case L7_CSEG_TAKE:
 		if (cs.len > p.skip)
 			l7_take_head(c, skb, hlen + p.skip, cs.len - p.skip);
 		if (c->dead)
 			return NF_DROP;
-		return l7_client_took(c, skb, &cs, hlen);
+		return l7_client_after_head(c, skb, &cs, hlen);
 	case L7_CSEG_PASS:
 		if (c->state == L7C_CLOSING)
 			return l7_client_closing(c, skb, &p, hlen);
@@ -656,8 +673,8 @@ static void l7_client_rsp_moved(struct l7_conn *c)
 		b->close_after = true;
 		l7_client_req_ended(c, b);
 	}
-	l7_cur_done(c);
-	l7_binding_acked(c, c->d_snd_una, NULL);
+	l7_cur_end_if_done(c);
+	l7_bindings_finish_acked(c, c->d_snd_una, NULL);
 }
 
 /* A segment from a server on a pooled connection bound to @c. */

@@ -60,7 +60,7 @@ struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
 }
 
 /* The client seq every segment of the director's own acknowledges. */
-u32 l7_client_ack_point(const struct l7_conn *c)
+u32 l7_client_ack_seq(const struct l7_conn *c)
 {
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 
@@ -69,6 +69,8 @@ u32 l7_client_ack_point(const struct l7_conn *c)
 
 void l7_send_ack(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_send_client(c, 0, c->d_snd_nxt, NULL, 0);
 }
 
@@ -91,8 +93,10 @@ void l7_ack_later(struct l7_conn *c)
  * is on its way, as a pure ACK nobody needed (one per ten requests of
  * keep-alive clients, before).
  */
-void l7_client_acked(struct l7_conn *c, u32 ack)
+void l7_client_ack_sent(struct l7_conn *c, u32 ack)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (after(ack, c->c_acked))
 		c->c_acked = ack;
 	if (c->c_acked == c->c_rcv_nxt)
@@ -143,7 +147,9 @@ struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c)
 /* L7_CLK_ACK: the ACK owed, unless a response carried it. */
 void l7_ack_due(struct l7_conn *c)
 {
-	if (after(l7_client_ack_point(c), c->c_acked))
+	lockdep_assert_held(&c->lock);
+
+	if (after(l7_client_ack_seq(c), c->c_acked))
 		l7_send_ack(c);
 }
 
@@ -155,6 +161,8 @@ void l7_ack_due(struct l7_conn *c)
  */
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->state == L7C_BODY || c->state == L7C_TUNNEL || !b->req_done ||
 	    !after(c->c_rcv_nxt, b->map.req_range.end) ||
 	    !after(c->c_rcv_nxt, c->c_acked) || !l7_may_ack(c))

@@ -52,7 +52,7 @@ void l7_conn_clock_start(struct l7_conn *c)
  * The timer at the clock's earliest deadline: brought forward, and put
  * back once the deadlines it was set for stopped (l7_clock_rearm()).
  */
-void l7_conn_timer_arm(struct l7_conn *c)
+static void l7_conn_timer_arm(struct l7_conn *c)
 {
 	u32 at;
 
@@ -68,6 +68,8 @@ void l7_conn_timer_arm(struct l7_conn *c)
 void l7_conn_due_in(struct l7_conn *c, enum l7_clock_slot s,
 		    unsigned long delay)
 {
+	lockdep_assert_held(&c->lock);
+
 	l7_clock_set(&c->clock, s, jiffies + delay);
 	l7_conn_timer_arm(c);
 }
@@ -86,6 +88,8 @@ void l7_conn_settle(struct l7_conn *c)
 					       !list_empty(&c->bindings)),
 	};
 	bool began;
+
+	lockdep_assert_held(&c->lock);
 
 	if (c->dead)
 		return;
@@ -170,6 +174,8 @@ void l7_conn_tick(struct l7_conn *c)
 {
 	u32 now = jiffies;
 	int s;
+
+	lockdep_assert_held(&c->lock);
 
 	for (s = 0; s < L7_CLK_NR && !c->dead; s++) {
 		if (!l7_clock_due(&c->clock, s, now))

@@ -290,6 +290,8 @@ bool l7_source_pooled_get(struct l7_conn *c)
 	atomic_t *pooled = &c->src->pooled;
 	int n = atomic_read(pooled);
 
+	lockdep_assert_held(&c->lock);
+
 	do {
 		if (max && n >= max)
 			return false;
@@ -506,6 +508,8 @@ bool l7_conn_insert(struct l7_conn *c)
  */
 void l7_conn_closing(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	c->state = L7C_CLOSING;
 }
 
@@ -518,6 +522,8 @@ bool l7_head_reserve(struct l7_conn *c, u32 need)
 {
 	u32 cap;
 	u8 *head;
+
+	lockdep_assert_held(&c->lock);
 
 	if (need <= c->head_cap)
 		return true;
@@ -543,6 +549,8 @@ bool l7_head_reserve(struct l7_conn *c, u32 need)
 /* c->lock held: an empty ->head costs nothing between requests. */
 void l7_head_release(struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->head_len)
 		return;
 	l7_head_mem_put(c->head_cap, 0);
@@ -554,6 +562,8 @@ void l7_head_release(struct l7_conn *c)
 /* c->lock held: the connection ends at once, from its timer. */
 void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason)
 {
+	lockdep_assert_held(&c->lock);
+
 	c->end = end;
 	c->dead_reason = reason;
 	l7_conn_due_in(c, L7_CLK_END, 0);
@@ -563,6 +573,8 @@ void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason)
 static bool l7_conn_uses_pool(struct l7_conn *c, const struct l7_pool *pool)
 {
 	struct l7_binding *b;
+
+	lockdep_assert_held(&c->lock);
 
 	list_for_each_entry(b, &c->bindings, node)
 		if (b->pc->pool == pool)

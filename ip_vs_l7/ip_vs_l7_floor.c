@@ -147,6 +147,8 @@ void l7_floor_due(struct l7_conn *c)
 	unsigned long now = jiffies;
 	unsigned long next = now + max_t(u32, body.size, read.size);
 
+	lockdep_assert_held(&c->lock);
+
 	l7_floor_update(c);
 	if (!l7_floor_holds(&c->body_floor, &body, now, &next)) {
 		l7_floor_slow_body(c);

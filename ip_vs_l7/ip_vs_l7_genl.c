@@ -153,9 +153,9 @@ static int l7_nl_set_rule(struct sk_buff *skb, struct genl_info *info)
 	rule = l7_nl_rule(nla, info->extack);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
-	err = l7_rules_add_rule(genl_info_net(info), &key, rule, replace,
-				info->extack);
-	l7_rrule_put(rule);
+	err = ip_vs_l7_rules_add_rule(genl_info_net(info), &key, rule, replace,
+				      info->extack);
+	ip_vs_l7_rrule_put(rule);
 	return err;
 }
 
@@ -173,9 +173,9 @@ static int l7_nl_del_rule(struct sk_buff *skb, struct genl_info *info)
 			 IPVS_L7_RULE_ATTR_ID, tb, info->extack);
 	if (err)
 		return err;
-	return l7_rules_del_rule(genl_info_net(info), &key,
-				 nla_get_u32(tb[IPVS_L7_RULE_ATTR_ID]),
-				 info->extack);
+	return ip_vs_l7_rules_del_rule(genl_info_net(info), &key,
+				       nla_get_u32(tb[IPVS_L7_RULE_ATTR_ID]),
+				       info->extack);
 }
 
 static int l7_nl_set_pool(struct sk_buff *skb, struct genl_info *info)
@@ -192,9 +192,9 @@ static int l7_nl_set_pool(struct sk_buff *skb, struct genl_info *info)
 	pool = l7_nl_pool(nla, info->extack);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
-	err = l7_rules_add_pool(genl_info_net(info), &key, pool, replace,
-				info->extack);
-	l7_rpool_put(pool);
+	err = ip_vs_l7_rules_add_pool(genl_info_net(info), &key, pool, replace,
+				      info->extack);
+	ip_vs_l7_rpool_put(pool);
 	return err;
 }
 
@@ -216,8 +216,8 @@ static int l7_nl_del_pool(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	nla_strscpy(name, tb[IPVS_L7_POOL_ATTR_NAME], sizeof(name));
-	return l7_rules_del_pool(genl_info_net(info), &key, name,
-				 info->extack);
+	return ip_vs_l7_rules_del_pool(genl_info_net(info), &key, name,
+				       info->extack);
 }
 
 /* the rules and pools of a SET_RULESET, parsed, and the references held */
@@ -294,13 +294,13 @@ static int l7_nl_set_ruleset(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	err = l7_nl_set_parse(set, info->attrs, info->extack);
 	if (!err)
-		err = l7_rules_set(genl_info_net(info), &key,
-				   set->pools, set->n_pools,
-				   set->rules, set->n_rules, info->extack);
+		err = ip_vs_l7_rules_set(genl_info_net(info), &key, set->pools,
+					 set->n_pools, set->rules, set->n_rules,
+					 info->extack);
 	for (i = 0; i < set->n_pools; i++)
-		l7_rpool_put(set->pools[i]);
+		ip_vs_l7_rpool_put(set->pools[i]);
 	for (i = 0; i < set->n_rules; i++)
-		l7_rrule_put(set->rules[i]);
+		ip_vs_l7_rrule_put(set->rules[i]);
 	kvfree(set);
 	return err;
 }
@@ -314,12 +314,12 @@ static int l7_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	if (!info->attrs[IPVS_L7_ATTR_SERVICE]) {
-		l7_rules_flush(genl_info_net(info), NULL);
+		ip_vs_l7_rules_flush(genl_info_net(info), NULL);
 		return 0;
 	}
 	err = l7_nl_key(info->attrs[IPVS_L7_ATTR_SERVICE], &key, info->extack);
 	if (!err)
-		l7_rules_flush(genl_info_net(info), &key);
+		ip_vs_l7_rules_flush(genl_info_net(info), &key);
 	return err;
 }
 
@@ -337,8 +337,8 @@ static int l7_nl_set_options(struct sk_buff *skb, struct genl_info *info)
 	err = l7_nl_opts(nla, &opts, &mask, info->extack);
 	if (err)
 		return err;
-	return l7_rules_set_opts(genl_info_net(info), &key, &opts, mask,
-				 info->extack);
+	return ip_vs_l7_rules_set_opts(genl_info_net(info), &key, &opts, mask,
+				       info->extack);
 }
 
 static int l7_nl_put_opts(struct sk_buff *skb, const struct l7_ropts *o)
@@ -366,7 +366,7 @@ static int l7_nl_get_options(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	rcu_read_lock();
-	set = l7_rules_lookup(genl_info_net(info), &key);
+	set = ip_vs_l7_rules_lookup(genl_info_net(info), &key);
 	if (set)
 		opts = set->opts;
 	rcu_read_unlock();
@@ -640,17 +640,17 @@ static int l7_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (d->done)
 		return 0;
-	cb->seq = l7_rules_generation();
+	cb->seq = ip_vs_l7_rules_generation();
 	rcu_read_lock();
 	if (d->filtered) {
-		set = l7_rules_lookup(net, &d->key);
+		set = ip_vs_l7_rules_lookup(net, &d->key);
 		if (set)
 			err = l7_nl_dump_set(skb, cb, &d->key, set);
 		goto out;
 	}
 	for (; d->bucket < L7_RKEY_BUCKETS; d->bucket++, d->n = 0) {
 		for (;; d->n++) {
-			set = l7_rules_walk(net, d->bucket, d->n, &key);
+			set = ip_vs_l7_rules_walk(net, d->bucket, d->n, &key);
 			if (!set)
 				break;
 			err = l7_nl_dump_set(skb, cb, &key, set);

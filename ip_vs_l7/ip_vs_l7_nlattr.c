@@ -436,11 +436,11 @@ static int l7_nl_rule_headers(struct l7_nl_rule_attrs *a,
 	return 0;
 }
 
-static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
-			    struct netlink_ext_ack *extack)
+/* A rule's id, and its action: a pool to send to or a status to reject. */
+static int l7_nl_rule_action(struct nlattr *nla, struct nlattr **tb,
+			     struct netlink_ext_ack *extack)
 {
-	struct nlattr **tb = a->tb;
-	int err;
+	u16 status;
 
 	if (L7_NL_MISSING(extack, nla, tb, IPVS_L7_RULE_ATTR_ID,
 			  "a rule without id"))
@@ -450,19 +450,26 @@ static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
 				    "a rule has either a pool or a reject status");
 		return -EINVAL;
 	}
-	if (tb[IPVS_L7_RULE_ATTR_POOL]) {
-		err = l7_nl_pool_name(tb[IPVS_L7_RULE_ATTR_POOL], extack);
-		if (err)
-			return err;
-	} else {
-		u16 status = nla_get_u16(tb[IPVS_L7_RULE_ATTR_REJECT]);
-
-		if (status != 403 && status != 404 && status != 503) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_REJECT],
-					    "a rule rejects with 403, 404 or 503");
-			return -EINVAL;
-		}
+	if (tb[IPVS_L7_RULE_ATTR_POOL])
+		return l7_nl_pool_name(tb[IPVS_L7_RULE_ATTR_POOL], extack);
+	status = nla_get_u16(tb[IPVS_L7_RULE_ATTR_REJECT]);
+	if (status != 403 && status != 404 && status != 503) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_REJECT],
+				    "a rule rejects with 403, 404 or 503");
+		return -EINVAL;
 	}
+	return 0;
+}
+
+static int l7_nl_rule_check(struct nlattr *nla, struct l7_nl_rule_attrs *a,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr **tb = a->tb;
+	int err;
+
+	err = l7_nl_rule_action(nla, tb, extack);
+	if (err)
+		return err;
 	if (tb[IPVS_L7_RULE_ATTR_METHODS] &&
 	    !nla_get_u32(tb[IPVS_L7_RULE_ATTR_METHODS])) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_RULE_ATTR_METHODS],
@@ -561,11 +568,11 @@ struct l7_rrule *l7_nl_rule(struct nlattr *nla, struct netlink_ext_ack *extack)
 	r = err ? ERR_PTR(err) : l7_nl_rule_build(a) ?: ERR_PTR(-ENOMEM);
 	if (!IS_ERR(r)) {
 		/* the pool's index is the store's business: any will do */
-		l7_rrule_to_core(&a->core, r, 0);
-		err = l7_nl_core_says(l7_rule_invalid(&a->core, 1), nla,
-				      extack);
+		ip_vs_l7_rrule_to_core(&a->core, r, 0);
+		err = l7_nl_core_says(ip_vs_l7_rule_invalid(&a->core, 1),
+				      nla, extack);
 		if (err) {
-			l7_rrule_put(r);
+			ip_vs_l7_rrule_put(r);
 			r = ERR_PTR(err);
 		}
 	}
@@ -714,7 +721,8 @@ static int l7_nl_pool_core(struct l7_rpool *p, const struct nlattr *nla,
 	p->core.key = p->hash_key;
 	p->core.key_name.len = strlen(p->hash_name);
 	memcpy(p->core.key_name.s, p->hash_name, p->core.key_name.len);
-	err = l7_nl_core_says(l7_pool_policy_invalid(&p->core), nla, extack);
+	err = l7_nl_core_says(ip_vs_l7_pool_policy_invalid(&p->core),
+			      nla, extack);
 	if (err || p->policy != IPVS_L7_POLICY_HASH)
 		return err;
 
@@ -736,10 +744,10 @@ static int l7_nl_pool_core(struct l7_rpool *p, const struct nlattr *nla,
 
 		memcpy(name + 2, &pm->addr, alen);
 		memcpy(name + 2 + alen, &pm->port, 2);
-		m[i].id = l7_chash_member_id(name, 2 + alen + 2);
+		m[i].id = ip_vs_l7_chash_member_id(name, 2 + alen + 2);
 		m[i].weight = 1;
 	}
-	p->n_points = l7_chash_build(p->ring, m, p->n_members);
+	p->n_points = ip_vs_l7_chash_build(p->ring, m, p->n_members);
 	kfree(m);
 	return 0;
 }
@@ -777,7 +785,7 @@ struct l7_rpool *l7_nl_pool(struct nlattr *nla, struct netlink_ext_ack *extack)
 	if (!err)
 		err = l7_nl_pool_core(p, nla, extack);
 	if (err) {
-		l7_rpool_put(p);
+		ip_vs_l7_rpool_put(p);
 		return ERR_PTR(err);
 	}
 	return p;

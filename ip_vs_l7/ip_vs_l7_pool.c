@@ -102,6 +102,8 @@ static void l7_pconn_unlink(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
 
+	lockdep_assert_held(&pool->lock);
+
 	if (pc->state == L7_PC_IDLE && pc->resting)
 		pool->n_resting--;
 	else if (pc->state == L7_PC_IDLE)
@@ -119,6 +121,8 @@ static void l7_pconn_unlink(struct l7_pconn *pc)
  */
 static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
 {
+	lockdep_assert_held(&pc->pool->lock);
+
 	if (pc->hashed) {
 		l7_pconn_unhash(pc);
 		if (!pc->quiet)
@@ -138,6 +142,8 @@ static void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to)
  */
 static void l7_pool_failed(struct l7_pool *pool)
 {
+	lockdep_assert_held(&pool->lock);
+
 	pool->down = true;
 	pool->probing = false;
 	WRITE_ONCE(pool->wanted, 0);	/* the requests ask another server */
@@ -318,8 +324,8 @@ static void l7_pconn_close_list(struct list_head *head)
  * for "no loss" (tcp_process_tlp_ack()); without it, the ACK of its next
  * response counts the probe as a repair and shrinks its window.
  */
-void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
-		  const struct l7_tcp_sack_block *dup)
+void l7_pconn_send_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
+		       const struct l7_tcp_sack_block *dup)
 {
 	struct l7_tcp_opts o;
 
@@ -332,6 +338,8 @@ void l7_pconn_ack(struct l7_pconn *pc, const struct l7_pconn_tcp *t,
 static void l7_pconn_rested(struct l7_pconn *pc)
 {
 	struct l7_pool *pool = pc->pool;
+
+	lockdep_assert_held(&pool->lock);
 
 	pc->resting = false;
 	list_move_tail(&pc->list, &pool->idle);
@@ -388,43 +396,35 @@ out:
 	tcp = pc->tcp;
 	spin_unlock_bh(&pool->lock);
 	if (owed)
-		l7_pconn_ack(pc, &tcp, NULL);
+		l7_pconn_send_ack(pc, &tcp, NULL);
 }
 
-/* Connect one more socket to the pool's server and make it idle. */
-static int l7_pconn_open(struct l7_pool *pool)
+/* A kernel socket connected to @pool's server, in *@sockp. */
+static int l7_pconn_connect(struct l7_pool *pool, struct socket **sockp)
 {
 	union l7_sockaddr sa;
-	struct l7_pconn *pc;
 	struct socket *sock;
-	struct sock *sk;
 	int err;
 
-	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
-	if (!pc)
-		return -ENOMEM;
-	timer_setup(&pc->idle_timer, l7_pconn_idle_fn, 0);
 	err = sock_create_kern(pool->net, pool->af, SOCK_STREAM, IPPROTO_TCP,
 			       &sock);
 	if (err)
-		goto free;
-	sk = sock->sk;
-	sk->sk_sndtimeo = L7_CONNECT_TIMEOUT;	/* bounds the connect */
-	tcp_sock_set_nodelay(sk);
+		return err;
+	sock->sk->sk_sndtimeo = L7_CONNECT_TIMEOUT;	/* bounds the connect */
+	tcp_sock_set_nodelay(sock->sk);
 	err = kernel_connect(sock, l7_pool_sa(pool, &sa), sizeof(sa), 0);
-	if (err)
-		goto release;
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	*sockp = sock;
+	return 0;
+}
 
-	pc->sock = sock;
-	pc->pool = pool;
-	pc->born = jiffies;
-	l7_pconn_snapshot(pc);
-	/* for the whole life of @pc: see the top of this file */
-	write_lock_bh(&sk->sk_callback_lock);
-	pc->saved_state_change = sk->sk_state_change;
-	rcu_assign_sk_user_data(sk, pc);
-	WRITE_ONCE(sk->sk_state_change, l7_pconn_state_change);
-	write_unlock_bh(&sk->sk_callback_lock);
+/* @pc, connected and watched, is idle in its pool. */
+static void l7_pconn_add_idle(struct l7_pconn *pc)
+{
+	struct l7_pool *pool = pc->pool;
 
 	spin_lock_bh(&pool->lock);
 	pc->state = L7_PC_IDLE;
@@ -435,17 +435,40 @@ static int l7_pconn_open(struct l7_pool *pool)
 	if (pool->wanted)
 		WRITE_ONCE(pool->wanted, pool->wanted - 1);
 	spin_unlock_bh(&pool->lock);
+}
 
+/* Connect one more socket to the pool's server and make it idle. */
+static int l7_pconn_open(struct l7_pool *pool)
+{
+	struct l7_pconn *pc;
+	struct sock *sk;
+	int err;
+
+	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+	if (!pc)
+		return -ENOMEM;
+	timer_setup(&pc->idle_timer, l7_pconn_idle_fn, 0);
+	err = l7_pconn_connect(pool, &pc->sock);
+	if (err) {
+		kfree(pc);
+		return err;
+	}
+	sk = pc->sock->sk;
+	pc->pool = pool;
+	pc->born = jiffies;
+	l7_pconn_snapshot(pc);
+	/* for the whole life of @pc: see the top of this file */
+	write_lock_bh(&sk->sk_callback_lock);
+	pc->saved_state_change = sk->sk_state_change;
+	rcu_assign_sk_user_data(sk, pc);
+	WRITE_ONCE(sk->sk_state_change, l7_pconn_state_change);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	l7_pconn_add_idle(pc);
 	/* closed before the callback was in place? */
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
 		l7_pconn_mark_dead(pc);
 	return 0;
-
-release:
-	sock_release(sock);
-free:
-	kfree(pc);
-	return err;
 }
 
 static bool l7_pool_needs_more(struct l7_pool *pool)
@@ -475,6 +498,8 @@ static void l7_pool_age(struct l7_pool *pool, struct list_head *old)
 	unsigned long ttl = l7_pool_idle_ttl * HZ;
 	struct l7_pconn *pc, *next;
 
+	lockdep_assert_held(&pool->lock);
+
 	if (!ttl)
 		return;
 	list_for_each_entry_safe(pc, next, &pool->idle, list) {
@@ -498,6 +523,8 @@ static unsigned long l7_pool_trial_left(struct l7_pool *pool)
 	unsigned long end = pool->probe_at + L7_SHORT_LIVED;
 	union l7_sockaddr sa;
 
+	lockdep_assert_held(&pool->lock);
+
 	if (!pool->probing)
 		return 0;
 	if (time_before(jiffies, end))
@@ -517,6 +544,8 @@ static unsigned long l7_pool_trial_left(struct l7_pool *pool)
 static unsigned long l7_pool_open_wait(struct l7_pool *pool)
 {
 	unsigned long left = l7_pool_trial_left(pool);
+
+	lockdep_assert_held(&pool->lock);
 
 	if (left || !pool->down)
 		return left;
@@ -556,18 +585,15 @@ static void l7_pool_reap(struct l7_pool *pool, bool idle)
 	l7_pconn_close_list(&dead);
 }
 
-static void l7_pool_refill_work(struct work_struct *work)
+/*
+ * Open connections while the pool needs more: while its server is down,
+ * only the trial after its backoff (l7_pool_open_wait()).  A failure sets
+ * it down and ends the round.
+ */
+static void l7_pool_fill(struct l7_pool *pool)
 {
-	struct l7_pool *pool = container_of(to_delayed_work(work),
-					    struct l7_pool, refill);
-	bool prefork = l7_pool_prefork(pool);
 	union l7_sockaddr sa;
-	unsigned long trial;
 	int err;
-
-	/* without pools, waiting requests first: the reaping waits for RCU */
-	if (prefork)
-		l7_pool_reap(pool, false);
 
 	while (l7_pool_needs_more(pool)) {
 		unsigned long wait;
@@ -598,6 +624,19 @@ static void l7_pool_refill_work(struct work_struct *work)
 		if (err)
 			break;
 	}
+}
+
+static void l7_pool_refill_work(struct work_struct *work)
+{
+	struct l7_pool *pool = container_of(to_delayed_work(work),
+					    struct l7_pool, refill);
+	bool prefork = l7_pool_prefork(pool);
+	unsigned long trial;
+
+	/* without pools, waiting requests first: the reaping waits for RCU */
+	if (prefork)
+		l7_pool_reap(pool, false);
+	l7_pool_fill(pool);
 	/* a trial is judged even when the pool needs no more */
 	spin_lock_bh(&pool->lock);
 	trial = l7_pool_trial_left(pool);
@@ -678,6 +717,8 @@ void l7_pool_set_max(struct l7_pool *pool, unsigned int max)
  */
 static bool l7_pool_reserve(struct l7_pool *pool)
 {
+	lockdep_assert_held(&pool->lock);
+
 	if (l7_pool_full(pool))
 		return false;
 	atomic_inc(&pool->outstanding);
@@ -869,6 +910,8 @@ static void l7_pconn_repool(struct l7_pconn *pc, bool ack_owed)
 	unsigned long rest = msecs_to_jiffies(l7_pool_reuse_delay);
 	struct l7_pool *pool = pc->pool;
 
+	lockdep_assert_held(&pool->lock);
+
 	pc->state = L7_PC_IDLE;
 	pc->born = jiffies;
 	pc->ack_owed = ack_owed;
@@ -990,7 +1033,7 @@ unsigned int l7_pool_idle_packet(struct l7_pconn *pc, struct sk_buff *skb)
 	}
 	spin_unlock_bh(&pool->lock);
 	if (ack)
-		l7_pconn_ack(pc, &t, NULL);
+		l7_pconn_send_ack(pc, &t, NULL);
 	return NF_DROP;
 }
 

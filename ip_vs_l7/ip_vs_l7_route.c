@@ -289,6 +289,8 @@ static struct l7_pconn *l7_route_by_rules(struct l7_route *r,
 	struct l7_verdict v;
 	struct l7_rrule *rule;
 
+	lockdep_assert_held(&c->lock);
+
 	r->x->pool = -1;
 	*status = l7_req_view_build(&r->x->view, c->head, c->req.head_len,
 				    &c->req, r->x->path, l7_max_head + 1);
@@ -334,12 +336,14 @@ struct l7_pconn *l7_route(struct l7_conn *c, int *status,
 	};
 	struct l7_pconn *pc;
 
+	lockdep_assert_held(&c->lock);
+
 	*status = 0;
 	rt->rule = -1;
 	rt->pool[0] = '\0';
 	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
 	rcu_read_lock();
-	r.set = l7_rules_lookup(ls->net, &key);
+	r.set = ip_vs_l7_rules_lookup(ls->net, &key);
 	*fwd = l7_rset_forwarded(r.set, READ_ONCE(l7_forwarded));
 	if (!r.set || !r.set->n_rules) {
 		pc = l7_pick_among(ls, NULL, 0, r.want);

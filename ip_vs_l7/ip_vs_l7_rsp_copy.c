@@ -32,6 +32,8 @@
  */
 bool l7_rsp_copy_wanted(const struct l7_conn *c)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (c->req.version_major != 1 || c->req.upgrade)
 		return false;
 	return c->req.version_minor == 0 ? c->req.keep_alive :
@@ -41,7 +43,9 @@ bool l7_rsp_copy_wanted(const struct l7_conn *c)
 /* The guard took head bytes of @b: the server has them off its hands. */
 void l7_rsp_copy_taken(struct l7_conn *c, struct l7_binding *b)
 {
-	l7_binding_ack(c, b, l7_rsp_guard_taken_end(&b->rsp_guard));
+	lockdep_assert_held(&c->lock);
+
+	l7_binding_send_ack(c, b, l7_rsp_guard_taken_end(&b->rsp_guard));
 }
 
 static bool l7_rsp_copy_unacked(const struct l7_conn *c,
@@ -86,6 +90,8 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 	const struct l7_rsp_guard *g = &b->rsp_guard;
 	u32 end;
 
+	lockdep_assert_held(&c->lock);
+
 	b->rsp_copy = b->rsp_head + L7_RSP_HEAD_MAX;
 	b->rsp_copy_len = 0;
 	if (g->taken_whole)
@@ -116,6 +122,8 @@ void l7_rsp_copy_due(struct l7_conn *c)
 {
 	struct l7_binding *b;
 	bool pending = false;
+
+	lockdep_assert_held(&c->lock);
 
 	list_for_each_entry(b, &c->bindings, node) {
 		if (l7_rsp_copy_unacked(c, b)) {

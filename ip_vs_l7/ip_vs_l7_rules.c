@@ -109,7 +109,7 @@ static void l7_rcount_put(struct l7_rcount *count)
 		kfree(count);
 }
 
-void l7_rpool_put(struct l7_rpool *pool)
+void ip_vs_l7_rpool_put(struct l7_rpool *pool)
 {
 	if (pool && refcount_dec_and_test(&pool->ref)) {
 		l7_rcount_put(pool->count);
@@ -117,16 +117,16 @@ void l7_rpool_put(struct l7_rpool *pool)
 		kfree(pool);
 	}
 }
-EXPORT_SYMBOL_GPL(l7_rpool_put);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rpool_put);
 
-void l7_rrule_put(struct l7_rrule *rule)
+void ip_vs_l7_rrule_put(struct l7_rrule *rule)
 {
 	if (rule && refcount_dec_and_test(&rule->ref)) {
 		l7_rcount_put(rule->count);
 		kfree(rule);
 	}
 }
-EXPORT_SYMBOL_GPL(l7_rrule_put);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rrule_put);
 
 static struct l7_rset *l7_rset_alloc(u32 max_pools, u32 max_rules)
 {
@@ -148,9 +148,9 @@ static void l7_rset_free(struct l7_rset *s)
 	u32 i;
 
 	for (i = 0; i < s->n_pools; i++)
-		l7_rpool_put(s->pools[i]);
+		ip_vs_l7_rpool_put(s->pools[i]);
 	for (i = 0; i < s->n_rules; i++)
-		l7_rrule_put(s->rules[i]);
+		ip_vs_l7_rrule_put(s->rules[i]);
 	kvfree(s);
 }
 
@@ -243,7 +243,8 @@ static u16 l7_methods_to_core(u32 m)
 	return core | (m & (IPVS_L7_METHOD_OTHER - 1)) << L7_HTTP_M_GET;
 }
 
-void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r, u16 pool)
+void ip_vs_l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r,
+			    u16 pool)
 {
 	unsigned int i;
 
@@ -278,7 +279,38 @@ void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r, u16 pool)
 	l7_name_set(&out->cookie.name, r->cookie.name);
 	l7_value_set(&out->cookie.value, r->cookie.value);
 }
-EXPORT_SYMBOL_GPL(l7_rrule_to_core);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rrule_to_core);
+
+/*
+ * The core's checks and ring for ip_vs_l7_genl.ko, which parses rules and
+ * pools with them: core/ exports nothing itself.
+ */
+const char *ip_vs_l7_rule_invalid(const struct l7_rule *r,
+				  unsigned int npools)
+{
+	return l7_rule_invalid(r, npools);
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_rule_invalid);
+
+const char *ip_vs_l7_pool_policy_invalid(const struct l7_pool_policy *p)
+{
+	return l7_pool_policy_invalid(p);
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_pool_policy_invalid);
+
+u64 ip_vs_l7_chash_member_id(const void *name, size_t len)
+{
+	return l7_chash_member_id(name, len);
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_chash_member_id);
+
+unsigned int ip_vs_l7_chash_build(struct l7_chash_point *ring,
+				  const struct l7_chash_member *m,
+				  unsigned int n)
+{
+	return l7_chash_build(ring, m, n);
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_chash_build);
 
 /*
  * Put the new set in order (rules by id, pools by name), refuse
@@ -322,7 +354,7 @@ static int l7_rset_link(struct l7_rset *s, struct netlink_ext_ack *extack)
 				       "a rule names a pool this service does not have");
 			return -ENOENT;
 		}
-		l7_rrule_to_core(&s->match[i], r, p);
+		ip_vs_l7_rrule_to_core(&s->match[i], r, p);
 		/* checked when parsed; this is the matcher's own last word */
 		why = l7_rule_invalid(&s->match[i], s->n_pools);
 		if (why) {
@@ -450,23 +482,15 @@ struct l7_rchange {
 	u32		opts_mask;	/* BIT(IPVS_L7_OPT_ATTR_*) */
 };
 
-static int l7_rules_change(struct net *net, const struct l7_rkey *key,
-			   const struct l7_rchange *chg,
-			   struct netlink_ext_ack *extack)
+/*
+ * Into @s, the pools and rules of @old (NULL: none) that @chg does not
+ * drop: how many it dropped.
+ */
+static u32 l7_rset_copy_kept(struct l7_rset *s, const struct l7_rset *old,
+			     const struct l7_rchange *chg)
 {
-	struct l7_rentry *e;
-	struct l7_rset *old, *s;
 	u32 i, dropped = 0;
-	int err = -ENOMEM;
 
-	mutex_lock(&l7_rules_mutex);
-	e = l7_rentry_find(net, key);
-	old = l7_rentry_set(e);
-	s = l7_rset_alloc((old ? old->n_pools : 0) + 1,
-			  (old ? old->n_rules : 0) + 1);
-	if (!s)
-		goto out;
-	l7_ropts_merge(&s->opts, old, chg->opts, chg->opts_mask);
 	for (i = 0; old && i < old->n_pools; i++) {
 		if (chg->drop_pool && !strcmp(old->pools[i]->name,
 					      chg->drop_pool))
@@ -480,6 +504,20 @@ static int l7_rules_change(struct net *net, const struct l7_rkey *key,
 		else
 			l7_rset_add_rule(s, old->rules[i]);
 	}
+	return dropped;
+}
+
+/*
+ * Whether @chg may go on from @s, what it kept of the old set: what it
+ * drops was there (@dropped), and no rule kept sends requests to a pool
+ * it drops without putting another of that name in its place.
+ */
+static int l7_rchange_check(const struct l7_rset *s,
+			    const struct l7_rchange *chg, u32 dropped,
+			    struct netlink_ext_ack *extack)
+{
+	u32 i;
+
 	if ((chg->drop_pool || chg->drop_rule) && !dropped) {
 		if (chg->drop_pool)
 			NL_SET_ERR_MSG(extack,
@@ -487,37 +525,55 @@ static int l7_rules_change(struct net *net, const struct l7_rkey *key,
 		else
 			NL_SET_ERR_MSG(extack,
 				       "no rule with this id in this service");
-		err = -ENOENT;
-		goto free;
+		return -ENOENT;
 	}
-	if (chg->drop_pool && !chg->add_pool) {
-		for (i = 0; i < s->n_rules; i++) {
-			if (!s->rules[i]->reject &&
-			    !strcmp(s->rules[i]->pool, chg->drop_pool)) {
-				NL_SET_ERR_MSG(extack,
-					       "a rule of this service sends requests to this pool");
-				err = -EBUSY;
-				goto free;
-			}
+	if (!chg->drop_pool || chg->add_pool)
+		return 0;
+	for (i = 0; i < s->n_rules; i++) {
+		if (!s->rules[i]->reject &&
+		    !strcmp(s->rules[i]->pool, chg->drop_pool)) {
+			NL_SET_ERR_MSG(extack,
+				       "a rule of this service sends requests to this pool");
+			return -EBUSY;
 		}
+	}
+	return 0;
+}
+
+static int l7_rules_change(struct net *net, const struct l7_rkey *key,
+			   const struct l7_rchange *chg,
+			   struct netlink_ext_ack *extack)
+{
+	struct l7_rentry *e;
+	struct l7_rset *old, *s;
+	int err = -ENOMEM;
+
+	mutex_lock(&l7_rules_mutex);
+	e = l7_rentry_find(net, key);
+	old = l7_rentry_set(e);
+	s = l7_rset_alloc((old ? old->n_pools : 0) + 1,
+			  (old ? old->n_rules : 0) + 1);
+	if (!s)
+		goto out;
+	l7_ropts_merge(&s->opts, old, chg->opts, chg->opts_mask);
+	err = l7_rchange_check(s, chg, l7_rset_copy_kept(s, old, chg), extack);
+	if (err) {
+		l7_rset_free(s);
+		goto out;
 	}
 	if (chg->add_pool)
 		l7_rset_add_pool(s, chg->add_pool);
 	if (chg->add_rule)
 		l7_rset_add_rule(s, chg->add_rule);
 	err = l7_rules_publish(net, key, e, s, extack);
-	goto out;
-
-free:
-	l7_rset_free(s);
 out:
 	mutex_unlock(&l7_rules_mutex);
 	return err;
 }
 
-int l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
-		      struct l7_rrule *rule, bool replace,
-		      struct netlink_ext_ack *extack)
+int ip_vs_l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
+			    struct l7_rrule *rule, bool replace,
+			    struct netlink_ext_ack *extack)
 {
 	struct l7_rchange chg = {
 		.drop_rule = replace,
@@ -527,20 +583,20 @@ int l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
 
 	return l7_rules_change(net, key, &chg, extack);
 }
-EXPORT_SYMBOL_GPL(l7_rules_add_rule);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_add_rule);
 
-int l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
-		      struct netlink_ext_ack *extack)
+int ip_vs_l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
+			    struct netlink_ext_ack *extack)
 {
 	struct l7_rchange chg = { .drop_rule = true, .drop_id = id };
 
 	return l7_rules_change(net, key, &chg, extack);
 }
-EXPORT_SYMBOL_GPL(l7_rules_del_rule);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_del_rule);
 
-int l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
-		      struct l7_rpool *pool, bool replace,
-		      struct netlink_ext_ack *extack)
+int ip_vs_l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
+			    struct l7_rpool *pool, bool replace,
+			    struct netlink_ext_ack *extack)
 {
 	struct l7_rchange chg = {
 		.drop_pool = replace ? pool->name : NULL,
@@ -549,21 +605,21 @@ int l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
 
 	return l7_rules_change(net, key, &chg, extack);
 }
-EXPORT_SYMBOL_GPL(l7_rules_add_pool);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_add_pool);
 
-int l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
-		      const char *name, struct netlink_ext_ack *extack)
+int ip_vs_l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
+			    const char *name, struct netlink_ext_ack *extack)
 {
 	struct l7_rchange chg = { .drop_pool = name };
 
 	return l7_rules_change(net, key, &chg, extack);
 }
-EXPORT_SYMBOL_GPL(l7_rules_del_pool);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_del_pool);
 
-int l7_rules_set(struct net *net, const struct l7_rkey *key,
-		 struct l7_rpool **pools, u32 n_pools,
-		 struct l7_rrule **rules, u32 n_rules,
-		 struct netlink_ext_ack *extack)
+int ip_vs_l7_rules_set(struct net *net, const struct l7_rkey *key,
+		       struct l7_rpool **pools, u32 n_pools,
+		       struct l7_rrule **rules, u32 n_rules,
+		       struct netlink_ext_ack *extack)
 {
 	struct l7_rentry *e;
 	struct l7_rset *s;
@@ -585,11 +641,11 @@ int l7_rules_set(struct net *net, const struct l7_rkey *key,
 	mutex_unlock(&l7_rules_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_rules_set);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_set);
 
-int l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
-		      const struct l7_ropts *opts, u32 mask,
-		      struct netlink_ext_ack *extack)
+int ip_vs_l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
+			    const struct l7_ropts *opts, u32 mask,
+			    struct netlink_ext_ack *extack)
 {
 	struct l7_rchange chg = { .opts = opts, .opts_mask = mask };
 	int err = l7_rules_change(net, key, &chg, extack);
@@ -598,7 +654,7 @@ int l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
 		l7_service_opts_changed(net);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_rules_set_opts);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_set_opts);
 
 static void l7_rentry_remove(struct l7_rentry *e)
 {
@@ -629,15 +685,15 @@ static void __l7_rules_flush(struct net *net, const struct l7_rkey *key)
 }
 
 /* ... and the services of @net take their pools' mode from what is left */
-void l7_rules_flush(struct net *net, const struct l7_rkey *key)
+void ip_vs_l7_rules_flush(struct net *net, const struct l7_rkey *key)
 {
 	__l7_rules_flush(net, key);
 	l7_service_opts_changed(net);
 }
-EXPORT_SYMBOL_GPL(l7_rules_flush);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_flush);
 
-const struct l7_rset *l7_rules_lookup(const struct net *net,
-				      const struct l7_rkey *key)
+const struct l7_rset *ip_vs_l7_rules_lookup(const struct net *net,
+					    const struct l7_rkey *key)
 {
 	struct l7_rentry *e;
 
@@ -646,10 +702,11 @@ const struct l7_rset *l7_rules_lookup(const struct net *net,
 	e = l7_rentry_find(net, key);
 	return e ? rcu_dereference(e->set) : NULL;
 }
-EXPORT_SYMBOL_GPL(l7_rules_lookup);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_lookup);
 
-const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
-				    unsigned int n, struct l7_rkey *key)
+const struct l7_rset *ip_vs_l7_rules_walk(const struct net *net,
+					  unsigned int bucket, unsigned int n,
+					  struct l7_rkey *key)
 {
 	struct l7_rentry *e;
 
@@ -661,13 +718,13 @@ const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
 	}
 	return NULL;
 }
-EXPORT_SYMBOL_GPL(l7_rules_walk);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_walk);
 
-unsigned int l7_rules_generation(void)
+unsigned int ip_vs_l7_rules_generation(void)
 {
 	return READ_ONCE(l7_rules_gen);
 }
-EXPORT_SYMBOL_GPL(l7_rules_generation);
+EXPORT_SYMBOL_GPL(ip_vs_l7_rules_generation);
 
 /* IPVS flushes the namespace's services after: no pool is to refill */
 static void __net_exit l7_rules_net_exit(struct net *net)

@@ -148,42 +148,51 @@ struct l7_rset {
 	struct l7_rule		*match;		/* rules[i] for the matcher */
 };
 
-void l7_rpool_put(struct l7_rpool *pool);
-void l7_rrule_put(struct l7_rrule *rule);
+void ip_vs_l7_rpool_put(struct l7_rpool *pool);
+void ip_vs_l7_rrule_put(struct l7_rrule *rule);
 /* @r as the core's matcher takes it, its action pool index @pool */
-void l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r,
-		      u16 pool);
+void ip_vs_l7_rrule_to_core(struct l7_rule *out, const struct l7_rrule *r,
+			    u16 pool);
+/* the core's l7_rule_invalid() and the others, for ip_vs_l7_genl.ko */
+const char *ip_vs_l7_rule_invalid(const struct l7_rule *r,
+				  unsigned int npools);
+const char *ip_vs_l7_pool_policy_invalid(const struct l7_pool_policy *p);
+u64 ip_vs_l7_chash_member_id(const void *name, size_t len);
+unsigned int ip_vs_l7_chash_build(struct l7_chash_point *ring,
+				  const struct l7_chash_member *m,
+				  unsigned int n);
 
 /* writers: process context, each serialised by the store's mutex */
-int l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
-		      struct l7_rrule *rule, bool replace,
-		      struct netlink_ext_ack *extack);
-int l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
-		      struct netlink_ext_ack *extack);
-int l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
-		      struct l7_rpool *pool, bool replace,
-		      struct netlink_ext_ack *extack);
-int l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
-		      const char *name, struct netlink_ext_ack *extack);
-int l7_rules_set(struct net *net, const struct l7_rkey *key,
-		 struct l7_rpool **pools, u32 n_pools,
-		 struct l7_rrule **rules, u32 n_rules,
-		 struct netlink_ext_ack *extack);
-void l7_rules_flush(struct net *net, const struct l7_rkey *key);
+int ip_vs_l7_rules_add_rule(struct net *net, const struct l7_rkey *key,
+			    struct l7_rrule *rule, bool replace,
+			    struct netlink_ext_ack *extack);
+int ip_vs_l7_rules_del_rule(struct net *net, const struct l7_rkey *key, u32 id,
+			    struct netlink_ext_ack *extack);
+int ip_vs_l7_rules_add_pool(struct net *net, const struct l7_rkey *key,
+			    struct l7_rpool *pool, bool replace,
+			    struct netlink_ext_ack *extack);
+int ip_vs_l7_rules_del_pool(struct net *net, const struct l7_rkey *key,
+			    const char *name, struct netlink_ext_ack *extack);
+int ip_vs_l7_rules_set(struct net *net, const struct l7_rkey *key,
+		       struct l7_rpool **pools, u32 n_pools,
+		       struct l7_rrule **rules, u32 n_rules,
+		       struct netlink_ext_ack *extack);
+void ip_vs_l7_rules_flush(struct net *net, const struct l7_rkey *key);
 /* the options of @opts that @mask (1 << IPVS_L7_OPT_ATTR_*) names */
-int l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
-		      const struct l7_ropts *opts, u32 mask,
-		      struct netlink_ext_ack *extack);
+int ip_vs_l7_rules_set_opts(struct net *net, const struct l7_rkey *key,
+			    const struct l7_ropts *opts, u32 mask,
+			    struct netlink_ext_ack *extack);
 
 /* readers, under rcu_read_lock() */
-const struct l7_rset *l7_rules_lookup(const struct net *net,
-				      const struct l7_rkey *key);
+const struct l7_rset *ip_vs_l7_rules_lookup(const struct net *net,
+					    const struct l7_rkey *key);
 /* dumps: the set of the @n-th key of @net in hash bucket @bucket */
 #define L7_RKEY_HASH_BITS	6
 #define L7_RKEY_BUCKETS		(1U << L7_RKEY_HASH_BITS)
-const struct l7_rset *l7_rules_walk(const struct net *net, unsigned int bucket,
-				    unsigned int n, struct l7_rkey *key);
-unsigned int l7_rules_generation(void);
+const struct l7_rset *ip_vs_l7_rules_walk(const struct net *net,
+					  unsigned int bucket, unsigned int n,
+					  struct l7_rkey *key);
+unsigned int ip_vs_l7_rules_generation(void);
 
 /* under RCU: how requests to the key of @set (NULL: none) carry the client */
 static inline enum l7_fwd_mode l7_rset_forwarded(const struct l7_rset *set,

@@ -386,6 +386,8 @@ static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
 	u32 payload = s.len - th->fin;
 	unsigned int flags;
 
+	lockdep_assert_held(&c->lock);
+
 	/*
 	 * The window and timestamp were taken where core/tcp_accept.c said
 	 * (l7_client_segment()); an ACK or seq of nothing on C is never
@@ -418,6 +420,8 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 
+	lockdep_assert_held(&c->lock);
+
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
 	return l7_c2b_send(c, b, skb, &o, &s);
@@ -431,6 +435,8 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
 			      struct sk_buff *skb, bool fin)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (fin) {
 		c->c_fin = true;
 		l7_tunnel_track_close(c);
@@ -505,6 +511,8 @@ enum l7_body_act l7_splice_body(struct l7_conn *c, struct l7_binding *b,
 	struct l7_req_seg rs;
 	struct tcphdr *th;
 	bool ended;
+
+	lockdep_assert_held(&c->lock);
 
 	if (l7_seg_take(skb, &bs->o, &bs->s))
 		return L7_BODY_DROP;
@@ -631,11 +639,11 @@ static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
 				    L7_CHALLENGE_GAP))
 		return;
 	if (th->rst || th->syn)
-		l7_binding_ack(c, b, b->rsp_guard.rcv_nxt);
+		l7_binding_send_ack(c, b, b->rsp_guard.rcv_nxt);
 	else if (dup.end != dup.start && !after(dup.end, b->b_rcv_wup))
 		l7_binding_dsack(c, b, &dup);
 	else
-		l7_binding_ack(c, b, b->b_rcv_wup);
+		l7_binding_send_ack(c, b, b->b_rcv_wup);
 }
 
 /*
@@ -817,7 +825,7 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 	if (before(s->ack, c->c_acked))
 		s->ack = c->c_acked;
 	else if (tcp_hdr(skb)->ack)
-		l7_client_acked(c, s->ack);
+		l7_client_ack_sent(c, s->ack);
 	if (tcp_hdr(skb)->ack)
 		l7_client_announced(c, s->ack, s->win);
 	/* and the client's PAWS check sees one clock across bindings */
@@ -858,6 +866,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	struct tcphdr *th;
 	bool cut = true;
 	u32 payload;
+
+	lockdep_assert_held(&c->lock);
 
 	if (tcp_hdr(skb)->syn)
 		return l7_b2c_syn(c, b, skb);

@@ -133,7 +133,7 @@ static bool l7_service_no_prefork(const struct l7_service *ls)
 
 	l7_rkey_init(&key, ls->af, &ls->vaddr, ls->vport);
 	rcu_read_lock();
-	set = l7_rules_lookup(ls->net, &key);
+	set = ip_vs_l7_rules_lookup(ls->net, &key);
 	off = set && set->opts.prefork == IPVS_L7_PREFORK_OFF;
 	rcu_read_unlock();
 	return off;
@@ -258,55 +258,69 @@ static void l7_defrag_disable(struct net *net, u16 af)
 		nf_defrag_ipv4_disable(net);
 }
 
-int l7_service_init(struct ip_vs_service *svc)
+static struct l7_service *l7_service_alloc(struct ip_vs_service *svc)
 {
 	struct l7_service *ls;
-	struct ip_vs_dest *dest;
-	int err;
 
-	if (!l7_net_allowed(svc->ipvs->net)) {
-		pr_info_ratelimited("l7: refused a service in a network namespace outside the initial user namespace\n");
-		return -EPERM;
-	}
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
-		return -ENOMEM;
+		return NULL;
 	ls->stats = alloc_percpu(struct l7_service_stats);
 	if (!ls->stats) {
-		err = -ENOMEM;
-		goto free;
+		kfree(ls);
+		return NULL;
 	}
 	ls->svc = svc;
 	ls->net = svc->ipvs->net;
 	INIT_LIST_HEAD(&ls->dests);
 	spin_lock_init(&ls->waitq_lock);
 	INIT_LIST_HEAD(&ls->waitq);
+	return ls;
+}
 
-	/*
-	 * The packet hooks, and the whole datagrams they need (a fragmented
-	 * segment would otherwise reach the local stack (RST) or IPVS (an L4
-	 * connection) reassembled), come with such a service: only
-	 * namespaces with one pay for them.  Both count their users per
-	 * namespace.
-	 */
-	if (l7_service_spliced(svc)) {
-		err = l7_hook_get(ls->net);
-		if (err)
-			goto free;
-		err = l7_defrag_enable(ls->net, svc->af);
-		if (err)
-			goto hook;
-		/* the hook looks up packets to the VIP's port from now on */
-		err = l7_ports_add(ls->net, true, svc->port);
-		if (err) {
-			l7_defrag_disable(ls->net, svc->af);
-			goto hook;
-		}
-	}
+static void l7_service_free(struct l7_service *ls)
+{
+	free_percpu(ls->stats);
+	kfree(ls);
+}
 
+/*
+ * The packet hooks, and the whole datagrams they need (a fragmented
+ * segment would otherwise reach the local stack (RST) or IPVS (an L4
+ * connection) reassembled), come with a spliced service: only namespaces
+ * with one pay for them.  Both count their users per namespace.
+ */
+static int l7_service_hook(struct l7_service *ls,
+			   const struct ip_vs_service *svc)
+{
+	int err;
+
+	err = l7_hook_get(ls->net);
+	if (err)
+		return err;
+	err = l7_defrag_enable(ls->net, svc->af);
+	if (err)
+		goto hook;
+	/* the hook looks up packets to the VIP's port from now on */
+	err = l7_ports_add(ls->net, true, svc->port);
+	if (err)
+		goto defrag;
+	return 0;
+
+defrag:
+	l7_defrag_disable(ls->net, svc->af);
+hook:
+	l7_hook_put(ls->net);
+	return err;
+}
+
+/* In the list of services, and in the VIP hash if @spliced. */
+static void l7_service_publish(struct l7_service *ls,
+			       const struct ip_vs_service *svc, bool spliced)
+{
 	mutex_lock(&l7_services_mutex);
 	list_add_tail(&ls->list, &l7_services);
-	if (l7_service_spliced(svc)) {
+	if (spliced) {
 		ls->af = svc->af;
 		ls->vaddr = svc->addr;
 		ls->vport = svc->port;
@@ -318,6 +332,30 @@ int l7_service_init(struct ip_vs_service *svc)
 							      ls->vport)]);
 	}
 	mutex_unlock(&l7_services_mutex);
+}
+
+int l7_service_init(struct ip_vs_service *svc)
+{
+	bool spliced = l7_service_spliced(svc);
+	struct l7_service *ls;
+	struct ip_vs_dest *dest;
+	int err;
+
+	if (!l7_net_allowed(svc->ipvs->net)) {
+		pr_info_ratelimited("l7: refused a service in a network namespace outside the initial user namespace\n");
+		return -EPERM;
+	}
+	ls = l7_service_alloc(svc);
+	if (!ls)
+		return -ENOMEM;
+	if (spliced) {
+		err = l7_service_hook(ls, svc);
+		if (err) {
+			l7_service_free(ls);
+			return err;
+		}
+	}
+	l7_service_publish(ls, svc, spliced);
 	svc->sched_data = ls;
 
 	/* "ipvsadm -E -s l7" binds a service that already has servers */
@@ -329,13 +367,6 @@ int l7_service_init(struct ip_vs_service *svc)
 		}
 	}
 	return 0;
-
-hook:
-	l7_hook_put(ls->net);
-free:
-	free_percpu(ls->stats);
-	kfree(ls);
-	return err;
 }
 
 void l7_service_done(struct ip_vs_service *svc)
@@ -366,8 +397,7 @@ void l7_service_done(struct ip_vs_service *svc)
 	if (ls->hashed)
 		l7_hook_put(ls->net);
 	svc->sched_data = NULL;
-	free_percpu(ls->stats);
-	kfree(ls);
+	l7_service_free(ls);
 }
 
 int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest)

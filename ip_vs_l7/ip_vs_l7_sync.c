@@ -1048,16 +1048,10 @@ static void l7_sync_free(struct l7_sync *s)
 	kfree_sensitive(s);
 }
 
-static struct l7_sync *l7_sync_alloc(struct net *net,
-				     const struct l7_sync_cfg *cfg,
-				     struct netlink_ext_ack *extack)
+/* @s's settings, clocks, locks and works, from @cfg but for its key */
+static void l7_sync_setup(struct l7_sync *s, struct net *net,
+			  const struct l7_sync_cfg *cfg)
 {
-	struct l7_sync *s;
-	int err;
-
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
 	s->cfg = *cfg;
 	memzero_explicit(s->cfg.key, sizeof(s->cfg.key));
 	s->net = net;
@@ -1073,40 +1067,60 @@ static struct l7_sync *l7_sync_alloc(struct net *net,
 	INIT_WORK(&s->recv, l7_sync_recv_work);
 	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
 	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
+}
 
+/* The workqueue, the datagram buffers, and what @s's roles keep. */
+static int l7_sync_alloc_bufs(struct l7_sync *s)
+{
+	int err;
+
+	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
+	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
+	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
+	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
+	if (!s->wq || !s->tx_buf || !s->rx_buf)
+		return -ENOMEM;
+	if (l7_sync_sends(s)) {
+		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
+				    GFP_KERNEL);
+		if (!s->queue)
+			return -ENOMEM;
+	}
+	if (l7_sync_keeps(s)) {
+		err = l7_sync_store_init(s);
+		if (err)
+			return err;
+		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
+					  sizeof(*s->probe_batch), GFP_KERNEL);
+		s->probe_idx = kvcalloc(L7_SYNC_PROBE_BATCH,
+					sizeof(*s->probe_idx), GFP_KERNEL);
+		if (!s->probe_batch || !s->probe_idx)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct l7_sync *l7_sync_alloc(struct net *net,
+				     const struct l7_sync_cfg *cfg,
+				     struct netlink_ext_ack *extack)
+{
+	struct l7_sync *s;
+	int err;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	l7_sync_setup(s, net, cfg);
 	err = l7_sync_keys(s, cfg->key);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "no hmac(sha256) or rfc7539(chacha20,poly1305) in the kernel's crypto API");
 		goto fail;
 	}
 	err = l7_sync_open(s, extack);
+	if (!err)
+		err = l7_sync_alloc_bufs(s);
 	if (err)
 		goto fail;
-	err = -ENOMEM;
-	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
-	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
-	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
-	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
-	if (!s->wq || !s->tx_buf || !s->rx_buf)
-		goto fail;
-	if (l7_sync_sends(s)) {
-		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
-				    GFP_KERNEL);
-		if (!s->queue)
-			goto fail;
-	}
-	if (l7_sync_keeps(s)) {
-		err = l7_sync_store_init(s);
-		if (err)
-			goto fail;
-		err = -ENOMEM;
-		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
-					  sizeof(*s->probe_batch), GFP_KERNEL);
-		s->probe_idx = kvcalloc(L7_SYNC_PROBE_BATCH,
-					sizeof(*s->probe_idx), GFP_KERNEL);
-		if (!s->probe_batch || !s->probe_idx)
-			goto fail;
-	}
 	return s;
 
 fail:
@@ -1131,8 +1145,8 @@ static void l7_sync_listen(struct l7_sync *s)
 	queue_delayed_work(s->wq, &s->hello, 0);
 }
 
-int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
-		  struct netlink_ext_ack *extack)
+int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
+			struct netlink_ext_ack *extack)
 {
 	struct l7_sync_net *sn = l7_sync_net(net);
 	struct l7_sync *s;
@@ -1155,7 +1169,7 @@ out:
 	mutex_unlock(&l7_sync_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_sync_start);
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_start);
 
 static int __l7_sync_stop(struct net *net)
 {
@@ -1182,7 +1196,7 @@ static int __l7_sync_stop(struct net *net)
 	return 0;
 }
 
-int l7_sync_stop(struct net *net)
+int ip_vs_l7_sync_stop(struct net *net)
 {
 	int err;
 
@@ -1191,10 +1205,10 @@ int l7_sync_stop(struct net *net)
 	mutex_unlock(&l7_sync_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_sync_stop);
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_stop);
 
-int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
-		struct l7_sync_stats *st, u32 *dgram_max)
+int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
+		      struct l7_sync_stats *st, u32 *dgram_max)
 {
 	struct l7_sync *s;
 	int err = 0;
@@ -1240,12 +1254,12 @@ out:
 	mutex_unlock(&l7_sync_mutex);
 	return err;
 }
-EXPORT_SYMBOL_GPL(l7_sync_get);
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_get);
 
 /* the namespace goes: its kernel socket must go before it */
 static void __net_exit l7_sync_net_exit(struct net *net)
 {
-	l7_sync_stop(net);	/* -ENOENT: none ran there */
+	ip_vs_l7_sync_stop(net);	/* -ENOENT: none ran there */
 }
 
 static struct pernet_operations l7_sync_net_ops = {

@@ -62,16 +62,16 @@ struct l7_sync_stats {
 	u64	busy;
 };
 
-int l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
-		  struct netlink_ext_ack *extack);
-int l7_sync_stop(struct net *net);
+int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
+			struct netlink_ext_ack *extack);
+int ip_vs_l7_sync_stop(struct net *net);
 
 /*
  * The running channel's settings (the key zeroed) and counters, and the
  * largest datagram it sends; -ENOENT if none runs.
  */
-int l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
-		struct l7_sync_stats *st, u32 *dgram_max);
+int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
+		      struct l7_sync_stats *st, u32 *dgram_max);
 
 /* A running master's sync_idle in jiffies, else 0. */
 u32 l7_sync_idle(struct net *net);

@@ -148,7 +148,8 @@ int l7_nl_start_sync(struct sk_buff *skb, struct genl_info *info)
 	err = l7_nl_sync_cfg(info->attrs[IPVS_L7_ATTR_SYNC], &cfg,
 			     info->extack);
 	if (!err)
-		err = l7_sync_start(genl_info_net(info), &cfg, info->extack);
+		err = ip_vs_l7_sync_start(genl_info_net(info), &cfg,
+					  info->extack);
 	memzero_explicit(cfg.key, sizeof(cfg.key));
 	return err;
 }
@@ -159,7 +160,7 @@ int l7_nl_stop_sync(struct sk_buff *skb, struct genl_info *info)
 
 	if (err)
 		return err;
-	err = l7_sync_stop(genl_info_net(info));
+	err = ip_vs_l7_sync_stop(genl_info_net(info));
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG(info->extack, "no sync channel runs");
 	return err;
@@ -243,7 +244,7 @@ int l7_nl_get_sync(struct sk_buff *skb, struct genl_info *info)
 	err = l7_nl_net_allowed(net, info->extack);
 	if (err)
 		return err;
-	err = l7_sync_get(net, &cfg, &st, &dgram_max);
+	err = ip_vs_l7_sync_get(net, &cfg, &st, &dgram_max);
 	if (err) {
 		NL_SET_ERR_MSG(info->extack, "no sync channel runs");
 		return err;

@@ -238,12 +238,6 @@ static u16 l7_client_win(const struct l7_conn *c)
 	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
 }
 
-/* The window we announce to the client, in bytes. */
-u32 l7_client_rcv_wnd(const struct l7_conn *c)
-{
-	return l7_win_bytes(l7_client_win(c), c->d_wscale);
-}
-
 /* A segment to the client from VIP:port: flags, @len bytes of @data. */
 static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 			   const void *data, u32 len)
@@ -278,19 +272,19 @@ static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
 		want.tsecr = c->c_tsval;
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
-	l7_client_acked(c, s.ack);
+	l7_client_ack_sent(c, s.ack);
 	l7_client_announced(c, s.ack, s.win);
 	l7_xmit(c->net, &s);
 }
 
 /*
  * ... acknowledging everything taken so far, short of client bytes a
- * server may still lack (l7_client_ack_point())
+ * server may still lack (l7_client_ack_seq())
  */
 void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
 		    u32 len)
 {
-	l7_client_xmit(c, flags, seq, l7_client_ack_point(c), data, len);
+	l7_client_xmit(c, flags, seq, l7_client_ack_seq(c), data, len);
 }
 
 /*

@@ -73,7 +73,7 @@ static bool rcv_valid(const struct l7_ckpt_conn *c)
 /*
  * The send side: at a boundary everything sent is acknowledged; the
  * first byte is less than 2^31 behind (the glue pulls it along past
- * 2^30, l7_client_ack()), so that modular comparisons with it mean what
+ * 2^30, l7_take_client_ack()), so that modular comparisons with it mean what
  * they say; the largest window the client announced is one a window
  * field can announce, and no smaller than the one it announces now.
  */
@@ -536,16 +536,6 @@ uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,
 			const struct l7_ckpt_tuple *t)
 {
 	return tuple_hash(s, t);
-}
-
-const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
-					  const struct l7_ckpt_tuple *t)
-{
-	uint32_t i = slot_find(s, t);
-
-	if (i == L7_CKPT_NIL || s->slots[i].tomb)
-		return NULL;
-	return &s->slots[i];
 }
 
 bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g)

@@ -359,10 +359,6 @@ bool l7_ckpt_probe_mark(struct l7_ckpt_store *s, uint32_t i,
 bool l7_ckpt_expire(struct l7_ckpt_store *s, uint32_t i,
 		    const struct l7_ckpt_conn *k);
 
-/* The tuple's record, or NULL (none, or a tombstone). */
-const struct l7_ckpt_slot *l7_ckpt_lookup(const struct l7_ckpt_store *s,
-					  const struct l7_ckpt_tuple *t);
-
 /* The first segment of a client to a VIP, with no connection there. */
 struct l7_ckpt_seg {
 	struct l7_ckpt_tuple t;

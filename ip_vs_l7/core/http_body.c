@@ -40,20 +40,6 @@ enum {
 	X_QPAIR,	/* the byte after a backslash in a quoted string */
 };
 
-static const char *const err_names[L7_BODY_E_COUNT] = {
-	[L7_BODY_E_NONE]		= "none",
-	[L7_BODY_E_CHUNK_SIZE]		= "bad chunk size",
-	[L7_BODY_E_CHUNK_EXT]		= "bad chunk extension",
-	[L7_BODY_E_CHUNK_LINE_TOO_LARGE] = "chunk-size line too large",
-	[L7_BODY_E_CHUNK_DATA_END]	= "chunk data not followed by CRLF",
-	[L7_BODY_E_LINE_END]		= "bare CR or LF",
-	[L7_BODY_E_TRAILER]		= "bad trailer field name",
-	[L7_BODY_E_TRAILER_VALUE]	= "bad trailer field value",
-	[L7_BODY_E_OBS_FOLD]		= "folded or whitespace-led trailer line",
-	[L7_BODY_E_TRAILER_TOO_LARGE]	= "trailer section too large",
-	[L7_BODY_E_TOO_MANY_TRAILERS]	= "too many trailer fields",
-};
-
 static enum l7_body_status fail(struct l7_http_body *b, enum l7_body_err err)
 {
 	b->err = err;
@@ -369,11 +355,4 @@ enum l7_body_status l7_http_body_feed(struct l7_http_body *b,
 bool l7_http_body_done(const struct l7_http_body *b)
 {
 	return b->state == B_DONE;
-}
-
-const char *l7_body_err_name(enum l7_body_err err)
-{
-	if ((unsigned int)err >= L7_BODY_E_COUNT)
-		return "unknown";
-	return err_names[err];
 }

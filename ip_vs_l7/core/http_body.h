@@ -107,6 +107,4 @@ void l7_http_body_skip(struct l7_http_body *b, uint64_t n);
 
 bool l7_http_body_done(const struct l7_http_body *b);
 
-const char *l7_body_err_name(enum l7_body_err err);
-
 #endif /* _IP_VS_L7_CORE_HTTP_BODY_H */

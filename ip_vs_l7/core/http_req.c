@@ -33,27 +33,6 @@ static const char *const method_names[] = {
 	"CONNECT",
 };
 
-static const char *const err_names[L7_HTTP_E_COUNT] = {
-	[L7_HTTP_E_NONE]		= "none",
-	[L7_HTTP_E_METHOD]		= "bad method",
-	[L7_HTTP_E_METHOD_UNSUPPORTED]	= "method not implemented",
-	[L7_HTTP_E_TARGET]		= "bad request-target",
-	[L7_HTTP_E_VERSION]		= "bad HTTP version",
-	[L7_HTTP_E_VERSION_UNSUPPORTED]	= "HTTP version not supported",
-	[L7_HTTP_E_LINE_END]		= "bare CR or LF",
-	[L7_HTTP_E_HEADER_NAME]		= "bad header name",
-	[L7_HTTP_E_OBS_FOLD]		= "folded or whitespace-led header line",
-	[L7_HTTP_E_HEADER_VALUE]	= "bad header value",
-	[L7_HTTP_E_HOST]		= "missing, repeated or bad Host",
-	[L7_HTTP_E_CONTENT_LENGTH]	= "bad, repeated or list Content-Length",
-	[L7_HTTP_E_TE_AND_CL]		= "Transfer-Encoding with Content-Length",
-	[L7_HTTP_E_TRANSFER_ENCODING]	= "bad Transfer-Encoding",
-	[L7_HTTP_E_BLANK_LINES]		= "too many empty lines before the request",
-	[L7_HTTP_E_EXPECT]		= "unsupported expectation",
-	[L7_HTTP_E_HEAD_TOO_LARGE]	= "request head too large",
-	[L7_HTTP_E_TOO_MANY_HEADERS]	= "too many header fields",
-};
-
 static enum l7_http_status fail(struct l7_http_req *r, enum l7_http_err err)
 {
 	r->err = err;
@@ -784,21 +763,6 @@ int l7_http_err_status(enum l7_http_err err)
 	default:
 		return 400;
 	}
-}
-
-const char *l7_http_err_name(enum l7_http_err err)
-{
-	if ((unsigned int)err >= L7_HTTP_E_COUNT)
-		return "unknown";
-	return err_names[err];
-}
-
-const char *l7_http_method_name(enum l7_http_method m)
-{
-	if (m == L7_HTTP_M_OTHER ||
-	    (unsigned int)m > L7_ARRAY_SIZE(method_names))
-		return "OTHER";
-	return method_names[m - 1];
 }
 
 bool l7_http_method_idempotent(enum l7_http_method m)

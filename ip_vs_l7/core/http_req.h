@@ -139,8 +139,6 @@ enum l7_http_status l7_http_req_feed(struct l7_http_req *r,
 
 /* The status line the director answers a failed head with: 400, 431... */
 int l7_http_err_status(enum l7_http_err err);
-const char *l7_http_err_name(enum l7_http_err err);
-const char *l7_http_method_name(enum l7_http_method m);
 
 /* Whether a retry on another connection cannot change server state. */
 bool l7_http_method_idempotent(enum l7_http_method m);

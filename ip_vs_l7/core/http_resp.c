@@ -26,30 +26,6 @@ enum {
 	S_ERROR,
 };
 
-static const char *const err_names[L7_RESP_E_COUNT] = {
-	[L7_RESP_E_NONE]		= "none",
-	[L7_RESP_E_VERSION]		= "bad HTTP version",
-	[L7_RESP_E_VERSION_UNSUPPORTED]	= "HTTP version not supported",
-	[L7_RESP_E_STATUS]		= "bad status code",
-	[L7_RESP_E_REASON]		= "bad reason phrase",
-	[L7_RESP_E_LINE_END]		= "bare CR or LF",
-	[L7_RESP_E_HEADER_NAME]		= "bad header name",
-	[L7_RESP_E_OBS_FOLD]		= "folded or whitespace-led header line",
-	[L7_RESP_E_HEADER_VALUE]	= "bad header value",
-	[L7_RESP_E_CONTENT_LENGTH]	= "bad Content-Length",
-	[L7_RESP_E_TE_AND_CL]		= "Transfer-Encoding with Content-Length",
-	[L7_RESP_E_TRANSFER_ENCODING]	= "bad Transfer-Encoding",
-	[L7_RESP_E_HEAD_TOO_LARGE]	= "response head too large",
-	[L7_RESP_E_TOO_MANY_HEADERS]	= "too many header fields",
-	[L7_RESP_E_CHUNK_SIZE]		= "bad chunk size",
-	[L7_RESP_E_CHUNK_EXT]		= "bad chunk extension",
-	[L7_RESP_E_CHUNK_LINE_TOO_LARGE] = "chunk-size line too large",
-	[L7_RESP_E_CHUNK_DATA_END]	= "chunk data not followed by CRLF",
-	[L7_RESP_E_TRAILER_TOO_LARGE]	= "trailer section too large",
-	[L7_RESP_E_TRUNCATED]		= "connection closed inside a response",
-	[L7_RESP_E_CLOSED]		= "connection closed before a response",
-};
-
 static enum l7_resp_status fail(struct l7_http_resp *r, enum l7_resp_err err)
 {
 	r->err = err;
@@ -661,11 +637,4 @@ enum l7_resp_status l7_http_resp_eof(struct l7_http_resp *r)
 		break;
 	}
 	return fail(r, L7_RESP_E_TRUNCATED);
-}
-
-const char *l7_resp_err_name(enum l7_resp_err err)
-{
-	if ((unsigned int)err >= L7_RESP_E_COUNT)
-		return "unknown";
-	return err_names[err];
 }

@@ -173,6 +173,4 @@ uint64_t l7_http_resp_skippable(const struct l7_http_resp *r);
  */
 void l7_http_resp_skip(struct l7_http_resp *r, uint64_t n);
 
-const char *l7_resp_err_name(enum l7_resp_err err);
-
 #endif /* _IP_VS_L7_CORE_HTTP_RESP_H */

@@ -86,7 +86,6 @@ uint64_t l7_chash_member_id(const void *name, size_t len)
 {
 	return l7_siphash(L7_HASH_K1, L7_HASH_K0, name, len);
 }
-L7_EXPORT(l7_chash_member_id);
 
 /* ---- weighted least-outstanding ---- */
 
@@ -242,7 +241,6 @@ unsigned int l7_chash_build(struct l7_chash_point *ring,
 	ring_sort(ring, k);
 	return k;
 }
-L7_EXPORT(l7_chash_build);
 
 /* First point at or after @h, wrapping to 0. */
 static unsigned int ring_find(const struct l7_chash_point *r, unsigned int n,

@@ -747,7 +747,6 @@ const char *l7_rule_invalid(const struct l7_rule *r, unsigned int npools)
 	}
 	return why ? why : cookie_invalid(&r->cookie);
 }
-L7_EXPORT(l7_rule_invalid);
 
 const char *l7_pool_policy_invalid(const struct l7_pool_policy *p)
 {
@@ -768,4 +767,3 @@ const char *l7_pool_policy_invalid(const struct l7_pool_policy *p)
 	}
 	return "unknown hash key";
 }
-L7_EXPORT(l7_pool_policy_invalid);

@@ -300,15 +300,3 @@ bool l7_sack_dup(const struct l7_tcp_sack_block *blk, unsigned int n,
 	*dup = blk[0];
 	return true;
 }
-
-enum l7_where l7_binding_client_ack(const struct l7_binding_map *m,
-				    uint32_t ack)
-{
-	return l7_range_where(&m->rsp_range, ack);
-}
-
-enum l7_where l7_binding_backend_ack(const struct l7_binding_map *m,
-				     uint32_t ack)
-{
-	return l7_range_where(&m->req_range, l7_seq_inv(&m->req, ack));
-}

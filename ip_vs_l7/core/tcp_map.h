@@ -260,10 +260,4 @@ unsigned int l7_sack_b2c(const struct l7_binding_map *m,
 bool l7_sack_dup(const struct l7_tcp_sack_block *blk, unsigned int n,
 		 uint32_t ack, struct l7_tcp_sack_block *dup);
 
-/* Where an ACK from the client (for the response) or backend lies. */
-enum l7_where l7_binding_client_ack(const struct l7_binding_map *m,
-				    uint32_t ack);
-enum l7_where l7_binding_backend_ack(const struct l7_binding_map *m,
-				     uint32_t ack);
-
 #endif /* _IP_VS_L7_CORE_TCP_MAP_H */

@@ -280,24 +280,6 @@ int l7_tcp_opts_set_sack(uint8_t *opt, unsigned int len, struct l7_tcp_opts *o,
 	return 0;
 }
 
-/*
- * The director's path MTU towards one side may be smaller than what the
- * other side announced; a smaller MSS is always safe to announce.
- */
-int l7_tcp_opts_clamp_mss(uint8_t *opt, unsigned int len,
-			  struct l7_tcp_opts *o, uint16_t max)
-{
-	if (!(o->present & L7_TCPO_MSS))
-		return L7_TCPOPT_E_ABSENT;
-	if (!fits(len, o->off_mss, L7_TCPOLEN_MSS))
-		return L7_TCPOPT_E_RANGE;
-	if (o->mss <= max)
-		return 0;
-	put16(opt + o->off_mss + 2, max);
-	o->mss = max;
-	return 1;
-}
-
 /* ---- building the director's own options ---- */
 
 static unsigned int build_len(const struct l7_tcp_opts *want,

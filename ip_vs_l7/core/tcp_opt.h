@@ -119,10 +119,6 @@ int l7_tcp_opts_set_ts(uint8_t *opt, unsigned int len, struct l7_tcp_opts *o,
 int l7_tcp_opts_set_sack(uint8_t *opt, unsigned int len, struct l7_tcp_opts *o,
 			 const struct l7_tcp_sack_block *blk, unsigned int n);
 
-/* Lower the MSS to @max if above.  Returns 1 if changed, 0 if not. */
-int l7_tcp_opts_clamp_mss(uint8_t *opt, unsigned int len,
-			  struct l7_tcp_opts *o, uint16_t max);
-
 /*
  * The options of a segment of the director's on an established
  * connection: timestamps when @ts, and @dup - a duplicate the receiver

@@ -14,6 +14,25 @@
 #include "tcp_guard.h"
 #include "l7_test.h"
 
+/* The tuple's record, or NULL (none, or a tombstone), read off its chain. */
+static inline const struct l7_ckpt_slot *held(const struct l7_ckpt_store *s,
+					      const struct l7_ckpt_tuple *t)
+{
+	uint32_t i;
+
+	for (i = s->buckets[l7_ckpt_bucket(s, t)]; i != L7_CKPT_NIL;
+	     i = s->slots[i].hnext) {
+		const struct l7_ckpt_tuple *u = &s->slots[i].conn.t;
+
+		if (u->family == t->family && u->cport == t->cport &&
+		    u->vport == t->vport &&
+		    !memcmp(u->caddr, t->caddr, sizeof(u->caddr)) &&
+		    !memcmp(u->vaddr, t->vaddr, sizeof(u->vaddr)))
+			return s->slots[i].tomb ? NULL : &s->slots[i];
+	}
+	return NULL;
+}
+
 #define MTU_PAYLOAD	1472	/* UDP over IPv4 at MTU 1500 */
 
 static struct l7_ckpt_tuple tuple4(uint8_t host, uint16_t cport)
@@ -286,7 +305,7 @@ static void store_init(struct store *st)
 
 static uint64_t held_gen(const struct store *st, struct l7_ckpt_tuple t)
 {
-	const struct l7_ckpt_slot *e = l7_ckpt_lookup(&st->s, &t);
+	const struct l7_ckpt_slot *e = held(&st->s, &t);
 
 	return e ? e->conn.gen : 0;
 }
@@ -345,7 +364,7 @@ static void delete_then_stale_upsert(void)
 	store_init(&st);
 	put(&st, upsert(conn_of(t, 5)));
 	CHECK(put(&st, delete_of(t, 6)) == L7_CKPT_DELETED, "delete");
-	CHECK(!l7_ckpt_lookup(&st.s, &t), "gone");
+	CHECK(!held(&st.s, &t), "gone");
 	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STALE, "resent");
 	CHECK(put(&st, upsert(conn_of(t, 6))) == L7_CKPT_STALE, "same gen");
 	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_NONE,
@@ -363,7 +382,7 @@ static void delete_then_stale_upsert(void)
 	CHECK(held_gen(&st, t) == 7, "later connection kept");
 	/* and one of the same generation wins */
 	CHECK(put(&st, delete_of(t, 7)) == L7_CKPT_DELETED, "same gen");
-	CHECK(!l7_ckpt_lookup(&st.s, &t), "deleted");
+	CHECK(!held(&st.s, &t), "deleted");
 }
 
 /* The oldest record goes first, counted; what goes raises the floor. */
@@ -385,7 +404,7 @@ static void eviction_counted(void)
 	CHECK(st.s.stats.evicted == 1 && st.s.recs.count == CAP_RECS,
 	      "evicted %llu, %u held",
 	      (unsigned long long)st.s.stats.evicted, st.s.recs.count);
-	CHECK(!l7_ckpt_lookup(&st.s, &t[1]) && held_gen(&st, t[0]) == 20,
+	CHECK(!held(&st.s, &t[1]) && held_gen(&st, t[0]) == 20,
 	      "the oldest went");
 	CHECK(st.s.floor == 11, "floor %llu", (unsigned long long)st.s.floor);
 	CHECK(put(&st, upsert(conn_of(t[1], 11))) == L7_CKPT_STALE,
@@ -471,7 +490,7 @@ static void check_refused(const struct l7_ckpt_conn *c,
 	store_init(&st);
 	put(&st, upsert(*c));
 	CHECK(l7_ckpt_adopt(&st.s, g, 0, &out) == L7_CKPT_REFUSE, "%s", why);
-	CHECK(!l7_ckpt_lookup(&st.s, &c->t), "%s: record kept", why);
+	CHECK(!held(&st.s, &c->t), "%s: record kept", why);
 	CHECK(l7_ckpt_adopt(&st.s, &right, 0, &out) == L7_CKPT_NONE,
 	      "%s: adopted after", why);
 	CHECK(st.s.stats.refused == 1 && !st.s.stats.adopted, "%s: counts",
@@ -522,7 +541,7 @@ static void past_answer_waits_once(void)
 	store_init(&st);
 	put(&st, upsert(c));
 	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_WAIT, "waits");
-	CHECK(l7_ckpt_lookup(&st.s, &c.t), "record kept");
+	CHECK(held(&st.s, &c.t), "record kept");
 	data = seg_fits(&c);
 	CHECK(l7_ckpt_adopt(&st.s, &data, 0, &out) == L7_CKPT_ADOPT,
 	      "retransmission adopted");
@@ -542,7 +561,7 @@ static void past_answer_waits_once(void)
 	past.seq = c.rcv_edge + 1;
 	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_PROBE,
 	      "past the window: blind, probed");
-	CHECK(l7_ckpt_lookup(&st.s, &c.t), "past the window: record kept");
+	CHECK(held(&st.s, &c.t), "past the window: record kept");
 	put(&st, upsert(conn_of(c.t, 13)));
 	past.seq = c.rcv_nxt + 1;
 	past.ack = c.snd_nxt + 1;
@@ -572,7 +591,7 @@ static void slot_walk_finds_records(void)
 		if (!l7_ckpt_slot_live(&st.s, i))
 			continue;
 		live++;
-		if (!l7_ckpt_lookup(&st.s, &st.slots[i].conn.t))
+		if (!held(&st.s, &st.slots[i].conn.t))
 			tomb_live++;
 	}
 	CHECK(live == 3 && (int)st.s.recs.count == 3,
@@ -772,7 +791,7 @@ static void blind_segment_probed(void)
 	CHECK(l7_ckpt_adopt(&st.s, &blind, 1000, &out) == L7_CKPT_PROBE,
 	      "probe");
 	CHECK(conn_eq(&out.conn, &c), "the record's probe");
-	CHECK(l7_ckpt_lookup(&st.s, &c.t), "record kept");
+	CHECK(held(&st.s, &c.t), "record kept");
 	CHECK(l7_ckpt_adopt(&st.s, &blind, 1499, &out) == L7_CKPT_WAIT,
 	      "within 500 ms: dropped, no probe");
 	CHECK(l7_ckpt_adopt(&st.s, &blind, 1500, &out) == L7_CKPT_PROBE,
@@ -800,12 +819,12 @@ static void blind_segment_probed(void)
 	blind.seq = c.rcv_nxt + (1u << 31);
 	CHECK(l7_ckpt_adopt(&st.s, &blind, 700, &out) == L7_CKPT_WAIT,
 	      "RST out of the window");
-	CHECK(l7_ckpt_lookup(&st.s, &c.t) && st.s.stats.blind == 7,
+	CHECK(held(&st.s, &c.t) && st.s.stats.blind == 7,
 	      "record kept through them");
 	blind.seq = c.rcv_nxt;
 	CHECK(l7_ckpt_adopt(&st.s, &blind, 800, &out) == L7_CKPT_REFUSE,
 	      "RST at rcv_nxt: the client ended it");
-	CHECK(!l7_ckpt_lookup(&st.s, &c.t) && st.s.stats.refused == 1,
+	CHECK(!held(&st.s, &c.t) && st.s.stats.refused == 1,
 	      "buried");
 
 	/* the clock wraps between two blind segments */
@@ -856,7 +875,7 @@ static void busy_record_resets(void)
 	past.flags = L7_TCPF_ACK;
 	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_REFUSE,
 	      "a bare ACK from past it: refused, not waited on");
-	CHECK(!l7_ckpt_lookup(&st.s, &c.t) && st.s.stats.busy == 1 &&
+	CHECK(!held(&st.s, &c.t) && st.s.stats.busy == 1 &&
 	      !st.s.stats.refused && !st.s.stats.waited, "buried, busy");
 
 	c.gen = 4;
@@ -871,7 +890,7 @@ static void busy_record_resets(void)
 	g.seq = c.rcv_nxt + (1u << 31);
 	CHECK(l7_ckpt_adopt(&st.s, &g, 0, &out) == L7_CKPT_PROBE &&
 	      out.conn.busy, "out of its window: its probe");
-	CHECK(l7_ckpt_lookup(&st.s, &c.t), "kept");
+	CHECK(held(&st.s, &c.t), "kept");
 
 	/* the store's next record of it, not busy, replaces it */
 	c.gen = 6;
@@ -911,7 +930,7 @@ static void walk_probe_expire(void)
 	      total);
 	CHECK(steps == (CAP_RECS + CAP_TOMBS + 1) / 2, "%d steps", steps);
 	for (k = 0; k < total; k++)
-		CHECK(l7_ckpt_lookup(&st.s, &out[k].conn.t) ==
+		CHECK(held(&st.s, &out[k].conn.t) ==
 		      &st.slots[idx[k]], "index %u", k);
 	CHECK(!l7_ckpt_walk(&st.s, &cursor, 2, out, idx, 1), "done");
 	cursor = 0;
@@ -929,7 +948,7 @@ static void walk_probe_expire(void)
 	CHECK(!l7_ckpt_expire(&st.s, idx[0], &out[0].conn), "probed once");
 	CHECK(l7_ckpt_probe_mark(&st.s, idx[0], &out[0].conn, 1100), "again");
 	CHECK(l7_ckpt_expire(&st.s, idx[0], &out[0].conn), "expired");
-	CHECK(!l7_ckpt_lookup(&st.s, &out[0].conn.t) &&
+	CHECK(!held(&st.s, &out[0].conn.t) &&
 	      st.s.stats.expired == 1, "gone, counted");
 	CHECK(put(&st, upsert(out[0].conn)) == L7_CKPT_STALE, "late copy");
 	CHECK(!l7_ckpt_probe_mark(&st.s, idx[0], &out[0].conn, 1200) &&

@@ -591,21 +591,28 @@ static void test_earlier_binding_ack(void)
 	p.b_rcv = 0x44440000;
 	l7_binding_init(&two, &p, NULL);
 
-	CHECK(l7_binding_client_ack(&two, 0xffffff80) == L7_EARLIER &&
-	      l7_binding_client_ack(&one, 0xffffff80) == L7_HERE,
+	/* a client ACK (for the response) against each response's range */
+	CHECK(l7_range_where(&two.rsp_range, 0xffffff80) == L7_EARLIER &&
+	      l7_range_where(&one.rsp_range, 0xffffff80) == L7_HERE,
 	      "mid first response");
-	CHECK(l7_binding_client_ack(&two, 0x100) == L7_HERE &&
-	      l7_binding_client_ack(&one, 0x100) == L7_HERE,
+	CHECK(l7_range_where(&two.rsp_range, 0x100) == L7_HERE &&
+	      l7_range_where(&one.rsp_range, 0x100) == L7_HERE,
 	      "boundary: all of one, none of two");
-	CHECK(l7_binding_client_ack(&two, 0x180) == L7_HERE &&
-	      l7_binding_client_ack(&one, 0x180) == L7_LATER,
+	CHECK(l7_range_where(&two.rsp_range, 0x180) == L7_HERE &&
+	      l7_range_where(&one.rsp_range, 0x180) == L7_LATER,
 	      "into the second response");
 
-	/* the backend side: B1's ACK of the first request, B2's of the next */
-	CHECK(l7_binding_backend_ack(&one, 0x11110040) == L7_HERE &&
-	      l7_binding_backend_ack(&one, 0x11110081) == L7_LATER,
+	/*
+	 * the backend side, mapped back to client seqs: B1's ACK of the
+	 * first request, B2's of the next
+	 */
+	CHECK(l7_range_where(&one.req_range,
+			     l7_seq_inv(&one.req, 0x11110040)) == L7_HERE &&
+	      l7_range_where(&one.req_range,
+			     l7_seq_inv(&one.req, 0x11110081)) == L7_LATER,
 	      "B1 acks");
-	CHECK(l7_binding_backend_ack(&two, 0x33330000 + 0x10) == L7_HERE,
+	CHECK(l7_range_where(&two.req_range,
+			     l7_seq_inv(&two.req, 0x33330000 + 0x10)) == L7_HERE,
 	      "B2 acks");
 
 	/* routed to B2 anyway, the old ACK acknowledges nothing there */

@@ -363,25 +363,6 @@ static void test_set_sack(void)
 	      "no SACK left");
 }
 
-static void test_clamp_mss(void)
-{
-	uint8_t a[20];
-	struct l7_tcp_opts o;
-
-	memcpy(a, syn, 20);
-	l7_tcp_opts_parse(a, 20, &o);
-	CHECK(l7_tcp_opts_clamp_mss(a, 20, &o, 1460) == 0 &&
-	      !memcmp(a, syn, 20), "equal: unchanged");
-	CHECK(l7_tcp_opts_clamp_mss(a, 20, &o, 9000) == 0 &&
-	      !memcmp(a, syn, 20), "larger: unchanged");
-	CHECK(l7_tcp_opts_clamp_mss(a, 20, &o, 1400) == 1 && a[2] == 0x05 &&
-	      a[3] == 0x78 && o.mss == 1400 && !memcmp(a + 4, syn + 4, 16),
-	      "1460 -> 1400");
-	l7_tcp_opts_parse(ack_ts, 12, &o);
-	CHECK(l7_tcp_opts_clamp_mss(a, 12, &o, 536) == L7_TCPOPT_E_ABSENT,
-	      "no MSS");
-}
-
 static void test_build_linux_layouts(void)
 {
 	static const uint8_t mss_sp_ws[12] = {
@@ -529,7 +510,6 @@ int main(void)
 	RUN(test_set_ts);
 	RUN(test_strip);
 	RUN(test_set_sack);
-	RUN(test_clamp_mss);
 	RUN(test_build_linux_layouts);
 	RUN(test_build_sack);
 	RUN(test_build_parse_roundtrip);
