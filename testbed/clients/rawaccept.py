@@ -384,10 +384,15 @@ def t_srv_syn(peer, dport):
         with netns(backend_ns(addr)):
             sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
                                  socket.IPPROTO_TCP)
+        # with the server's own newest TSval: a segment that fails PAWS
+        # (or lacks the option the connection agreed) is dropped first
+        ts = ts_of(last)
+        opts = [("NOP", None), ("NOP", None), ("Timestamp", (ts[0], 0))] \
+            if ts else []
         t0 = time.time()
         seg = IP(src=addr, dst=GW) / TCP(
             sport=80, dport=lport, flags="S",
-            seq=random.getrandbits(32), window=502)
+            seq=random.getrandbits(32), window=502, options=opts)
         sock.sendto(bytes(seg)[20:], (GW, 0))
         time.sleep(0.5)
         t1 = time.time()
