@@ -36,6 +36,7 @@
 #include "core/rsp_guard.h"
 #include "core/tcp_accept.h"
 #include "core/tcp_guard.h"
+#include "core/tcp_opt.h"
 #include "core/tcp_map.h"
 #include "uapi/ip_vs_l7_genl.h"
 
@@ -307,6 +308,18 @@ static inline bool l7_addr_eq(u16 af, const union nf_inet_addr *a,
 static inline u32 l7_nhlen(const struct sk_buff *skb)
 {
 	return skb_transport_offset(skb);
+}
+
+/*
+ * The options of the segment whose TCP header is @th, read where they
+ * are (the hook pulled all of the header): < 0 if they do not parse.
+ */
+static inline int l7_tcp_opts_of(const struct tcphdr *th,
+				 struct l7_tcp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	return l7_tcp_opts_parse((const u8 *)(th + 1),
+				 th->doff * 4 - sizeof(*th), o);
 }
 
 /* The IP header's length field, after skb->len changed. */

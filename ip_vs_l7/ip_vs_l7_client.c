@@ -39,13 +39,6 @@
 #define L7_DEFAULT_MSS		536	/* RFC 9293: no MSS option */
 #define L7_REPLY_TRIES		6
 
-static int l7_parse_opts(const struct tcphdr *th, struct l7_tcp_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	return l7_tcp_opts_parse((const u8 *)(th + 1), th->doff * 4 - sizeof(*th),
-				 o);
-}
-
 /* The MSS we announce: what one segment on the receiving device carries. */
 static u16 l7_adv_mss(const struct sk_buff *skb)
 {
@@ -599,7 +592,7 @@ static unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 	 * taken, framed or passed on, and it changes nothing: a Linux
 	 * endpoint would drop it too.
 	 */
-	if (l7_parse_opts(th, &o) < 0)
+	if (l7_tcp_opts_of(th, &o) < 0)
 		return NF_DROP;
 	in = (struct l7_tcp_in){
 		.seq = cs.seq,
@@ -866,7 +859,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	/* SYN+FIN, SYN+RST: no stack sends them; no answer, no cookie */
 	if (l7_tcp_flags_check(tcp_flag_byte(th), false) == L7_FLAGS_DROP)
 		return NF_DROP;
-	if (l7_parse_opts(th, &o) < 0)
+	if (l7_tcp_opts_of(th, &o) < 0)
 		return NF_DROP;
 	/* a client that ended a connection we have a record of: no answer */
 	if (th->rst) {

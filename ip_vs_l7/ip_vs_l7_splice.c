@@ -694,11 +694,10 @@ static unsigned int l7_b2c_syn(struct l7_conn *c, struct l7_binding *b,
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	struct l7_tcp_accept acc;
-	struct l7_tcp_opts o = { 0 };
+	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 
-	if (l7_tcp_opts_parse((const u8 *)(th + 1),
-			      th->doff * 4 - sizeof(*th), &o) < 0)
+	if (l7_tcp_opts_of(th, &o) < 0)
 		return NF_DROP;
 	l7_seg_read(skb, &o, &s);
 	l7_server_accept(c, b, th, &s, &acc);
