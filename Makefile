@@ -80,7 +80,7 @@ deb: setup
 
 # ---- host unit tests of the pure-C core ----
 
-$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRC) $(CORE_HDR) tests/unit/l7_test.h
+$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRC) $(CORE_HDR) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(CORE_SRC)
 
@@ -112,7 +112,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Iip_vs_l7/core
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h tests/unit/ckpt_held.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC)
 

@@ -11,27 +11,9 @@
 #include <string.h>
 
 #include "conn_ckpt.h"
+#include "ckpt_held.h"
 #include "tcp_guard.h"
 #include "l7_test.h"
-
-/* The tuple's record, or NULL (none, or a tombstone), read off its chain. */
-static inline const struct l7_ckpt_slot *held(const struct l7_ckpt_store *s,
-					      const struct l7_ckpt_tuple *t)
-{
-	uint32_t i;
-
-	for (i = s->buckets[l7_ckpt_bucket(s, t)]; i != L7_CKPT_NIL;
-	     i = s->slots[i].hnext) {
-		const struct l7_ckpt_tuple *u = &s->slots[i].conn.t;
-
-		if (u->family == t->family && u->cport == t->cport &&
-		    u->vport == t->vport &&
-		    !memcmp(u->caddr, t->caddr, sizeof(u->caddr)) &&
-		    !memcmp(u->vaddr, t->vaddr, sizeof(u->vaddr)))
-			return s->slots[i].tomb ? NULL : &s->slots[i];
-	}
-	return NULL;
-}
 
 #define MTU_PAYLOAD	1472	/* UDP over IPv4 at MTU 1500 */
 
