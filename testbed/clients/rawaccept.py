@@ -315,6 +315,36 @@ def ts_of(p):
     return None
 
 
+def hold_response(c, cap):
+    """A GET of 10k.bin on @c whose response the client does not
+    acknowledge yet: the server's last segment of it seen on @cap, and a
+    raw socket in that server's namespace to forge segments from its
+    side."""
+    c.ack_data = False
+    c.seg("PA", GET10K)
+    c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
+    c.pump(ACK_HOLD, lambda: False)
+    sent = [p for p in cap.packets() if TCP in p and
+            p[TCP].sport == 80 and payload_of(p)]
+    if not sent:
+        raise Fail("no response on br0")
+    last = sent[-1]
+    with netns(backend_ns(last[IP].src)):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                             socket.IPPROTO_TCP)
+    return last, sock
+
+
+def release_response(c):
+    """The client acknowledges the held response: it arrives whole."""
+    c.ack_data = True
+    c.seg("A")
+    status, got = c.response()
+    if b" 200 " not in status or len(got) != 10240:
+        raise Fail("10k.bin: %r, %d bytes" % (status, len(got)))
+    c.pump(1, lambda: False)
+
+
 def t_srv_ts_poison(peer, dport):
     """Segments forged from a server's side at wrong seqs, with a TSval
     far ahead, during a response: the director never echoes a TSval the
@@ -324,19 +354,10 @@ def t_srv_ts_poison(peer, dport):
     cap = Capture("accept-srv-ts", "br0", "tcp port 80")
     forged = set()
     try:
-        c.ack_data = False
-        c.seg("PA", GET10K)
-        c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
-        c.pump(ACK_HOLD, lambda: False)
-        sent = [p for p in cap.packets() if TCP in p and
-                p[TCP].sport == 80 and payload_of(p) and ts_of(p)]
-        if not sent:
-            raise Fail("no response on br0")
-        last = sent[-1]
+        last, sock = hold_response(c, cap)
+        if not ts_of(last):
+            raise Fail("no timestamps on the server's segments")
         addr, lport = last[IP].src, last[TCP].dport
-        with netns(backend_ns(addr)):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
-                                 socket.IPPROTO_TCP)
         tsval = (ts_of(last)[0] + 2**30) % 2**32
         for off in (2**30, 2**31 + 2**30):
             forged.add(tsval)
@@ -347,12 +368,7 @@ def t_srv_ts_poison(peer, dport):
                                      ("Timestamp", (tsval, 0))])
             sock.sendto(bytes(seg)[20:], (GW, 0))
             tsval = (tsval + 1) % 2**32
-        c.ack_data = True
-        c.seg("A")
-        status, got = c.response()
-        if b" 200 " not in status or len(got) != 10240:
-            raise Fail("10k.bin: %r, %d bytes" % (status, len(got)))
-        c.pump(1, lambda: False)
+        release_response(c)
     finally:
         pkts = cap.stop()
     echoed = [p for p in pkts if TCP in p and p[TCP].dport == 80 and
@@ -371,19 +387,8 @@ def t_srv_syn(peer, dport):
     c, _ = live(peer, dport)
     cap = Capture("accept-srv-syn", "br0", "tcp port 80")
     try:
-        c.ack_data = False
-        c.seg("PA", GET10K)
-        c.snd_nxt = (c.snd_nxt + len(GET10K)) % 2**32
-        c.pump(ACK_HOLD, lambda: False)
-        sent = [p for p in cap.packets() if TCP in p and
-                p[TCP].sport == 80 and payload_of(p)]
-        if not sent:
-            raise Fail("no response on br0")
-        last = sent[-1]
+        last, sock = hold_response(c, cap)
         addr, lport = last[IP].src, last[TCP].dport
-        with netns(backend_ns(addr)):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
-                                 socket.IPPROTO_TCP)
         # with the server's own newest TSval: a segment that fails PAWS
         # (or lacks the option the connection agreed) is dropped first
         ts = ts_of(last)
@@ -396,12 +401,7 @@ def t_srv_syn(peer, dport):
         sock.sendto(bytes(seg)[20:], (GW, 0))
         time.sleep(0.5)
         t1 = time.time()
-        c.ack_data = True
-        c.seg("A")
-        status, got = c.response()
-        if b" 200 " not in status or len(got) != 10240:
-            raise Fail("10k.bin: %r, %d bytes" % (status, len(got)))
-        c.pump(1, lambda: False)
+        release_response(c)
     finally:
         pkts = cap.stop()
     back = [p for p in pkts if TCP in p and p.time >= t0 and
