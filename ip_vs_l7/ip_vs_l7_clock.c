@@ -84,8 +84,6 @@ void l7_conn_settle(struct l7_conn *c)
 		.tunnel = c->state == L7C_TUNNEL,
 		.closing = c->state == L7C_CLOSING,
 		.boundary = l7_conn_at_boundary(c),
-		.unrecorded = !c->ckpt_gen && (c->state == L7C_QUEUED ||
-					       !list_empty(&c->bindings)),
 	};
 	bool began;
 
@@ -93,6 +91,7 @@ void l7_conn_settle(struct l7_conn *c)
 
 	if (c->dead)
 		return;
+	f.unrecorded = !c->ckpt_gen && (f.bound || f.queued);
 	began = f.boundary && !c->clock.was.boundary;
 	r.sync = l7_sync_idle(c->net);
 	l7_floor_update(c);
