@@ -580,8 +580,10 @@ bool l7_source_pooled_get(struct l7_conn *c);
 void l7_source_pooled_put(struct l7_conn *c);
 bool l7_head_reserve(struct l7_conn *c, u32 need);
 void l7_head_release(struct l7_conn *c);
-void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason);
-void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool);
+void l7_conn_unhash(struct l7_conn *c);
+void l7_conn_release(struct l7_conn *c);
+struct l7_conn *l7_conn_kill_next(struct l7_service *ls, struct l7_pool *pool,
+				  unsigned int *h);
 struct l7_pconn *l7_pconn_lookup(const struct net *net, u16 af,
 				 const union nf_inet_addr *baddr, __be16 bport,
 				 const union nf_inet_addr *laddr, __be16 lport);
@@ -601,31 +603,48 @@ static inline void l7_conn_progress(struct l7_conn *c)
 }
 
 /* ip_vs_l7_clock.c */
+struct l7_clock_rule l7_conn_clock_rule(void);
 void l7_conn_clock_start(struct l7_conn *c);
+void l7_conn_timer_arm(struct l7_conn *c);
 void l7_conn_due_in(struct l7_conn *c, enum l7_clock_slot s,
 		    unsigned long delay);
+void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason);
+
+/* ip_vs_l7_events.c */
 void l7_conn_settle(struct l7_conn *c);
-void l7_conn_tick(struct l7_conn *c);
+void l7_conn_timer_fn(struct timer_list *t);
+void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool);
+unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
+bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
+		       struct sk_buff *skb, unsigned int *verdict);
+void l7_queue_kick(struct l7_service *ls);
 
 /* ip_vs_l7_bind.c */
 void l7_dispatch(struct l7_conn *c);
+void l7_head_ready(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
-void l7_queue_kick(struct l7_service *ls);
+struct l7_conn *l7_queue_pop(struct l7_service *ls);
+bool l7_queue_bind(struct l7_conn *c);
 struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
-void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
-void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
 void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 			      const struct l7_tcp_sack_block *dup);
 bool l7_may_dispatch(const struct l7_conn *c);
-void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
-		      const struct l7_tcp_sack_block *dup);
 void l7_binding_dup_wait_over(struct l7_conn *c);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_copy_due(struct l7_conn *c);
 void l7_queue_late(struct l7_conn *c);
+
+/* ip_vs_l7_bind_xmit.c */
+u16 l7_win_to_backend(const struct l7_conn *c, const struct l7_binding *b);
+void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
+void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
+void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
+		      const struct l7_tcp_sack_block *dup);
+void l7_binding_send_copy(struct l7_conn *c, struct l7_binding *b);
+void l7_binding_reset(struct l7_conn *c, struct l7_binding *b);
 
 /* ip_vs_l7_rsp_copy.c */
 bool l7_rsp_copy_wanted(const struct l7_conn *c);
@@ -664,11 +683,27 @@ unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
 				 struct sk_buff *skb, struct l7_body_seg *bs);
 
 /* ip_vs_l7_xmit.c */
+/* a segment the director writes itself (l7_xmit()) */
+struct l7_seg {
+	u16	af;
+	union nf_inet_addr saddr;
+	union nf_inet_addr daddr;
+	__be16	sport;
+	__be16	dport;
+	u32	seq;
+	u32	ack;
+	u8	flags;		/* TCPHDR_* */
+	u16	win;
+	const u8 *opt;
+	unsigned int optlen;
+	const void *data;
+	unsigned int len;
+	struct l7_dst_cache *dst;	/* the connection's route, or NULL */
+};
+
+void l7_xmit(struct net *net, const struct l7_seg *s);
 u32 l7_conn_ts_now(const struct l7_conn *c);
 void l7_conn_ts_continue(struct l7_conn *c, u32 offset);
-void l7_send_client(struct l7_conn *c, u8 flags,
-		    u32 seq, const void *data, u32 len);
-void l7_send_client_ack(struct l7_conn *c, u32 ack);
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr);
 void l7_send_rst(struct net *net, const struct sk_buff *in);
@@ -692,20 +727,33 @@ struct dst_entry *l7_dst_attach(struct sk_buff *skb, struct net *net,
 				const union nf_inet_addr *daddr);
 void l7_dst_cache_reset(struct l7_dst_cache *dc);
 
-/* ip_vs_l7_client.c */
+/* ip_vs_l7_listen.c */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
-unsigned int l7_client_packet(struct l7_conn *c, struct sk_buff *skb);
-bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
-		       struct sk_buff *skb, unsigned int *verdict);
-void l7_reply(struct l7_conn *c, int status, const char *why);
-void l7_head_frame(struct l7_conn *c);
+
+/* ip_vs_l7_client.c */
+unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb);
+unsigned int l7_server_segment(struct l7_conn *c, struct l7_binding *b,
+			       struct sk_buff *skb);
+
+/* ip_vs_l7_head.c */
+bool l7_head_frame(struct l7_conn *c);
 void l7_head_restart(struct l7_conn *c);
-void l7_head_reframe(struct l7_conn *c);
+bool l7_head_reframe(struct l7_conn *c);
+bool l7_head_take(struct l7_conn *c, const struct sk_buff *skb, u32 off,
+		  u32 len);
+void l7_head_consume(struct l7_conn *c, u32 n);
+
+/* ip_vs_l7_reply.c */
+void l7_reply(struct l7_conn *c, int status, const char *why);
+void l7_close_client(struct l7_conn *c);
 void l7_reply_due(struct l7_conn *c);
 void l7_head_late(struct l7_conn *c);
 void l7_close_late(struct l7_conn *c);
 
 /* ip_vs_l7_client_tcp.c */
+void l7_send_client(struct l7_conn *c, u8 flags,
+		    u32 seq, const void *data, u32 len);
+void l7_send_client_ack(struct l7_conn *c, u32 ack);
 struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c);
 struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c);
 struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
@@ -725,7 +773,14 @@ void l7_floor_body_start(struct l7_conn *c);
 void l7_floor_body_moved(struct l7_conn *c, u32 n);
 void l7_floor_read_moved(struct l7_conn *c, u32 n);
 void l7_floor_update(struct l7_conn *c);
-void l7_floor_due(struct l7_conn *c);
+/* l7_floor_due(): which floor a client fell below */
+enum l7_floor_verdict {
+	L7_FLOOR_HOLDS,
+	L7_FLOOR_SLOW_BODY,	/* its request body: body_minrate */
+	L7_FLOOR_SLOW_READER,	/* reading its response: read_minrate */
+};
+
+enum l7_floor_verdict l7_floor_due(struct l7_conn *c);
 
 /* ip_vs_l7_icmp.c */
 struct l7_ports;

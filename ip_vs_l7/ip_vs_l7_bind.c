@@ -27,93 +27,6 @@
 
 #define L7_COPY_TRIES		8
 
-static u16 l7_win_to_backend(const struct l7_conn *c,
-			     const struct l7_binding *b)
-{
-	return l7_win_rescale(c->c_win, c->c_wscale, b->pc->tcp.rcv_wscale);
-}
-
-/* The TSval the director stamps its own segments to @b's backend with. */
-static u32 l7_binding_tsval(const struct l7_conn *c, struct l7_binding *b)
-{
-	u32 ts = c->c_tsval + b->map.ts_c2b;
-
-	l7_ts_note(&b->ts_sent, ts);
-	return b->ts_sent;
-}
-
-/*
- * A segment to @b's server, ours or the client's passed on, acknowledged
- * @ack and announced the window field @win: where the server may send
- * from and up to (core/tcp_accept.c), as Linux's rcv_wup and window edge.
- */
-void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win)
-{
-	u32 edge = ack + l7_win_bytes(win, b->pc->tcp.rcv_wscale);
-
-	if (after(ack, b->b_rcv_wup))
-		b->b_rcv_wup = ack;
-	if (after(edge, b->b_rcv_edge))
-		b->b_rcv_edge = edge;
-}
-
-static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
-			    u32 seq, u32 ack,
-			    const struct l7_tcp_sack_block *dup,
-			    const void *data, u32 len)
-{
-	bool ts = b->pc->tcp.ts && c->c_ts;
-	u16 win = l7_win_to_backend(c, b);
-	struct l7_tcp_opts o;
-
-	l7_tcp_opts_own(&o, ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
-			b->pc->tcp.sack ? dup : NULL);
-	l7_binding_announced(b, ack, win);
-	l7_send_pconn(b->pc, flags, seq, ack, win, &o, data, len);
-}
-
-/* A segment of the director's own to the backend of @b. */
-static void l7_binding_send(struct l7_conn *c, struct l7_binding *b,
-			    u8 flags, u32 seq, const void *data, u32 len)
-{
-	l7_binding_xmit(c, b, flags, seq, b->rsp_guard.fed, NULL, data, len);
-}
-
-/* A pure ACK of backend seq @ack to @b's server. */
-void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack)
-{
-	lockdep_assert_held(&c->lock);
-
-	l7_binding_xmit(c, b, 0, b->b_snd_nxt, ack, NULL, NULL, 0);
-}
-
-/*
- * A server resent @dup (its seq), bytes of an earlier binding on @b's
- * connection, which that binding's client acknowledged whole: tell it
- * they had arrived (l7_pconn_send_ack()), at the ACK it has from @b.
- */
-void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
-		      const struct l7_tcp_sack_block *dup)
-{
-	lockdep_assert_held(&c->lock);
-
-	l7_binding_xmit(c, b, 0, b->b_snd_nxt,
-			l7_seq_inv(&b->map.rsp, b->c_ack_passed), dup, NULL, 0);
-}
-
-/* (Re)send the director's copy of the request's first bytes. */
-static void l7_send_copy(struct l7_conn *c, struct l7_binding *b)
-{
-	u32 mss = b->pc->tcp.mss, off;
-
-	for (off = 0; off < b->copy_len; off += mss) {
-		u32 n = min(mss, b->copy_len - off);
-
-		l7_binding_send(c, b, off + n == b->copy_len ? TCPHDR_PSH : 0,
-				b->pc->tcp.snd_nxt + off, b->copy + off, n);
-	}
-}
-
 /*
  * How many buffered bytes after the framed head belong to the request:
  * its body, as far as it is here, framed by @body.  Returns -EBADMSG if
@@ -134,19 +47,6 @@ static int l7_body_buffered(struct l7_conn *c, struct l7_http_body *body,
 		return -EBADMSG;
 	*used = n;
 	return 0;
-}
-
-/*
- * The head just bound went out with the buffered bytes of its body; the
- * rest of ->head (pipelined requests) moves to the front and is framed.
- */
-static void l7_head_consume(struct l7_conn *c, u32 n)
-{
-	c->head_len -= n;
-	memmove(c->head, c->head + n, c->head_len);
-	l7_head_release(c);	/* if empty */
-	c->c_seq0 += n;
-	l7_head_restart(c);
 }
 
 /*
@@ -350,10 +250,11 @@ static int l7_bind(struct l7_conn *c)
 		l7_floor_body_start(c);
 	}
 	this_cpu_add(pc->pool->bytes->to_server, b->copy_len);
-	l7_send_copy(c, b);
+	l7_binding_send_copy(c, b);
 	l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO);
-	if (c->state == L7C_HEAD)
-		l7_head_frame(c);	/* pipelined heads behind it */
+	/* pipelined heads behind it: held, as this one is under way */
+	if (c->state == L7C_HEAD && l7_head_frame(c))
+		l7_head_ready(c);
 	return 0;
 }
 
@@ -427,6 +328,24 @@ void l7_dispatch(struct l7_conn *c)
 }
 
 /*
+ * c->lock held: a head was framed (or refused).  It goes on now if
+ * nothing is under way and the client holds room for one more pooled
+ * connection, else it is held until the response before it is done
+ * (l7_bindings_finish_acked(), l7_cur_end_if_done()).
+ */
+void l7_head_ready(struct l7_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+
+	if (!l7_may_dispatch(c)) {
+		c->state = L7C_HELD;
+		l7_service_count(c->ls, held);
+	} else {
+		l7_dispatch(c);
+	}
+}
+
+/*
  * Requests framed while no pooled connection was idle wait here, in
  * order, for the pool to grow or a connection to come back (a bounded
  * queue and a bounded wait: 503 past either).  Called with c->lock held.
@@ -470,7 +389,7 @@ static void l7_queue_want(struct l7_conn *c)
  * Any context; a no-op unless @c waits.  Every connection's teardown
  * comes here, so the service's queue lock is taken only when @c is in
  * the queue: an entry is added only under c->lock, which the callers
- * hold or own a dead @c; one that l7_queue_kick() takes off without it
+ * hold or own a dead @c; one that l7_queue_pop() takes off without it
  * is either seen still linked (and checked again under the lock) or
  * already off, and the kick puts back only a live one.
  */
@@ -514,57 +433,60 @@ static int l7_queue_retry(struct l7_conn *c)
 }
 
 /*
- * Process context, pooled connections became idle or a capped server
- * has room again: bind waiters, in order, until one finds none.
+ * Process context, under RCU: the connection at the front of @ls's
+ * queue, taken off it for l7_queue_kick(), or NULL.
  */
-void l7_queue_kick(struct l7_service *ls)
+struct l7_conn *l7_queue_pop(struct l7_service *ls)
 {
 	struct l7_conn *c;
+
+	spin_lock_bh(&ls->waitq_lock);
+	c = list_first_entry_or_null(&ls->waitq, struct l7_conn, wait_node);
+	if (c) {
+		list_del_init(&c->wait_node);
+		ls->waitq_len--;
+	}
+	spin_unlock_bh(&ls->waitq_lock);
+	return c;
+}
+
+/*
+ * c->lock held, under RCU: @c came off the front of its service's queue
+ * (l7_queue_pop()).  Bind it if it still waits.  False when it found no
+ * room after all and went back to the front: the kick stops there.
+ */
+bool l7_queue_bind(struct l7_conn *c)
+{
+	struct l7_service *ls = c->ls;
 	bool more = true;
 	int err;
 
-	while (more) {
-		rcu_read_lock();	/* a dequeued conn is freed by RCU */
+	lockdep_assert_held(&c->lock);
+
+	/*
+	 * Between the dequeue and the lock a dispatch's own retry may have
+	 * bound @c, and a next request of it may be queued again: it is
+	 * then in the queue already.
+	 */
+	err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
+	if (l7_bind_later(err)) {
+		/* none idle or no room after all: back to the front */
 		spin_lock_bh(&ls->waitq_lock);
-		c = list_first_entry_or_null(&ls->waitq, struct l7_conn,
-					     wait_node);
-		if (c) {
-			list_del_init(&c->wait_node);
-			ls->waitq_len--;
+		if (list_empty(&c->wait_node)) {
+			list_add(&c->wait_node, &ls->waitq);
+			ls->waitq_len++;
 		}
 		spin_unlock_bh(&ls->waitq_lock);
-		if (!c) {
-			rcu_read_unlock();
-			break;
-		}
-		/*
-		 * Between the dequeue and the lock a dispatch's own retry
-		 * may have bound @c, and a next request of it may be queued
-		 * again: it is then in the queue already.
-		 */
-		spin_lock_bh(&c->lock);
-		err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
+		err = l7_queue_retry(c);
 		if (l7_bind_later(err)) {
-			/* none idle or no room after all: back to the front */
-			spin_lock_bh(&ls->waitq_lock);
-			if (list_empty(&c->wait_node)) {
-				list_add(&c->wait_node, &ls->waitq);
-				ls->waitq_len++;
-			}
-			spin_unlock_bh(&ls->waitq_lock);
-			err = l7_queue_retry(c);
-			if (l7_bind_later(err)) {
-				l7_queue_want(c);
-				more = false;
-			}
-		} else {
-			l7_queue_del(c);	/* bound, answered or gone */
+			l7_queue_want(c);
+			more = false;
 		}
-		l7_bind_answered(c, err);
-		l7_conn_settle(c);
-		spin_unlock_bh(&c->lock);
-		rcu_read_unlock();
+	} else {
+		l7_queue_del(c);	/* bound, answered or gone */
 	}
+	l7_bind_answered(c, err);
+	return more;
 }
 
 /* c->lock held: the binding of @c whose pooled connection is @pc. */
@@ -598,18 +520,6 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 		c->nr_bindings--;
 	}
 	kfree(b);
-}
-
-/*
- * Reset @b's server.  Linux takes a RST only at exactly its rcv_nxt
- * (RFC 5961), which is where its last ACK pointed unless bytes are still
- * in flight: then a second one covers that case.
- */
-static void l7_binding_reset(struct l7_conn *c, struct l7_binding *b)
-{
-	l7_binding_send(c, b, TCPHDR_RST, b->b_acked, NULL, 0);
-	if (b->b_snd_nxt != b->b_acked)
-		l7_binding_send(c, b, TCPHDR_RST, b->b_snd_nxt, NULL, 0);
 }
 
 /*
@@ -836,7 +746,7 @@ void l7_binding_copy_due(struct l7_conn *c)
 		c->dead = true;
 		return;
 	}
-	l7_send_copy(c, b);
+	l7_binding_send_copy(c, b);
 	l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO << b->retries);
 }
 
@@ -885,5 +795,6 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 	c->requests--;
 	c->retry_next = true;
 	c->state = L7C_HEAD;
-	l7_head_reframe(c);
+	if (l7_head_reframe(c))
+		l7_head_ready(c);
 }

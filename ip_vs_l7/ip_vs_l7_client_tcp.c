@@ -180,3 +180,68 @@ void l7_challenge_ack(struct l7_conn *c)
 				   L7_CHALLENGE_GAP))
 		l7_send_ack(c);
 }
+
+/* Our receive window as the client reads it: 64 KB at its scale. */
+static u16 l7_client_win(const struct l7_conn *c)
+{
+	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
+}
+
+/* A segment to the client from VIP:port: flags, @len bytes of @data. */
+static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
+			   const void *data, u32 len)
+{
+	struct l7_tcp_opts want = { 0 };
+	u8 opt[MAX_TCP_OPTION_SPACE];
+	struct l7_seg s = {
+		.af = c->af,
+		.saddr = c->vaddr,
+		.daddr = c->caddr,
+		.sport = c->vport,
+		.dport = c->cport,
+		.seq = seq,
+		.ack = ack,
+		.flags = flags | TCPHDR_ACK,
+		.win = l7_client_win(c),
+		.opt = opt,
+		.data = data,
+		.len = len,
+		.dst = &c->dst,
+	};
+
+	if (c->c_ts) {
+		u32 now = l7_conn_ts_now(c);
+
+		/* never behind what the client saw, for its PAWS check */
+		if (before(now, c->d_ts_last))
+			now = c->d_ts_last;
+		c->d_ts_last = now;
+		want.present = L7_TCPO_TS;
+		want.tsval = now;
+		want.tsecr = c->c_tsval;
+	}
+	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
+	l7_client_ack_sent(c, s.ack);
+	l7_client_announced(c, s.ack, s.win);
+	l7_xmit(c->net, &s);
+}
+
+/*
+ * ... acknowledging everything taken so far, short of client bytes a
+ * server may still lack (l7_client_ack_seq())
+ */
+void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
+		    u32 len)
+{
+	l7_client_xmit(c, flags, seq, l7_client_ack_seq(c), data, len);
+}
+
+/*
+ * A pure ACK of client seq @ack at our snd_nxt: a challenge ACK, or for a
+ * client that resends what the director took long ago (its ACK was lost)
+ * while body bytes after it pass through.
+ */
+void l7_send_client_ack(struct l7_conn *c, u32 ack)
+{
+	l7_client_xmit(c, 0, c->d_snd_nxt, ack, NULL, 0);
+}

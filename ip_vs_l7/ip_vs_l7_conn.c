@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ip_vs_l7: client connections answered by the director.
+ * ip_vs_l7: the table of client connections answered by the director,
+ * and what each holds of the director's memory: its head buffer, its
+ * count against max_conns and its client address's limits.
  *
  * A connection is created only when a client completes the handshake
- * with a valid SYN cookie, so a SYN flood costs no memory.  Connections
- * are found by client tuple under RCU.  Each has one timer, set at the
- * earliest deadline of its clock (clock.c); it is also the one place
- * where a connection normally dies (l7_conn_end() from any context),
- * which keeps freeing out of the packet handlers.  Whoever sets ->dead,
- * under ->lock, owns freeing; nothing re-arms the timer of a dead
- * connection.
+ * with a valid SYN cookie (ip_vs_l7_listen.c), so a SYN flood costs no
+ * memory.  Connections are found by client tuple under RCU.  Each has
+ * one timer, set at the earliest deadline of its clock (clock.c); it is
+ * also the one place where a connection normally dies (l7_conn_end()
+ * from any context, ip_vs_l7_events.c), which keeps freeing out of the
+ * packet handlers.  Whoever sets ->dead, under ->lock, owns freeing;
+ * nothing re-arms the timer of a dead connection.  A leaf: nothing here
+ * acts on a connection's bindings or segments.
  */
 
 #define KMSG_COMPONENT "IPVS"
@@ -375,63 +378,6 @@ static void l7_conn_free_rcu(struct rcu_head *head)
 	l7_conn_free(container_of(head, struct l7_conn, rcu));
 }
 
-/* @c is dead and owned by the caller: unhash and free it. */
-static void l7_conn_destroy(struct l7_conn *c)
-{
-	struct l7_bucket *hb = l7_conn_bucket(c->net, c->af, &c->caddr,
-					      c->cport, &c->vaddr, c->vport);
-	struct l7_service *ls = c->ls;
-
-	spin_lock_bh(&hb->lock);
-	hlist_del_rcu(&c->c_node);
-	spin_unlock_bh(&hb->lock);
-	spin_lock_bh(&c->lock);
-	/*
-	 * A binding left means the client did not get all: reset it.  It
-	 * takes a RST only at exactly its rcv_nxt (RFC 5961), which is
-	 * where its last ACK pointed unless our bytes after it arrived, or
-	 * where we stopped if they all did: both, as for a server.
-	 */
-	if (!list_empty(&c->bindings) && !c->reset &&
-	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur &&
-	      c->cur->rsp_guard.fin)) {
-		l7_send_client(c, TCPHDR_RST, c->d_snd_una, NULL, 0);
-		if (c->d_snd_una != c->d_snd_nxt)
-			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
-	}
-	trace_l7_conn_end(c);
-	l7_conn_sync_end(c);
-	if (c->requests)
-		l7_service_count(ls, ended[c->end]);
-	l7_binding_abort_all(c);
-	spin_unlock_bh(&c->lock);
-	l7_queue_del(c);
-	l7_conn_unaccount(c);
-	call_rcu(&c->rcu, l7_conn_free_rcu);
-
-	if (atomic_dec_and_test(&ls->nr_conns))
-		wake_up_var(&ls->nr_conns);
-}
-
-static void l7_conn_timer_fn(struct timer_list *t)
-{
-	struct l7_conn *c = from_timer(c, t, timer);
-	bool destroy = false;
-
-	spin_lock(&c->lock);
-	if (!c->dead) {
-		l7_conn_tick(c);
-		if (c->dead) {
-			/* a handler may have re-armed us before we set dead */
-			timer_delete(&c->timer);
-			destroy = true;
-		}
-	}
-	spin_unlock(&c->lock);
-	if (destroy)
-		l7_conn_destroy(c);
-}
-
 /*
  * A connection to fill in before l7_conn_insert() makes it visible, or
  * ERR_PTR(-ENFILE) over max_conns, -EMFILE over max_conns_per_source
@@ -465,7 +411,6 @@ struct l7_conn *l7_conn_alloc(struct l7_service *ls,
 	spin_lock_init(&c->lock);
 	INIT_LIST_HEAD(&c->wait_node);
 	INIT_LIST_HEAD(&c->bindings);
-	timer_setup(&c->timer, l7_conn_timer_fn, 0);
 	c->ls = ls;
 	c->cport = cport;
 	c->vaddr = *vaddr;
@@ -559,14 +504,27 @@ void l7_head_release(struct l7_conn *c)
 	c->head_cap = 0;
 }
 
-/* c->lock held: the connection ends at once, from its timer. */
-void l7_conn_end(struct l7_conn *c, enum l7_end end, const char *reason)
+/* @c, dead and owned by the caller: out of the table. */
+void l7_conn_unhash(struct l7_conn *c)
 {
-	lockdep_assert_held(&c->lock);
+	struct l7_bucket *hb = l7_conn_bucket(c->net, c->af, &c->caddr,
+					      c->cport, &c->vaddr, c->vport);
 
-	c->end = end;
-	c->dead_reason = reason;
-	l7_conn_due_in(c, L7_CLK_END, 0);
+	spin_lock_bh(&hb->lock);
+	hlist_del_rcu(&c->c_node);
+	spin_unlock_bh(&hb->lock);
+}
+
+/* @c, dead, unhashed and done with: freed after RCU. */
+void l7_conn_release(struct l7_conn *c)
+{
+	struct l7_service *ls = c->ls;
+
+	l7_conn_unaccount(c);
+	call_rcu(&c->rcu, l7_conn_free_rcu);
+
+	if (atomic_dec_and_test(&ls->nr_conns))
+		wake_up_var(&ls->nr_conns);
 }
 
 /* c->lock held: whether a binding of @c is on a connection of @pool. */
@@ -580,47 +538,6 @@ static bool l7_conn_uses_pool(struct l7_conn *c, const struct l7_pool *pool)
 		if (b->pc->pool == pool)
 			return true;
 	return c->probed && c->probed->pc->pool == pool;
-}
-
-/*
- * Process context: kill every connection of @ls (bound to a connection
- * of @pool, if not NULL) and wait until all are freed, including the
- * ones whose own timer is freeing them right now.  For a whole service,
- * packets must already be unable to find it.
- */
-void l7_conn_flush(struct l7_service *ls, struct l7_pool *pool)
-{
-	struct l7_conn *c;
-	unsigned int h;
-
-	for (h = 0; h <= l7_hash_mask; h++) {
-restart:
-		rcu_read_lock();
-		hlist_for_each_entry_rcu(c, &l7_conn_table[h].chain, c_node) {
-			bool mine;
-
-			if (c->ls != ls)
-				continue;
-			spin_lock_bh(&c->lock);
-			mine = !c->dead && (!pool || l7_conn_uses_pool(c, pool));
-			if (mine) {
-				c->dead = true;
-				c->end = L7_END_FLUSHED;
-			}
-			spin_unlock_bh(&c->lock);
-			if (!mine)
-				continue;
-			rcu_read_unlock();
-			timer_delete_sync(&c->timer);
-			l7_conn_destroy(c);
-			goto restart;
-		}
-		rcu_read_unlock();
-	}
-	if (pool)
-		wait_var_event(&pool->n_busy, !READ_ONCE(pool->n_busy));
-	else
-		wait_var_event(&ls->nr_conns, !atomic_read(&ls->nr_conns));
 }
 
 static struct l7_bucket *l7_table_alloc(u32 n)
@@ -672,4 +589,39 @@ void l7_conn_module_exit(void)
 	kvfree(l7_source_table);
 	kvfree(l7_pconn_table);
 	kvfree(l7_conn_table);
+}
+
+/*
+ * Process context, for l7_conn_flush(): the next live connection of @ls
+ * (bound to a connection of @pool, if not NULL) from bucket *@h on,
+ * marked dead - flushed - and so the caller's to destroy; NULL when none
+ * is left.  *@h stays at its bucket: the caller's destroy unlinks it.
+ */
+struct l7_conn *l7_conn_kill_next(struct l7_service *ls, struct l7_pool *pool,
+				  unsigned int *h)
+{
+	struct l7_conn *c;
+
+	for (; *h <= l7_hash_mask; (*h)++) {
+		rcu_read_lock();
+		hlist_for_each_entry_rcu(c, &l7_conn_table[*h].chain, c_node) {
+			bool mine;
+
+			if (c->ls != ls)
+				continue;
+			spin_lock_bh(&c->lock);
+			mine = !c->dead && (!pool || l7_conn_uses_pool(c, pool));
+			if (mine) {
+				c->dead = true;
+				c->end = L7_END_FLUSHED;
+			}
+			spin_unlock_bh(&c->lock);
+			if (mine) {
+				rcu_read_unlock();
+				return c;
+			}
+		}
+		rcu_read_unlock();
+	}
+	return NULL;
 }

@@ -9,7 +9,9 @@
  * for about as long as one that stopped, not for ever.  Only time the
  * director waits on the client counts: a body while its server has room
  * for it, a response while bytes of it are unacknowledged or the
- * client's window cannot take a segment.  All under c->lock.
+ * client's window cannot take a segment.  What becomes of a client
+ * below a floor is the connection's events' (ip_vs_l7_events.c): this
+ * only keeps the floors.  All under c->lock.
  */
 
 #include <net/tcp.h>
@@ -102,27 +104,6 @@ void l7_floor_update(struct l7_conn *c)
 	l7_rate_floor_wait(&c->read_floor, now, l7_floor_owes_read(c));
 }
 
-/*
- * The client's request body fell below body_minrate: its server waits
- * for what does not come, holding a pooled connection.  Answered 408 by
- * the director while no response byte went out (the server is reset,
- * the connection retired), else both ends are reset (bad_request: the
- * client broke its request).
- */
-static void l7_floor_slow_body(struct l7_conn *c)
-{
-	struct l7_binding *b = c->cur;
-
-	l7_service_count(c->ls, slow_request);
-	if (!b || b->rsp_seen) {
-		c->end = L7_END_BAD_REQUEST;
-		c->dead = true;
-		return;
-	}
-	l7_binding_abort(c, b);
-	l7_reply(c, 408, "slow_request");
-}
-
 /* The ticks until @f runs out, brought into *@next; false if it has. */
 static bool l7_floor_holds(struct l7_rate_floor *f,
 			   const struct l7_rate_rule *r, unsigned long now,
@@ -138,10 +119,10 @@ static bool l7_floor_holds(struct l7_rate_floor *f,
 }
 
 /*
- * L7_CLK_FLOOR: end a connection whose client fell below a floor, else
- * look again when the first bucket could run out.
+ * L7_CLK_FLOOR: which floor the client fell below, if any; while it
+ * holds to both, look again when the first bucket could run out.
  */
-void l7_floor_due(struct l7_conn *c)
+enum l7_floor_verdict l7_floor_due(struct l7_conn *c)
 {
 	struct l7_rate_rule body = l7_body_rule(), read = l7_read_rule();
 	unsigned long now = jiffies;
@@ -150,15 +131,10 @@ void l7_floor_due(struct l7_conn *c)
 	lockdep_assert_held(&c->lock);
 
 	l7_floor_update(c);
-	if (!l7_floor_holds(&c->body_floor, &body, now, &next)) {
-		l7_floor_slow_body(c);
-		return;
-	}
-	if (!l7_floor_holds(&c->read_floor, &read, now, &next)) {
-		c->end = L7_END_SLOW_READER;
-		c->dead = true;
-		return;
-	}
+	if (!l7_floor_holds(&c->body_floor, &body, now, &next))
+		return L7_FLOOR_SLOW_BODY;
+	if (!l7_floor_holds(&c->read_floor, &read, now, &next))
+		return L7_FLOOR_SLOW_READER;
 	/*
 	 * The director may start to wait on the client between two looks
 	 * (the response begins): look again within a quarter of a bucket.
@@ -167,4 +143,5 @@ void l7_floor_due(struct l7_conn *c)
 	    time_before(now + read.size / 4, next))
 		next = now + max_t(u32, read.size / 4, 1);
 	l7_conn_due_in(c, L7_CLK_FLOOR, max_t(long, next - now, 1));
+	return L7_FLOOR_HOLDS;
 }

@@ -83,23 +83,6 @@ void l7_conn_ts_continue(struct l7_conn *c, u32 offset)
 	c->d_ts_adj = l7_now_ts() + offset - l7_conn_ts_now(c);
 }
 
-struct l7_seg {
-	u16	af;
-	union nf_inet_addr saddr;
-	union nf_inet_addr daddr;
-	__be16	sport;
-	__be16	dport;
-	u32	seq;
-	u32	ack;
-	u8	flags;		/* TCPHDR_* */
-	u16	win;
-	const u8 *opt;
-	unsigned int optlen;
-	const void *data;
-	unsigned int len;
-	struct l7_dst_cache *dst;	/* the connection's route, or NULL */
-};
-
 /* The TCP header and payload of @s, at skb->data; IP header room before. */
 static struct sk_buff *l7_seg_alloc(const struct l7_seg *s,
 				    unsigned int tcplen)
@@ -183,7 +166,8 @@ static void l7_xmit6(struct net *net, const struct l7_seg *s)
 	rcu_read_unlock();
 }
 
-static void l7_xmit(struct net *net, const struct l7_seg *s)
+/* Send @s, built and checksummed, from the director's own stack. */
+void l7_xmit(struct net *net, const struct l7_seg *s)
 {
 	unsigned int tcplen = sizeof(struct tcphdr) + s->optlen + s->len;
 	struct sk_buff *skb;
@@ -230,71 +214,6 @@ static void l7_xmit(struct net *net, const struct l7_seg *s)
 	nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
 	ip_local_out(net, NULL, skb);
 	rcu_read_unlock();
-}
-
-/* Our receive window as the client reads it: 64 KB at its scale. */
-static u16 l7_client_win(const struct l7_conn *c)
-{
-	return c->d_wscale > 0 ? 65535 >> c->d_wscale : 65535;
-}
-
-/* A segment to the client from VIP:port: flags, @len bytes of @data. */
-static void l7_client_xmit(struct l7_conn *c, u8 flags, u32 seq, u32 ack,
-			   const void *data, u32 len)
-{
-	struct l7_tcp_opts want = { 0 };
-	u8 opt[MAX_TCP_OPTION_SPACE];
-	struct l7_seg s = {
-		.af = c->af,
-		.saddr = c->vaddr,
-		.daddr = c->caddr,
-		.sport = c->vport,
-		.dport = c->cport,
-		.seq = seq,
-		.ack = ack,
-		.flags = flags | TCPHDR_ACK,
-		.win = l7_client_win(c),
-		.opt = opt,
-		.data = data,
-		.len = len,
-		.dst = &c->dst,
-	};
-
-	if (c->c_ts) {
-		u32 now = l7_conn_ts_now(c);
-
-		/* never behind what the client saw, for its PAWS check */
-		if (before(now, c->d_ts_last))
-			now = c->d_ts_last;
-		c->d_ts_last = now;
-		want.present = L7_TCPO_TS;
-		want.tsval = now;
-		want.tsecr = c->c_tsval;
-	}
-	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
-	l7_client_ack_sent(c, s.ack);
-	l7_client_announced(c, s.ack, s.win);
-	l7_xmit(c->net, &s);
-}
-
-/*
- * ... acknowledging everything taken so far, short of client bytes a
- * server may still lack (l7_client_ack_seq())
- */
-void l7_send_client(struct l7_conn *c, u8 flags, u32 seq, const void *data,
-		    u32 len)
-{
-	l7_client_xmit(c, flags, seq, l7_client_ack_seq(c), data, len);
-}
-
-/*
- * A pure ACK of client seq @ack at our snd_nxt: a challenge ACK, or for a
- * client that resends what the director took long ago (its ACK was lost)
- * while body bytes after it pass through.
- */
-void l7_send_client_ack(struct l7_conn *c, u32 ack)
-{
-	l7_client_xmit(c, 0, c->d_snd_nxt, ack, NULL, 0);
 }
 
 /*

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: a VIP's LISTEN state - segments that belong to no client
+ * connection.  The director completes the client's handshake itself
+ * with SYN cookies (FPS step 1), so a SYN leaves no state behind; the
+ * ACK that completes one makes the connection.  After a failover, the
+ * next segment of a connection the other director had takes it over
+ * from its record (core/conn_ckpt.c).  Anything else is reset or
+ * dropped.  A new connection's first segment then goes where every
+ * client segment goes (l7_client_segment()).
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/tcp.h>
+
+#include "ip_vs_l7.h"
+#include "ip_vs_l7_sync.h"
+#include "core/tcp_cookie.h"
+#include "core/tcp_opt.h"
+
+#define L7_DEFAULT_MSS		536	/* RFC 9293: no MSS option */
+
+/* The MSS we announce: what one segment on the receiving device carries. */
+static u16 l7_adv_mss(const struct sk_buff *skb)
+{
+	unsigned int mtu = skb->dev ? READ_ONCE(skb->dev->mtu) : 1500;
+
+	if (l7_skb_af(skb) == AF_INET6)
+		return clamp_t(unsigned int, mtu, IPV6_MIN_MTU, 1500) -
+		       sizeof(struct ipv6hdr) - sizeof(struct tcphdr);
+	return clamp_t(unsigned int, mtu, 576, 1500) -
+	       sizeof(struct iphdr) - sizeof(struct tcphdr);
+}
+
+/* The kernel's SYN cookies of the segment's family (MSS table, key). */
+static u32 l7_cookie_init(const struct sk_buff *skb, u16 *mss)
+{
+	if (l7_skb_af(skb) == AF_INET6)
+		return __cookie_v6_init_sequence(ipv6_hdr(skb), tcp_hdr(skb),
+						 mss);
+	return __cookie_v4_init_sequence(ip_hdr(skb), tcp_hdr(skb), mss);
+}
+
+static u32 l7_cookie_check(const struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+
+#ifdef L7_COOKIE_CHECK_NO_COOKIE_ARG	/* 6.7+: it reads th->ack_seq */
+	if (l7_skb_af(skb) == AF_INET6)
+		return __cookie_v6_check(ipv6_hdr(skb), th);
+	return __cookie_v4_check(ip_hdr(skb), th);
+#else
+	if (l7_skb_af(skb) == AF_INET6)
+		return __cookie_v6_check(ipv6_hdr(skb), th,
+					 ntohl(th->ack_seq) - 1);
+	return __cookie_v4_check(ip_hdr(skb), th, ntohl(th->ack_seq) - 1);
+#endif
+}
+
+/* The segment's source and destination, of its family. */
+static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
+			 union nf_inet_addr *daddr)
+{
+	if (l7_skb_af(skb) == AF_INET) {
+		saddr->ip = ip_hdr(skb)->saddr;
+		daddr->ip = ip_hdr(skb)->daddr;
+	} else {
+		saddr->in6 = ipv6_hdr(skb)->saddr;
+		daddr->in6 = ipv6_hdr(skb)->daddr;
+	}
+}
+
+/*
+ * A connection for @skb's tuple, or NULL when there is none to make:
+ * over max_conns or max_conns_per_source the client believes it is
+ * connected, and dropping would leave it resending into the same
+ * refusal (each resend a cookie check) until its own timeout: a RST
+ * tells it now.  Out of memory, it resends.
+ */
+static struct l7_conn *l7_client_alloc(struct l7_service *ls,
+				       struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	union nf_inet_addr caddr = { }, vaddr = { };
+	struct l7_conn *c;
+
+	l7_skb_addrs(skb, &caddr, &vaddr);
+	c = l7_conn_alloc(ls, &caddr, th->source, &vaddr, th->dest);
+	if (!IS_ERR(c)) {
+		timer_setup(&c->timer, l7_conn_timer_fn, 0);
+		return c;
+	}
+	if (PTR_ERR(c) != -ENOMEM)
+		l7_send_rst(ls->net, skb);
+	return NULL;
+}
+
+/* A client's segment as core/conn_ckpt.h matches it with a record. */
+static void l7_ckpt_seg_of(const struct sk_buff *skb,
+			   const struct l7_tcp_opts *o, struct l7_ckpt_seg *g)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	union nf_inet_addr caddr = { }, vaddr = { };
+	bool v4 = l7_skb_af(skb) == AF_INET;
+
+	memset(g, 0, sizeof(*g));
+	l7_skb_addrs(skb, &caddr, &vaddr);
+	g->t.family = v4 ? 4 : 6;
+	memcpy(g->t.caddr, &caddr, v4 ? 4 : 16);
+	memcpy(g->t.vaddr, &vaddr, v4 ? 4 : 16);
+	g->t.cport = ntohs(th->source);
+	g->t.vport = ntohs(th->dest);
+	g->seq = ntohl(th->seq);
+	g->ack = ntohl(th->ack_seq);
+	g->flags = tcp_flag_byte(th);
+	g->len = skb->len - skb_transport_offset(skb) - th->doff * 4;
+	g->has_ts = o->present & L7_TCPO_TS;
+	g->tsval = o->tsval;
+}
+
+/*
+ * After a failover: the other director's connection, between two
+ * requests, from its record, if @skb (the client's next segment, which
+ * matched no connection here) fits it exactly.  It goes on where the
+ * other left it: the same numbers, options and TSval clock, the client's
+ * newest TSval as TS.Recent; floors and limits start afresh.  NULL when
+ * there is no record or the segment does not fit it, ERR_PTR(-EAGAIN)
+ * when the segment is dropped and the record kept: it waits for the
+ * client's retransmission, or the segment was out of the record's window
+ * - a blind guess at the tuple, answered (rate-limited) by the record's
+ * probe, so that the real client says where it is.  A RST never makes a
+ * connection (no record fits one): at the record's rcv_nxt it ends it.
+ */
+static struct l7_conn *l7_client_adopt(struct l7_service *ls,
+				       struct sk_buff *skb,
+				       const struct l7_tcp_opts *o)
+{
+	struct l7_ckpt_slot rec;
+	struct l7_ckpt_seg g;
+	struct l7_conn *c;
+
+	if (!l7_sync_has_records(ls->net))
+		return NULL;
+	l7_ckpt_seg_of(skb, o, &g);
+	switch (l7_sync_adopt(ls->net, &g, &rec)) {
+	case L7_CKPT_ADOPT:
+		break;
+	case L7_CKPT_PROBE:
+		/*
+		 * Out of the record's window: the record stays, and both
+		 * answers go.  The RST takes the segment's own ACK as its
+		 * seq, so it resets a client whose record is stale (its
+		 * numbers are the segment's) and is out of window for the
+		 * real client of a blind guess, which answers the probe.
+		 */
+		l7_send_rst(ls->net, skb);
+		l7_send_probe(ls->net, &rec.conn, rec.ts_off);
+		return ERR_PTR(-EAGAIN);
+	case L7_CKPT_WAIT:
+		return ERR_PTR(-EAGAIN);
+	default:
+		return NULL;
+	}
+	if (WARN_ON_ONCE(g.flags & L7_TCPF_RST))
+		return NULL;
+	c = l7_client_alloc(ls, skb);
+	if (c)
+		l7_conn_restore(c, &rec);
+	return c;
+}
+
+/*
+ * The ACK that completes a cookie handshake: a new connection, or NULL
+ * (a bad cookie is reset).
+ */
+static struct l7_conn *l7_client_accept(struct l7_service *ls,
+					struct sk_buff *skb,
+					const struct l7_tcp_opts *o)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	struct l7_conn *c;
+	int wscale = -1;
+	bool sack = false;
+	u32 mss;
+
+	mss = l7_cookie_check(skb);
+	if (!mss ||
+	    ((o->present & L7_TCPO_TS) &&
+	     !l7_cookie_ts_decode(o->tsecr, &wscale, &sack))) {
+		l7_send_rst(ls->net, skb);
+		return NULL;
+	}
+	c = l7_client_alloc(ls, skb);
+	if (!c)
+		return NULL;
+	c->c_rcv_nxt = ntohl(th->seq);
+	c->c_acked = c->c_rcv_nxt;
+	c->c_seq0 = c->c_rcv_nxt;
+	c->d_snd_una = ntohl(th->ack_seq);
+	c->d_snd_nxt = c->d_snd_una;
+	c->c_mss = mss;
+	c->c_ts = o->present & L7_TCPO_TS;
+	c->c_sack = sack;
+	c->c_wscale = wscale;
+	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
+	c->c_tsval = o->tsval;
+	c->d_ts_last = o->tsecr;
+	c->d_snd_isn = c->d_snd_una;
+	c->c_win = ntohs(th->window);
+	c->c_wl1 = c->c_rcv_nxt;
+	c->c_max_win = (u32)c->c_win << max(wscale, 0);
+	c->c_rcv_edge = c->c_rcv_nxt + 65535;	/* our SYN-ACK's, unscaled */
+	return c;
+}
+
+/*
+ * A segment to a VIP:port of an l7 service that belongs to no
+ * connection: a SYN (answer with a cookie), the ACK that completes a
+ * cookie handshake (make the connection), the next segment of a
+ * connection the other director had (take it over from its record), or
+ * junk (reset it).
+ */
+unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+	struct l7_tcp_opts o;
+	struct l7_conn *c;
+	bool adopted;
+
+	/* SYN+FIN, SYN+RST: no stack sends them; no answer, no cookie */
+	if (l7_tcp_flags_check(tcp_flag_byte(th), false) == L7_FLAGS_DROP)
+		return NF_DROP;
+	if (l7_tcp_opts_of(th, &o) < 0)
+		return NF_DROP;
+	/* a client that ended a connection we have a record of: no answer */
+	if (th->rst) {
+		l7_client_adopt(ls, skb, &o);
+		return NF_DROP;
+	}
+
+	if (th->syn && !th->ack) {
+		u16 cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
+		u32 cookie = l7_cookie_init(skb, &cmss);
+
+		l7_send_synack(ls->net, skb, cookie, l7_adv_mss(skb),
+			       (o.present & L7_TCPO_WSCALE) ? o.wscale : -1,
+			       o.present & L7_TCPO_SACK_PERM,
+			       o.present & L7_TCPO_TS, o.tsval);
+		return NF_DROP;
+	}
+	if (th->syn || !th->ack)
+		return NF_DROP;
+
+	/*
+	 * A record first: its client's segment fails the cookie check.  A
+	 * record the segment does not fit is dropped, and the cookie check
+	 * decides as it would without one.
+	 */
+	c = l7_client_adopt(ls, skb, &o);
+	if (IS_ERR(c))
+		return NF_DROP;
+	adopted = c;
+	if (!c)
+		c = l7_client_accept(ls, skb, &o);
+	if (!c)
+		return NF_DROP;
+	l7_floor_init(c);
+	l7_head_restart(c);
+	if (!l7_conn_insert(c))
+		return NF_DROP;	/* a twin of this ACK made it already */
+
+	spin_lock_bh(&c->lock);
+	if (!c->dead) {
+		if (!adopted)
+			l7_service_count(ls, conns);
+		l7_client_segment(c, skb);
+		l7_conn_settle(c);
+	}
+	spin_unlock_bh(&c->lock);
+	return NF_DROP;
+}
