@@ -2,9 +2,11 @@
 /*
  * ip_vs_l7: the director's side of TCP towards a client - what it may
  * acknowledge and when, the ACK it owes, the window the client was
- * announced, and the connection as core/tcp_accept.c reads it.  A leaf:
- * the segment path (ip_vs_l7_client.c) and the splice (ip_vs_l7_splice.c)
- * both keep this state, and nothing here calls back into them.
+ * announced, the connection as core/tcp_accept.c reads it, and the
+ * segments the director writes to it (ip_vs_l7_xmit.c sends them).  A
+ * leaf: the segment path (ip_vs_l7_client.c), the splice and the
+ * director's replies all keep this state, and nothing here calls back
+ * into them.
  * All under c->lock.
  */
 

@@ -102,7 +102,7 @@ bool l7_conn_at_boundary(const struct l7_conn *c);
 void l7_conn_checkpoint(struct l7_conn *c);
 /* L7_CLK_BUSY: a busy record of @c, which has none yet, for the backup */
 void l7_conn_checkpoint_busy(struct l7_conn *c);
-/* a connection taken over goes on from its record (ip_vs_l7_client.c) */
+/* a connection taken over goes on from its record (ip_vs_l7_listen.c) */
 void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec);
 /* @c ends: a DELETE, if the backup got a record of it */
 void l7_conn_sync_end(struct l7_conn *c);
