@@ -25,6 +25,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 
+#include "core/binding_life.h"
 #include "core/client_seg.h"
 #include "core/conn_clock.h"
 #include "core/head_copy.h"
@@ -513,6 +514,34 @@ struct l7_conn {
 	/* the generation of the backup's record of it; 0: none (sync.c) */
 	u64			ckpt_gen;
 };
+
+/* @b of @c, as core/binding_life.h reads it. */
+static inline struct l7_bl l7_bl_of(const struct l7_conn *c,
+				    const struct l7_binding *b)
+{
+	return (struct l7_bl){
+		.req_end = b->b_req_end,
+		.acked = b->b_acked,
+		.snd_nxt = b->b_snd_nxt,
+		.copy_end = l7_binding_copy_end(b),
+		.passed = l7_seq_inv(&b->map.rsp, b->c_ack_passed),
+		.last_pkt = b->rsp_last_pkt,
+		.rsp_end = b->map.rsp_range.end,
+		.passed_c = b->c_ack_passed,
+		.req_done = b->req_done,
+		.rsp_done = b->rsp_guard.done,
+		.keep = b->keep,
+		.rsp_fin = b->rsp_guard.fin,
+		.srv_rst = b->b_rst,
+		.rsp_seen = b->rsp_seen,
+		.rsp_resent = b->rsp_resent,
+		.sack = b->map.c_sack && b->map.b_sack,
+		.retried = b->retried,
+		.idempotent = l7_http_method_idempotent(b->method),
+		.under_way = c->cur == b,
+		.tunnel = b->rsp_guard.tunnel,
+	};
+}
 
 /* The client's window in bytes: its last window field, scaled. */
 static inline u32 l7_client_snd_wnd(const struct l7_conn *c)

@@ -523,21 +523,6 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 }
 
 /*
- * Does @b's server have more than its last packet of the response still
- * unacknowledged?  The client's ACK that completed the response finished
- * the binding and went no further; a Linux server with more than one
- * packet out probes for a lost tail (TLP) two round trips later, well
- * before the pool's delayed ACK, and takes our answer to the probe for a
- * loss (it shrinks its window).  With only the last packet out its probe
- * waits for a delayed ACK too (over 200 ms), so ours can wait as well.
- */
-static bool l7_binding_server_probes(const struct l7_binding *b)
-{
-	return before(l7_seq_inv(&b->map.rsp, b->c_ack_passed),
-		      b->rsp_last_pkt);
-}
-
-/*
  * The part of the client's duplicate @dup (director's seq on C) that is
  * @b's server's, in its seq, in *@out.
  */
@@ -552,59 +537,38 @@ static bool l7_binding_dup(const struct l7_binding *b,
 }
 
 /*
- * Does @b's pooled connection go back to the pool when @b is done: its
- * server keeps it, and has all of the request and nothing past it.
- */
-static bool l7_binding_keeps(const struct l7_binding *b)
-{
-	return b->keep && !b->rsp_guard.fin && !b->b_rst &&
-	       b->b_acked == b->b_req_end && b->b_snd_nxt == b->b_req_end;
-}
-
-/* Has @b's server not heard that the client has all of its response? */
-static bool l7_binding_owes_server_ack(const struct l7_binding *b)
-{
-	return before(b->c_ack_passed, b->map.rsp_range.end);
-}
-
-/*
- * c->lock held: the client has all of @b's response.  Give the pooled
- * connection back - with the numbers it continues from - unless the
- * server is closing it or still owes us an ACK.  Its server learns that
- * the response arrived from us, not from the client's ACK (which may go
- * to another binding): at once if it would probe for the tail
- * (l7_binding_server_probes()) or the client reported a resend of it as
- * a duplicate (@dup, on C: passed on), else from the next request's copy
+ * c->lock held: the client has all of @b's response (core/binding_life.h
+ * decides what follows).  The pooled connection goes back - with the
+ * numbers it continues from - or its server is reset.  Its server learns
+ * that the response arrived from us, not from the client's ACK (which
+ * may go to another binding): now, with the client's report of a resend
+ * as a duplicate (@dup, on C) passed on, or from the next request's copy
  * on this connection or the pool's delayed ACK (l7_pool_release()).
  */
 static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
 			      const struct l7_tcp_sack_block *dup)
 {
-	struct l7_pconn *pc = b->pc;
-	u32 rsp_end = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
-	bool keep = l7_binding_keeps(b);
+	struct l7_bl bl = l7_bl_of(c, b);
 	struct l7_tcp_sack_block b_dup;
-	bool ack_now = false;
+	struct l7_pconn *pc = b->pc;
+	bool has_dup = l7_binding_dup(b, dup, &b_dup);
+	struct l7_bl_end e = l7_bl_finish(&bl, has_dup);
 
 	lockdep_assert_held(&c->lock);
 
-	if (keep) {
-		bool has_dup = l7_binding_dup(b, dup, &b_dup);
-
+	if (e.keep) {
 		pc->tcp.snd_nxt = b->b_req_end;
-		pc->tcp.rcv_nxt = rsp_end;
+		pc->tcp.rcv_nxt = l7_seq_inv(&b->map.rsp, b->map.rsp_range.end);
 		pc->tcp.ts_recent = b->b_tsval;
 		pc->tcp.ts_last = b->ts_sent;
 		pc->tcp.win = l7_win_to_backend(c, b);
-		ack_now = has_dup || l7_binding_server_probes(b);
-		if (ack_now)	/* still ours: the pool lock is not needed */
-			l7_pconn_send_ack(pc, &pc->tcp,
-					  has_dup ? &b_dup : NULL);
-	} else if (!b->b_rst) {
-		l7_binding_reset(c, b);
 	}
+	if (e.ack_now)	/* still ours: the pool lock is not needed */
+		l7_pconn_send_ack(pc, &pc->tcp, has_dup ? &b_dup : NULL);
+	if (e.reset)
+		l7_binding_reset(c, b);
 	WRITE_ONCE(pc->conn, NULL);
-	l7_pool_release(pc, keep, !ack_now && l7_binding_owes_server_ack(b));
+	l7_pool_release(pc, e.keep, e.ack_owed);
 	l7_binding_free(c, b);
 }
 
@@ -615,11 +579,15 @@ static void l7_binding_finish(struct l7_conn *c, struct l7_binding *b,
  */
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b)
 {
+	struct l7_bl bl = l7_bl_of(c, b);
+	struct l7_bl_end e = l7_bl_abort(&bl, c->c_fin &&
+					 c->state == L7C_TUNNEL);
+
 	lockdep_assert_held(&c->lock);
 
-	if (!b->b_rst && !(b->rsp_guard.fin && c->c_fin && c->state == L7C_TUNNEL))
+	if (e.reset)
 		l7_binding_reset(c, b);
-	if (!b->rsp_guard.done)
+	if (e.error)
 		l7_pool_count_error(b->pc->pool);
 	WRITE_ONCE(b->pc->conn, NULL);
 	l7_pool_release(b->pc, false, false);
@@ -666,17 +634,6 @@ static void l7_binding_hold_for_dup(struct l7_conn *c, struct l7_binding *b)
 	l7_conn_due_in(c, L7_CLK_DUP_WAIT, L7_DUP_WAIT);
 }
 
-/*
- * Is a report of @b's server's resend as a duplicate worth waiting for:
- * it resent some of the response, both ends speak SACK, and the pooled
- * connection goes back to the pool after it.
- */
-static bool l7_binding_awaits_dup(const struct l7_binding *b)
-{
-	return b->rsp_resent && b->map.c_sack && b->map.b_sack &&
-	       l7_binding_keeps(b);
-}
-
 /* L7_CLK_DUP_WAIT: a probed binding waited long enough. */
 void l7_binding_dup_wait_over(struct l7_conn *c)
 {
@@ -703,15 +660,23 @@ void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 	if (c->probed && l7_binding_dup(c->probed, dup, &b_dup))
 		l7_binding_finish(c, c->probed, dup);
 	list_for_each_entry_safe(b, next, &c->bindings, node) {
-		if (!b->rsp_guard.done || !b->req_done ||
-		    before(ack, b->map.rsp_range.end))
-			break;	/* in order: later ones are not acked either */
-		if (l7_binding_awaits_dup(b) && !l7_binding_dup(b, dup, &b_dup))
+		struct l7_bl bl = l7_bl_of(c, b);
+
+		switch (l7_bl_client_acked(&bl, ack,
+					   l7_binding_dup(b, dup, &b_dup))) {
+		case L7_BL_NOT_DONE:
+			/* in order: later ones are not acked either */
+			goto out;
+		case L7_BL_HOLD_FOR_DUP:
 			l7_binding_hold_for_dup(c, b);
-		else
+			break;
+		case L7_BL_FINISH:
 			l7_binding_finish(c, b, dup);
+			break;
+		}
 		freed = true;
 	}
+out:
 	/* a pipelined head that waited for room */
 	if (freed && c->state == L7C_HELD && l7_may_dispatch(c))
 		l7_dispatch(c);
@@ -771,9 +736,8 @@ void l7_queue_late(struct l7_conn *c)
  */
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 {
-	bool again = !b->retried && b->req_done &&
-		     b->b_req_end == l7_binding_copy_end(b) &&
-		     l7_http_method_idempotent(b->method) &&
+	struct l7_bl bl = l7_bl_of(c, b);
+	bool again = l7_bl_retry(&bl) &&
 		     l7_head_reserve(c, c->head_len + b->client_len);
 	u32 n = b->client_len;
 

@@ -749,12 +749,18 @@ static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
  */
 static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
 {
+	struct l7_bl bl;
+
 	b->b_rst = true;
-	if (b->rsp_guard.done && !before(c->d_snd_una, b->map.rsp_range.end))
+	bl = l7_bl_of(c, b);
+	switch (l7_bl_server_rst(&bl, c->d_snd_una)) {
+	case L7_BL_RST_RETIRE:
 		return false;
-	if (!b->rsp_seen && c->cur == b && !b->rsp_guard.tunnel) {
+	case L7_BL_RST_LOST:
 		b->lost = true;
 		return false;
+	case L7_BL_RST_CLIENT:
+		break;
 	}
 	/* the client lacks some, and the server that could resend it is gone */
 	c->reset = true;
@@ -863,6 +869,7 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
 	struct tcphdr *th;
+	struct l7_bl bl;
 	bool cut = true;
 	u32 payload;
 
@@ -912,8 +919,8 @@ unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
 		 * elsewhere.  Bytes that are not a response (a 101 nobody
 		 * asked for, say) reset the client.
 		 */
-		if ((v.closed || v.unsolicited) && !b->rsp_seen &&
-		    c->cur == b) {
+		bl = l7_bl_of(c, b);
+		if (l7_bl_refused_lost(&bl, v.closed || v.unsolicited)) {
 			b->lost = true;	/* l7_client_rsp_moved() */
 			return NF_DROP;
 		}
