@@ -835,11 +835,29 @@ int l7_ports_init(void);
 void l7_ports_exit(void);
 
 /* ip_vs_l7_pool.c */
+/* a connection the server closes sooner than this was never usable */
+#define L7_SHORT_LIVED		(HZ / 2)
+
+/* the pool's server as a socket address of its family */
+union l7_sockaddr {
+	struct sockaddr		sa;
+	struct sockaddr_in	sin;
+	struct sockaddr_in6	sin6;
+};
+
 int l7_pool_module_init(void);
 void l7_pool_module_exit(void);
-int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
-		 const struct ip_vs_dest *dest);
-void l7_pool_set_weight(struct l7_pool *pool, int weight);
+struct sockaddr *l7_pool_sa(const struct l7_pool *pool, union l7_sockaddr *sa);
+bool l7_pool_prefork(const struct l7_pool *pool);
+void l7_pool_kick(struct l7_pool *pool, unsigned long delay);
+void l7_pool_again(struct l7_pool *pool, unsigned long delay);
+void l7_pconn_unlink(struct l7_pconn *pc);
+void l7_pconn_discard(struct l7_pconn *pc, struct list_head *to);
+void l7_pool_failed(struct l7_pool *pool);
+void l7_pconn_mark_dead(struct l7_pconn *pc);
+void l7_pconn_state_change(struct sock *sk);
+void l7_pconn_close_list(struct list_head *head);
+void l7_pconn_idle_fn(struct timer_list *t);
 void l7_pool_set_max(struct l7_pool *pool, unsigned int max);
 void l7_pool_req_done(struct l7_pool *pool);
 void l7_pool_mode_changed(struct l7_pool *pool);
@@ -863,6 +881,11 @@ static inline bool l7_pool_full(const struct l7_pool *pool)
 
 	return max && (unsigned int)atomic_read(&pool->outstanding) >= max;
 }
+
+/* ip_vs_l7_pool_refill.c */
+int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,
+		 const struct ip_vs_dest *dest);
+void l7_pool_set_weight(struct l7_pool *pool, int weight);
 
 /* ip_vs_l7_proc.c */
 int l7_proc_init(void);
