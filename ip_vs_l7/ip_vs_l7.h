@@ -685,11 +685,23 @@ void l7_rsp_copy_due(struct l7_conn *c);
 int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep);
 unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb);
-unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
-			   struct sk_buff *skb);
-unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
-			      struct sk_buff *skb, bool fin);
-/* l7_splice_body(): what becomes of a client segment of a request body */
+int l7_seg_take(struct sk_buff *skb, struct l7_tcp_opts *o,
+		struct l7_tcp_seg *s);
+void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
+		 struct l7_tcp_seg *s);
+int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n);
+/* a segment's payload, as the guards read and write it */
+struct l7_skb_payload {
+	struct sk_buff *skb;
+	u32 hlen;
+};
+
+const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf);
+bool l7_skb_poke(const void *ctx, u32 off, const u8 *bytes, u32 n);
+unsigned int l7_splice_to_client(struct l7_conn *c, struct l7_binding *b,
+				 struct sk_buff *skb, struct l7_tcp_opts *o,
+				 struct l7_tcp_seg *s, u32 payload);
+/* what becomes of a client segment of a request body, framed */
 enum l7_body_act {
 	L7_BODY_DROP,		/* nothing of it goes on */
 	L7_BODY_ACK_ONLY,	/* none of its bytes: only its ACK may */
@@ -706,8 +718,6 @@ struct l7_body_seg {
 	bool			whole;	/* no bytes framed: it goes as it is */
 };
 
-enum l7_body_act l7_splice_body(struct l7_conn *c, struct l7_binding *b,
-				struct sk_buff *skb, struct l7_body_seg *bs);
 unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
 				 struct sk_buff *skb, struct l7_body_seg *bs);
 
@@ -758,6 +768,11 @@ void l7_dst_cache_reset(struct l7_dst_cache *dc);
 
 /* ip_vs_l7_listen.c */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
+
+/* ip_vs_l7_server.c */
+void l7_tunnel_track_close(struct l7_conn *c);
+unsigned int l7_server_seg(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb);
 
 /* ip_vs_l7_client.c */
 unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb);

@@ -2,12 +2,14 @@
 /*
  * ip_vs_l7: a client connection's segments, both ways, once it exists.
  * A client segment is judged by core/tcp_accept.c, planned by
- * core/client_seg.c, then taken into the head buffer (ip_vs_l7_head.c)
- * or handed down to the splice (ip_vs_l7_splice.c), which frames and
- * sends it and reports what it found; a server segment goes down the
- * splice the same way.  What follows for the request and its binding - a
- * body's end, a response's end, a server that let the request go - is
- * decided here, after the splice returns: it never calls back up.
+ * core/client_seg.c, then taken into the head buffer (ip_vs_l7_head.c),
+ * or framed by its binding's request guard (core/req_guard.c) and handed
+ * down to the splice (ip_vs_l7_splice.c), which rewrites and sends what
+ * the guard let through; a server segment is decided in
+ * ip_vs_l7_server.c and goes down the splice the same way.  What follows
+ * for the request and its binding - a body's end, a response's end, a
+ * server that let the request go - is decided here, after the segment
+ * went: nothing below calls back up.
  *
  * The director takes the request head into a bounded buffer and frames
  * it (FPS steps 2-3).  It acknowledges what it took: the head is the
@@ -209,7 +211,7 @@ static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
 
 /*
  * c->lock held: a segment of the client's just ended the current
- * request's body at c_rcv_nxt (l7_splice_body() forwards the part
+ * request's body at c_rcv_nxt (l7_splice_body_send() forwards the part
  * before).  What follows in it - the next head or heads, a FIN - is
  * taken now, and acknowledged with the server's ACK of the body's end
  * (l7_client_server_acked()); the segment's ACK goes on with the body.
@@ -244,8 +246,61 @@ static void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 }
 
 /*
+ * c->lock held: a client segment with bytes of @b's request body, new or
+ * resent.  The guard (core/req_guard.c) frames them and says what of the
+ * segment may reach @b's server; everything that could make the director
+ * drop the segment is checked before, so what it framed goes out.
+ */
+static enum l7_body_act l7_client_body_frame(struct l7_conn *c,
+					     struct l7_binding *b,
+					     struct sk_buff *skb,
+					     struct l7_body_seg *bs)
+{
+	struct l7_skb_payload pl = { .skb = skb };
+	struct l7_req_seg rs;
+	struct tcphdr *th;
+	bool ended;
+
+	lockdep_assert_held(&c->lock);
+
+	if (l7_seg_take(skb, &bs->o, &bs->s))
+		return L7_BODY_DROP;
+	th = tcp_hdr(skb);
+	pl.hlen = l7_nhlen(skb) + th->doff * 4;
+	bs->hlen = pl.hlen;
+	rs = (struct l7_req_seg){
+		.seq = bs->s.seq,
+		.len = skb->len - pl.hlen,
+		.fin = th->fin,
+		.peek = l7_skb_peek,
+		.ctx = &pl,
+	};
+	bs->whole = th->rst || (!rs.len && !rs.fin);
+	if (bs->whole)
+		return L7_BODY_SEND;	/* its ACK, or a RST: as it is */
+
+	bs->v = l7_req_guard_seg(&b->req_guard, &rs);
+	ended = bs->v.ended && b == c->cur && c->state == L7C_BODY;
+	if (b == c->cur && c->state == L7C_BODY &&
+	    c->c_rcv_nxt != b->req_guard.nxt) {
+		l7_floor_body_moved(c, b->req_guard.nxt - c->c_rcv_nxt);
+		c->c_rcv_nxt = b->req_guard.nxt;
+		l7_conn_progress(c);	/* new body bytes */
+	}
+	if (bs->v.act == L7_GUARD_RESET) {
+		l7_conn_end(c, L7_END_BAD_REQUEST, l7_guard_why_name(bs->v.why));
+		return L7_BODY_DROP;
+	}
+	if (bs->v.resync)
+		l7_send_client_ack(c, c->c_acked);
+	if (bs->v.act == L7_GUARD_DROP)
+		return L7_BODY_ACK_ONLY;
+	return ended ? L7_BODY_ENDED : L7_BODY_SEND;
+}
+
+/*
  * A client segment with bytes of @b's request body, new or resent: its
- * guard frames it (l7_splice_body()).  When the body ends in it, the
+ * guard frames it (l7_client_body_frame()).  When the body ends in it, the
  * request ends there, and what follows - the next head or heads, a FIN -
  * is taken before the body's part goes on; then the binding may be done.
  */
@@ -255,7 +310,7 @@ static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
 	unsigned int verdict;
 	struct l7_body_seg bs;
 
-	switch (l7_splice_body(c, b, skb, &bs)) {
+	switch (l7_client_body_frame(c, b, skb, &bs)) {
 	case L7_BODY_DROP:
 		return NF_DROP;
 	case L7_BODY_ACK_ONLY:
@@ -331,7 +386,11 @@ static unsigned int l7_client_tunnel(struct l7_conn *c, struct sk_buff *skb,
 		c->c_rcv_nxt = t.rcv_nxt;
 		l7_conn_progress(c);
 	}
-	return l7_splice_tunnel(c, c->cur, skb, t.fin);
+	if (t.fin) {
+		c->c_fin = true;
+		l7_tunnel_track_close(c);
+	}
+	return l7_splice_c2b(c, c->cur, skb);
 }
 
 /* In CLOSING: the FIN is still taken, and ends the wait for it. */
@@ -422,7 +481,7 @@ unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 }
 
 /*
- * After a server segment (l7_splice_b2c() said what it did):
+ * After a server segment (l7_server_seg() said what it did):
  * - the current binding's server closed or reset before it answered, or
  *   sent bytes before it had the request: the binding is lost, and the
  *   request tried again or answered 502 (l7_binding_lost());
@@ -465,7 +524,7 @@ unsigned int l7_server_segment(struct l7_conn *c, struct l7_binding *b,
 
 	lockdep_assert_held(&c->lock);
 
-	verdict = l7_splice_b2c(c, b, skb);
+	verdict = l7_server_seg(c, b, skb);
 	l7_client_rsp_moved(c);
 	return verdict;
 }

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ip_vs_l7: splicing packets between a client connection and the pooled
- * connections its requests are bound to (FPS steps 5-7).
+ * connections its requests are bound to (FPS steps 5-7), the seqadj of
+ * this module.
  *
  * Every packet of a binding, both ways, is rewritten in place -
  * addresses, ports, seq/ack, timestamps, window, SACK - with the
- * binding's map from core/tcp_map.c and sent on; no socket sees it.  On
- * the way the director frames what it needs to know to rebind: where
- * the current request's body ends (client to server) and where the
- * response ends (server to client).  Bulk body bytes are skipped by
- * count; only chunk-size lines and heads are read, through
- * skb_header_pointer(), so paged skbs stay as they are.
+ * binding's map from core/tcp_map.c and sent on; no socket sees it.
+ * What a segment means - whether it is acceptable, where a body or a
+ * response ends, what becomes of the binding - was decided before it got
+ * here (ip_vs_l7_client.c, ip_vs_l7_server.c); the splice only follows
+ * the numbers the rewrite moves (what was sent and acknowledged either
+ * way).  The guards read payload through l7_skb_peek(), so paged skbs
+ * stay as they are.
  *
  * Checksums: every forwarded skb leaves as CHECKSUM_PARTIAL with a fresh
  * pseudo-header seed, so the rewrite never has to patch th->check and the
@@ -34,8 +36,6 @@
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_trace.h"
 #include "core/tcp_opt.h"
-
-#define L7_LINGER		(2 * HZ)	/* after both FINs */
 
 /*
  * A segment of one family to a peer of the other (an IPv6 VIP in front
@@ -319,8 +319,8 @@ static int l7_seg_writable(struct sk_buff *skb)
 	return skb_ensure_writable(skb, l7_nhlen(skb) + tcp_hdrlen(skb));
 }
 
-static void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
-			struct l7_tcp_seg *s)
+void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
+		 struct l7_tcp_seg *s)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 
@@ -337,8 +337,8 @@ static void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
  * Ready a spliced segment for rewriting: headers ours to write, options
  * parsed, numbers read.  A SYN has no business in an established splice.
  */
-static int l7_seg_take(struct sk_buff *skb, struct l7_tcp_opts *o,
-		       struct l7_tcp_seg *s)
+int l7_seg_take(struct sk_buff *skb, struct l7_tcp_opts *o,
+		struct l7_tcp_seg *s)
 {
 	if (l7_seg_syn(skb) || l7_seg_writable(skb) || l7_seg_opts(skb, o))
 		return -EINVAL;
@@ -362,16 +362,6 @@ int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 	tcp_hdr(skb)->fin = 0;
 	tcp_hdr(skb)->psh = 0;
 	return 0;
-}
-
-/* Both sides sent FIN through a tunnel: linger for their last ACKs. */
-static void l7_tunnel_track_close(struct l7_conn *c)
-{
-	if (c->c_fin && c->cur->rsp_guard.fin && !c->dead_reason) {
-		c->dead_reason = "closed";
-		c->end = L7_END_CLOSED;
-		l7_conn_due_in(c, L7_CLK_END, L7_LINGER);
-	}
 }
 
 /* c->lock held: a client segment, taken, goes to @b's server rewritten. */
@@ -428,27 +418,10 @@ unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
 }
 
 /*
- * c->lock held: a client segment through @b's tunnel, accepted by the
- * same checks as any other (l7_client_segment()); @fin: its FIN is in
- * order, and counts.
- */
-unsigned int l7_splice_tunnel(struct l7_conn *c, struct l7_binding *b,
-			      struct sk_buff *skb, bool fin)
-{
-	lockdep_assert_held(&c->lock);
-
-	if (fin) {
-		c->c_fin = true;
-		l7_tunnel_track_close(c);
-	}
-	return l7_splice_c2b(c, b, skb);
-}
-
-/*
  * Cut the first @n payload bytes of @skb: the backend reads the
  * director's copy there.  The headers move up by @n.
  */
-static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
+int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 {
 	u32 nhlen = l7_nhlen(skb);
 	struct tcphdr *th;
@@ -468,12 +441,7 @@ static int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n)
 }
 
 /* The guard reads payload through this: skbs need not be linear. */
-struct l7_skb_payload {
-	struct sk_buff *skb;
-	u32 hlen;
-};
-
-static const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf)
+const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf)
 {
 	const struct l7_skb_payload *p = ctx;
 
@@ -481,7 +449,7 @@ static const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf)
 }
 
 /* The response guard overwrites a few head bytes through this. */
-static bool l7_skb_poke(const void *ctx, u32 off, const u8 *bytes, u32 n)
+bool l7_skb_poke(const void *ctx, u32 off, const u8 *bytes, u32 n)
 {
 	const struct l7_skb_payload *p = ctx;
 
@@ -499,57 +467,9 @@ static int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep)
 }
 
 /*
- * c->lock held: a client segment with bytes of @b's request body, new or
- * resent.  The guard (core/req_guard.c) frames them and says what of the
- * segment may reach @b's server; everything that could make the director
- * drop the segment is checked before, so what it framed goes out.
+ * The part of a body segment its guard framed (l7_client_body_frame()),
+ * to the server.
  */
-enum l7_body_act l7_splice_body(struct l7_conn *c, struct l7_binding *b,
-				struct sk_buff *skb, struct l7_body_seg *bs)
-{
-	struct l7_skb_payload pl = { .skb = skb };
-	struct l7_req_seg rs;
-	struct tcphdr *th;
-	bool ended;
-
-	lockdep_assert_held(&c->lock);
-
-	if (l7_seg_take(skb, &bs->o, &bs->s))
-		return L7_BODY_DROP;
-	th = tcp_hdr(skb);
-	pl.hlen = l7_nhlen(skb) + th->doff * 4;
-	bs->hlen = pl.hlen;
-	rs = (struct l7_req_seg){
-		.seq = bs->s.seq,
-		.len = skb->len - pl.hlen,
-		.fin = th->fin,
-		.peek = l7_skb_peek,
-		.ctx = &pl,
-	};
-	bs->whole = th->rst || (!rs.len && !rs.fin);
-	if (bs->whole)
-		return L7_BODY_SEND;	/* its ACK, or a RST: as it is */
-
-	bs->v = l7_req_guard_seg(&b->req_guard, &rs);
-	ended = bs->v.ended && b == c->cur && c->state == L7C_BODY;
-	if (b == c->cur && c->state == L7C_BODY &&
-	    c->c_rcv_nxt != b->req_guard.nxt) {
-		l7_floor_body_moved(c, b->req_guard.nxt - c->c_rcv_nxt);
-		c->c_rcv_nxt = b->req_guard.nxt;
-		l7_conn_progress(c);	/* new body bytes */
-	}
-	if (bs->v.act == L7_GUARD_RESET) {
-		l7_conn_end(c, L7_END_BAD_REQUEST, l7_guard_why_name(bs->v.why));
-		return L7_BODY_DROP;
-	}
-	if (bs->v.resync)
-		l7_send_client_ack(c, c->c_acked);
-	if (bs->v.act == L7_GUARD_DROP)
-		return L7_BODY_ACK_ONLY;
-	return ended ? L7_BODY_ENDED : L7_BODY_SEND;
-}
-
-/* The part of a body segment l7_splice_body() framed, to the server. */
 unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
 				 struct sk_buff *skb, struct l7_body_seg *bs)
 {
@@ -559,213 +479,6 @@ unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
 		return NF_DROP;
 	l7_seg_read(skb, &bs->o, &bs->s);
 	return l7_c2b_send(c, b, skb, &bs->o, &bs->s);
-}
-
-/* The response on @b ended just before backend seq @end. */
-static void l7_rsp_end(struct l7_binding *b, u32 end)
-{
-	b->keep = b->rsp_guard.resp.keep_alive;
-	/*
-	 * Its FIN ended it, or it told the client to close (a Connection
-	 * field the guard could not hide): the client learns it from our
-	 * FIN.
-	 */
-	b->close_after |= b->rsp_guard.eof_end ||
-			  (b->rsp_guard.cloak_missed && !b->keep);
-	trace_l7_response(b->pc->conn, b, end);
-	l7_pool_req_done(b->pc->pool);
-	l7_range_close(&b->map.rsp_range, l7_seq_fwd(&b->map.rsp, end));
-}
-
-/*
- * A 101 on @b: no more HTTP there, both ways pass as they come.  Only
- * for the current request, which asked for it, with no pipelined one
- * behind it, and within the service's tunnel cap.
- */
-static bool l7_rsp_upgrade(struct l7_conn *c, struct l7_binding *b)
-{
-	if (c->cur != b || c->head_len || !b->upgrade ||
-	    !l7_service_tunnel_begin(c->ls))
-		return false;
-	b->tunnel = true;
-	c->state = L7C_TUNNEL;
-	b->map.req_range.closed = false;
-	l7_rsp_guard_tunnel(&b->rsp_guard);
-	return true;
-}
-
-/* The server's side of @b, as core/tcp_accept.c reads it. */
-static struct l7_tcp_endpoint l7_server_endpoint(const struct l7_binding *b)
-{
-	return (struct l7_tcp_endpoint){
-		.rcv_nxt = b->rsp_guard.rcv_nxt,
-		.rcv_wup = b->b_rcv_wup,
-		.rcv_edge = b->b_rcv_edge,
-		.snd_una = b->b_acked,
-		.snd_nxt = b->b_snd_nxt,
-		/*
-		 * Linux bounds an old ACK by max_window and the bytes the
-		 * connection ever had acknowledged; a pooled connection's
-		 * life is longer than its binding's: by max_window alone.
-		 */
-		.snd_isn = b->b_acked - b->b_max_win,
-		.snd_wnd = b->b_wnd,
-		.snd_wl1 = b->b_wl1,
-		.max_window = b->b_max_win,
-		.ts_recent = b->b_tsval,
-		.snd_wscale = b->pc->tcp.snd_wscale,
-		.ts = b->pc->tcp.ts,
-		.fin_in = b->rsp_guard.fin,
-	};
-}
-
-/*
- * A server segment core/tcp_accept.c refused, and asked an ACK for.
- * A RST in the window but not at its exact point (RFC 5961 3.2) gets
- * one at where the server's in-order segments end, which a server that
- * really reset answers with a RST at exactly that seq.  Any other gets
- * the ACK the server had, never one of bytes the client may lack; a
- * resend of bytes it had acknowledged already (the server's timer was
- * quicker than the client's ACK) reports them as a duplicate, as Linux
- * does, lest the server take its resend for a repair.
- */
-static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
-				const struct tcphdr *th,
-				const struct l7_tcp_seg *s)
-{
-	struct l7_tcp_sack_block dup = { s->seq, s->seq + s->len - th->fin };
-
-	if (!l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
-				    L7_CHALLENGE_GAP))
-		return;
-	if (th->rst || th->syn)
-		l7_binding_send_ack(c, b, b->rsp_guard.rcv_nxt);
-	else if (dup.end != dup.start && !after(dup.end, b->b_rcv_wup))
-		l7_binding_dsack(c, b, &dup);
-	else
-		l7_binding_send_ack(c, b, b->b_rcv_wup);
-}
-
-/*
- * Whether a server segment may act on @b (RFC 793, 5961, 7323, as for a
- * client's: l7_client_segment()): nothing of one that is not acceptable
- * - its timestamp, window, ACK, RST or bytes - is taken or passed on.
- */
-static enum l7_tcp_accept_act l7_server_accept(struct l7_conn *c,
-					       struct l7_binding *b,
-					       const struct tcphdr *th,
-					       const struct l7_tcp_seg *s,
-					       struct l7_tcp_accept *v)
-{
-	struct l7_tcp_endpoint e = l7_server_endpoint(b);
-	struct l7_tcp_in in = {
-		.seq = s->seq,
-		.ack = s->ack,
-		.len = s->len,
-		.tsval = s->tsval,
-		.win = s->win,
-		.flags = tcp_flag_byte(th),
-		.ts = s->ts,
-	};
-
-	*v = l7_tcp_accept(&e, &in);
-	if (v->act == L7_ACC_CHALLENGE)
-		l7_server_challenge(c, b, th, s);
-	if (v->act == L7_ACC_DROP || v->act == L7_ACC_CHALLENGE)
-		l7_service_count(c->ls, srv_unacceptable);
-	if (v->act != L7_ACC_OK)
-		return v->act;
-	l7_tcp_accept_apply(&e, &in, v);
-	b->b_tsval = e.ts_recent;
-	b->b_wnd = e.snd_wnd;
-	b->b_wl1 = e.snd_wl1;
-	b->b_max_win = e.max_window;
-	return L7_ACC_OK;
-}
-
-/*
- * A server's SYN on a pooled connection in use: never forwarded, judged
- * from its headers as they are, as Linux judges one on an established
- * connection (RFC 5961 4.2: a challenge ACK, rate-limited; counted as
- * unacceptable).
- */
-static unsigned int l7_b2c_syn(struct l7_conn *c, struct l7_binding *b,
-			       const struct sk_buff *skb)
-{
-	const struct tcphdr *th = tcp_hdr(skb);
-	struct l7_tcp_accept acc;
-	struct l7_tcp_opts o;
-	struct l7_tcp_seg s;
-
-	if (l7_tcp_opts_of(th, &o) < 0)
-		return NF_DROP;
-	l7_seg_read(skb, &o, &s);
-	l7_server_accept(c, b, th, &s, &acc);
-	return NF_DROP;
-}
-
-/* A response the director cannot follow: reset both ends. */
-static unsigned int l7_rsp_bad(struct l7_conn *c)
-{
-	l7_conn_end(c, L7_END_BAD_RESPONSE, "bad response");
-	return NF_DROP;
-}
-
-/*
- * The backend's ACK and window bound what the request guard may still
- * have to check, and how far it may frame.
- */
-static void l7_b2c_guard(struct l7_binding *b, const struct l7_tcp_seg *s,
-			 bool window)
-{
-	l7_req_guard_acked(&b->req_guard, l7_seq_inv(&b->map.req, s->ack));
-	if (window)
-		l7_req_guard_window(&b->req_guard,
-				    l7_seq_inv(&b->map.req, s->ack + b->b_wnd));
-}
-
-/* The backend's ACK: what it has of the request, and our copy. */
-static void l7_b2c_ack(struct l7_conn *c, struct l7_binding *b,
-		       const struct l7_tcp_seg *s, bool window)
-{
-	if (after(s->ack, b->b_acked)) {
-		b->b_acked = s->ack;
-		l7_conn_progress(c);
-		l7_client_server_acked(c, b);
-	}
-	l7_b2c_guard(b, s, window);
-	if (!b->head_acked && !before(s->ack, l7_binding_copy_end(b))) {
-		b->head_acked = true;
-		if (c->cur == b)
-			l7_clock_stop(&c->clock, L7_CLK_REQ_COPY);
-	}
-}
-
-/*
- * A backend RST on @b (at its exact seq): the binding is retired
- * (l7_client_rsp_moved()) when the client has the whole response, or
- * lost when none of it came yet (the request goes to another server).
- * Else the connection ends, and true: the RST goes on to the client.
- */
-static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
-{
-	struct l7_bl bl;
-
-	b->b_rst = true;
-	bl = l7_bl_of(c, b);
-	switch (l7_bl_server_rst(&bl, c->d_snd_una)) {
-	case L7_BL_RST_RETIRE:
-		return false;
-	case L7_BL_RST_LOST:
-		b->lost = true;
-		return false;
-	case L7_BL_RST_CLIENT:
-		break;
-	}
-	/* the client lacks some, and the server that could resend it is gone */
-	c->reset = true;
-	l7_conn_end(c, L7_END_SERVER_RST, "reset by server");
-	return true;
 }
 
 /*
@@ -798,8 +511,13 @@ static void l7_b2c_earlier(struct l7_conn *c, struct l7_binding *b,
 		l7_binding_dsack(c, b, &dup);
 }
 
-/* A backend segment the response guard let through, to the client. */
-static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
+/*
+ * c->lock held: a server segment on @b that the response guard let
+ * through (ip_vs_l7_server.c), rewritten onto the client's connection and
+ * sent; bytes of an earlier binding's response are reported to the
+ * server as a duplicate instead.
+ */
+unsigned int l7_splice_to_client(struct l7_conn *c, struct l7_binding *b,
 				struct sk_buff *skb, struct l7_tcp_opts *o,
 				struct l7_tcp_seg *s, u32 payload)
 {
@@ -845,110 +563,9 @@ static unsigned int l7_b2c_send(struct l7_conn *c, struct l7_binding *b,
 		c->d_ts_last = s->tsval;
 	this_cpu_add(b->pc->pool->bytes->from_server, payload);
 
-	if (c->state == L7C_TUNNEL)
-		l7_tunnel_track_close(c);
 	if (l7_seg_readdress(skb, c->af, &c->vaddr, c->vport, &c->caddr,
 			     c->cport))
 		return NF_DROP;
 	return l7_forward(c->net, skb, c->c_mss - (c->c_ts ? L7_TS_OPT_LEN : 0),
 			  &c->dst, &c->vaddr, &c->caddr);
-}
-
-/*
- * c->lock held: a server segment on @b.  The response guard
- * (core/rsp_guard.c) frames it and says whether it goes to the client;
- * a 101 is this module's to allow.
- */
-unsigned int l7_splice_b2c(struct l7_conn *c, struct l7_binding *b,
-			   struct sk_buff *skb)
-{
-	struct l7_skb_payload pl = { .skb = skb };
-	unsigned int verdict = NF_DROP;
-	struct l7_tcp_accept acc;
-	struct l7_rsp_verdict v;
-	struct l7_tcp_opts o;
-	struct l7_tcp_seg s;
-	struct tcphdr *th;
-	struct l7_bl bl;
-	bool cut = true;
-	u32 payload;
-
-	lockdep_assert_held(&c->lock);
-
-	if (tcp_hdr(skb)->syn)
-		return l7_b2c_syn(c, b, skb);
-	if (l7_seg_take(skb, &o, &s))
-		return NF_DROP;
-	th = tcp_hdr(skb);
-	pl.hlen = l7_nhlen(skb) + th->doff * 4;
-	payload = s.len - th->fin;
-	switch (l7_server_accept(c, b, th, &s, &acc)) {
-	case L7_ACC_RESET:
-		return l7_b2c_rst(c, b) ?
-		       l7_b2c_send(c, b, skb, &o, &s, payload) : NF_DROP;
-	case L7_ACC_OK:
-		break;
-	default:
-		return NF_DROP;
-	}
-	if (acc.ack_ok)
-		l7_b2c_ack(c, b, &s, acc.window);
-
-	v = l7_rsp_guard_seg(&b->rsp_guard, &(struct l7_rsp_seg){
-		.seq = s.seq,
-		.len = payload,
-		.fin = th->fin,
-		.has_ack = th->ack,
-		.ack = s.ack,
-		.peek = l7_skb_peek,
-		.poke = l7_skb_poke,
-		.ctx = &pl,
-	});
-	th = tcp_hdr(skb);	/* a poke may have moved the headers */
-	if (v.act == L7_RSP_UPGRADE)
-		v.act = l7_rsp_upgrade(c, b) ? L7_RSP_FORWARD : L7_RSP_BAD;
-	switch (v.act) {
-	case L7_RSP_WAIT:
-		return NF_DROP;
-	case L7_RSP_BAD:
-		/*
-		 * The server closed before it answered (it was closing the
-		 * connection as it was bound), or sent bytes before it had the
-		 * request (past an earlier response's end): nothing reached
-		 * the client, the connection is retired and the request may go
-		 * elsewhere.  Bytes that are not a response (a 101 nobody
-		 * asked for, say) reset the client.
-		 */
-		bl = l7_bl_of(c, b);
-		if (l7_bl_refused_lost(&bl, v.closed || v.unsolicited)) {
-			b->lost = true;	/* l7_client_rsp_moved() */
-			return NF_DROP;
-		}
-		return l7_rsp_bad(c);
-	default:
-		break;
-	}
-	/* head bytes the director took: acknowledged, then its copy */
-	if (v.skip)
-		l7_rsp_copy_taken(c, b);
-	if (v.took)
-		l7_rsp_copy_start(c, b);
-	if (v.skip) {
-		/* out of memory: the server resends what follows the head */
-		cut = !l7_seg_cut_front(skb, pl.hlen, v.skip);
-		l7_seg_read(skb, &o, &s);
-		th = tcp_hdr(skb);
-		payload -= v.skip;
-	}
-	if (v.ended)
-		l7_rsp_end(b, l7_rsp_guard_end(&b->rsp_guard));
-	if (v.strip_fin) {
-		/* the server closes after the response: not the client's */
-		th->fin = 0;
-		s.len = payload;
-	}
-	/* all but a bare FIN that was the server's own goes on: ACKs too */
-	if (cut && (payload || !v.strip_fin))
-		verdict = l7_b2c_send(c, b, skb, &o, &s, payload);
-	return verdict;
 }
