@@ -29,8 +29,6 @@
 #include <net/tcp.h>
 
 #include "ip_vs_l7.h"
-#include "ip_vs_l7_sync.h"
-#include "ip_vs_l7_trace.h"
 
 /* a chain of a hash table: readers walk it under RCU, writers lock it */
 struct l7_bucket {
