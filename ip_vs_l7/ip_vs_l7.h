@@ -37,6 +37,7 @@
 #include "core/rsp_guard.h"
 #include "core/tcp_accept.h"
 #include "core/tcp_guard.h"
+#include "core/tcp_listen.h"
 #include "core/tcp_opt.h"
 #include "core/tcp_map.h"
 #include "uapi/ip_vs_l7_genl.h"
@@ -267,7 +268,7 @@ struct l7_service {
 };
 
 /* the window scale the director announces (Linux's for a 6 MB rcvbuf) */
-#define L7_OUR_WSCALE	7
+#define L7_OUR_WSCALE	L7_LISTEN_OUR_WSCALE
 
 /* the director's retransmission clock, for its replies and its copies */
 #define L7_RTO		(HZ / 5)

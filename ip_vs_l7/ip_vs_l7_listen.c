@@ -19,7 +19,7 @@
 
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_sync.h"
-#include "core/tcp_cookie.h"
+#include "core/tcp_listen.h"
 #include "core/tcp_opt.h"
 
 #define L7_DEFAULT_MSS		536	/* RFC 9293: no MSS option */
@@ -146,10 +146,10 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	if (!l7_sync_has_records(ls->net))
 		return NULL;
 	l7_ckpt_seg_of(skb, o, &g);
-	switch (l7_sync_adopt(ls->net, &g, &rec)) {
-	case L7_CKPT_ADOPT:
+	switch (l7_listen_record(l7_sync_adopt(ls->net, &g, &rec))) {
+	case L7_LISTEN_ADOPT:
 		break;
-	case L7_CKPT_PROBE:
+	case L7_LISTEN_PROBE:
 		/*
 		 * Out of the record's window: the record stays, and both
 		 * answers go.  The RST takes the segment's own ACK as its
@@ -160,9 +160,9 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 		l7_send_rst(ls->net, skb);
 		l7_send_probe(ls->net, &rec.conn, rec.ts_off);
 		return ERR_PTR(-EAGAIN);
-	case L7_CKPT_WAIT:
+	case L7_LISTEN_WAIT:
 		return ERR_PTR(-EAGAIN);
-	default:
+	case L7_LISTEN_COOKIE:
 		return NULL;
 	}
 	if (WARN_ON_ONCE(g.flags & L7_TCPF_RST))
@@ -182,38 +182,42 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
 					const struct l7_tcp_opts *o)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
+	struct l7_listen_ack a = {
+		.seq = ntohl(th->seq),
+		.ack = ntohl(th->ack_seq),
+		.mss = l7_cookie_check(skb),
+		.win = ntohs(th->window),
+		.ts = o->present & L7_TCPO_TS,
+		.tsval = o->tsval,
+		.tsecr = o->tsecr,
+	};
+	struct l7_listen_conn n;
 	struct l7_conn *c;
-	int wscale = -1;
-	bool sack = false;
-	u32 mss;
 
-	mss = l7_cookie_check(skb);
-	if (!mss ||
-	    ((o->present & L7_TCPO_TS) &&
-	     !l7_cookie_ts_decode(o->tsecr, &wscale, &sack))) {
+	if (!l7_listen_accept(&a, &n)) {
 		l7_send_rst(ls->net, skb);
 		return NULL;
 	}
 	c = l7_client_alloc(ls, skb);
 	if (!c)
 		return NULL;
-	c->c_rcv_nxt = ntohl(th->seq);
-	c->c_acked = c->c_rcv_nxt;
-	c->c_seq0 = c->c_rcv_nxt;
-	c->d_snd_una = ntohl(th->ack_seq);
-	c->d_snd_nxt = c->d_snd_una;
-	c->c_mss = mss;
-	c->c_ts = o->present & L7_TCPO_TS;
-	c->c_sack = sack;
-	c->c_wscale = wscale;
-	c->d_wscale = wscale >= 0 ? L7_OUR_WSCALE : -1;
-	c->c_tsval = o->tsval;
-	c->d_ts_last = o->tsecr;
-	c->d_snd_isn = c->d_snd_una;
-	c->c_win = ntohs(th->window);
-	c->c_wl1 = c->c_rcv_nxt;
-	c->c_max_win = (u32)c->c_win << max(wscale, 0);
-	c->c_rcv_edge = c->c_rcv_nxt + 65535;	/* our SYN-ACK's, unscaled */
+	c->c_rcv_nxt = n.rcv_nxt;
+	c->c_acked = n.rcv_nxt;
+	c->c_seq0 = n.rcv_nxt;
+	c->c_wl1 = n.rcv_nxt;
+	c->c_rcv_edge = n.rcv_edge;
+	c->d_snd_una = n.snd_nxt;
+	c->d_snd_nxt = n.snd_nxt;
+	c->d_snd_isn = n.snd_nxt;
+	c->c_mss = n.mss;
+	c->c_ts = n.ts;
+	c->c_sack = n.sack;
+	c->c_wscale = n.wscale;
+	c->d_wscale = n.our_wscale;
+	c->c_tsval = n.ts_recent;
+	c->d_ts_last = n.ts_last;
+	c->c_win = n.win;
+	c->c_max_win = n.max_win;
 	return c;
 }
 
@@ -230,30 +234,26 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	struct l7_tcp_opts o;
 	struct l7_conn *c;
 	bool adopted;
+	u16 cmss;
 
-	/* SYN+FIN, SYN+RST: no stack sends them; no answer, no cookie */
-	if (l7_tcp_flags_check(tcp_flag_byte(th), false) == L7_FLAGS_DROP)
+	switch (l7_listen_seg(tcp_flag_byte(th), l7_tcp_opts_of(th, &o) >= 0)) {
+	case L7_LISTEN_DROP:
 		return NF_DROP;
-	if (l7_tcp_opts_of(th, &o) < 0)
-		return NF_DROP;
-	/* a client that ended a connection we have a record of: no answer */
-	if (th->rst) {
+	case L7_LISTEN_RST:
+		/* a client that ended a connection we have a record of */
 		l7_client_adopt(ls, skb, &o);
 		return NF_DROP;
-	}
-
-	if (th->syn && !th->ack) {
-		u16 cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
-		u32 cookie = l7_cookie_init(skb, &cmss);
-
-		l7_send_synack(ls->net, skb, cookie, l7_adv_mss(skb),
+	case L7_LISTEN_SYNACK:
+		cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
+		l7_send_synack(ls->net, skb, l7_cookie_init(skb, &cmss),
+			       l7_adv_mss(skb),
 			       (o.present & L7_TCPO_WSCALE) ? o.wscale : -1,
 			       o.present & L7_TCPO_SACK_PERM,
 			       o.present & L7_TCPO_TS, o.tsval);
 		return NF_DROP;
+	case L7_LISTEN_ACK:
+		break;
 	}
-	if (th->syn || !th->ack)
-		return NF_DROP;
 
 	/*
 	 * A record first: its client's segment fails the cookie check.  A

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for core/tcp_listen.c, a VIP's LISTEN state: a SYN is
+ * answered with a cookie and keeps nothing; only an ACK may make a
+ * connection, a record's before the cookie's; a RST is never answered
+ * and never makes one; flags no stack sends together, a SYN-ACK, a
+ * segment without ACK or with options that do not parse get nothing;
+ * a bad cookie, or a timestamp whose options do not decode, is reset;
+ * a good one makes the connection the client believes in.
+ */
+#include "tcp_listen.h"
+#include "tcp_cookie.h"
+#include "tcp_guard.h"
+#include "l7_test.h"
+
+#define SYN	L7_TCPF_SYN
+#define ACK	L7_TCPF_ACK
+#define RST	L7_TCPF_RST
+#define FIN	L7_TCPF_FIN
+#define PSH	L7_TCPF_PSH
+
+static void segments_classified(void)
+{
+	CHECK(l7_listen_seg(SYN, true) == L7_LISTEN_SYNACK, "SYN");
+	CHECK(l7_listen_seg(SYN, false) == L7_LISTEN_DROP, "SYN, bad options");
+	CHECK(l7_listen_seg(SYN | FIN, true) == L7_LISTEN_DROP, "SYN+FIN");
+	CHECK(l7_listen_seg(SYN | RST, true) == L7_LISTEN_DROP, "SYN+RST");
+	CHECK(l7_listen_seg(SYN | ACK, true) == L7_LISTEN_DROP, "SYN-ACK");
+	CHECK(l7_listen_seg(RST, true) == L7_LISTEN_RST, "RST");
+	CHECK(l7_listen_seg(RST | ACK, true) == L7_LISTEN_RST, "RST+ACK");
+	CHECK(l7_listen_seg(ACK, true) == L7_LISTEN_ACK, "ACK");
+	CHECK(l7_listen_seg(ACK | PSH, true) == L7_LISTEN_ACK, "data");
+	CHECK(l7_listen_seg(ACK | FIN, true) == L7_LISTEN_ACK, "FIN");
+	CHECK(l7_listen_seg(ACK, false) == L7_LISTEN_DROP, "bad options");
+	CHECK(l7_listen_seg(PSH, true) == L7_LISTEN_DROP, "no ACK");
+	CHECK(l7_listen_seg(0, true) == L7_LISTEN_DROP, "no flags");
+}
+
+static void record_before_cookie(void)
+{
+	CHECK(l7_listen_record(L7_CKPT_ADOPT) == L7_LISTEN_ADOPT, "adopt");
+	CHECK(l7_listen_record(L7_CKPT_PROBE) == L7_LISTEN_PROBE, "probe");
+	CHECK(l7_listen_record(L7_CKPT_WAIT) == L7_LISTEN_WAIT, "wait");
+	CHECK(l7_listen_record(L7_CKPT_NONE) == L7_LISTEN_COOKIE, "none");
+	CHECK(l7_listen_record(L7_CKPT_REFUSE) == L7_LISTEN_COOKIE,
+	      "a record it does not fit");
+}
+
+static void cookie_makes_connection(void)
+{
+	struct l7_listen_ack a = {
+		.seq = 0xfffffff0u, .ack = 77, .mss = 1460, .win = 502,
+		.ts = true, .tsval = 1234,
+		.tsecr = l7_cookie_ts_encode(99999, 7, true),
+	};
+	struct l7_listen_conn n;
+
+	CHECK(l7_listen_accept(&a, &n), "good cookie");
+	CHECK(n.rcv_nxt == a.seq && n.snd_nxt == 77 && n.mss == 1460,
+	      "numbers");
+	CHECK(n.wscale == 7 && n.our_wscale == L7_LISTEN_OUR_WSCALE &&
+	      n.sack && n.ts, "options from the timestamp");
+	CHECK(n.max_win == 502u << 7, "its window, scaled");
+	CHECK(n.rcv_edge == a.seq + 65535, "our SYN-ACK's window, across the wrap");
+	CHECK(n.ts_recent == 1234 && n.ts_last == a.tsecr, "timestamps");
+
+	a.mss = 0;
+	CHECK(!l7_listen_accept(&a, &n), "bad cookie");
+	a.mss = 536;
+	a.tsecr |= 1u << 5;	/* a bit the director never sets */
+	CHECK(!l7_listen_accept(&a, &n), "timestamp that does not decode");
+	a.ts = false;
+	CHECK(l7_listen_accept(&a, &n), "no timestamp: no options");
+	CHECK(n.wscale == -1 && n.our_wscale == -1 && !n.sack && !n.ts,
+	      "none carried");
+	CHECK(n.max_win == 502, "unscaled");
+}
+
+int main(void)
+{
+	RUN(segments_classified);
+	RUN(record_before_cookie);
+	RUN(cookie_makes_connection);
+	return l7_test_summary("tcp_listen");
+}
