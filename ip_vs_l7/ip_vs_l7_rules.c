@@ -736,21 +736,10 @@ static struct pernet_operations l7_rules_net_ops = {
 	.exit = l7_rules_net_exit,
 };
 
-/* the store and the data path's scratch space; ip_vs_l7_genl.ko fills it */
+/* the store, empty; ip_vs_l7_genl.ko fills it */
 int l7_rules_init(void)
 {
-	int err = register_pernet_subsys(&l7_rules_net_ops);
-
-	if (err)
-		return err;
-	err = l7_route_init();
-	if (err)
-		goto pernet;
-	return 0;
-
-pernet:
-	unregister_pernet_subsys(&l7_rules_net_ops);
-	return err;
+	return register_pernet_subsys(&l7_rules_net_ops);
 }
 
 /*
@@ -759,7 +748,6 @@ pernet:
  */
 void l7_rules_exit(void)
 {
-	l7_route_exit();
 	/* flushes every namespace's sets */
 	unregister_pernet_subsys(&l7_rules_net_ops);
 }
