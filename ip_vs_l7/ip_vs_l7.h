@@ -585,12 +585,16 @@ void l7_service_done(struct ip_vs_service *svc);
 int l7_service_add_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
 int l7_service_del_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
 int l7_service_upd_dest(struct ip_vs_service *svc, struct ip_vs_dest *dest);
+void l7_service_opts_changed(struct net *net);
+
+/* ip_vs_l7_vip.c */
 struct l7_service *l7_service_lookup(const struct net *net, u16 af,
 				     const union nf_inet_addr *vaddr,
 				     __be16 vport);
+void l7_service_hash(struct l7_service *ls);
+void l7_service_unhash(struct l7_service *ls);
 bool l7_service_tunnel_begin(struct l7_service *ls);
 void l7_service_tunnel_end(struct l7_service *ls);
-void l7_service_opts_changed(struct net *net);
 bool l7_service_ipvs_conn(struct net *net, u16 af,
 			  const union nf_inet_addr *caddr, __be16 cport,
 			  const union nf_inet_addr *vaddr, __be16 vport);

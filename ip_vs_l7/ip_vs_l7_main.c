@@ -271,9 +271,13 @@ static int __init ip_vs_l7_init(void)
 	err = l7_rules_init();
 	if (err)
 		goto ports;
-	err = l7_sync_init();
+	/* the routing's scratch space, for requests the rules decide */
+	err = l7_route_init();
 	if (err)
 		goto rules;
+	err = l7_sync_init();
+	if (err)
+		goto route;
 	err = l7_hook_init();
 	if (err)
 		goto sync;
@@ -286,6 +290,8 @@ hook:
 	l7_hook_exit();
 sync:
 	l7_sync_exit();
+route:
+	l7_route_exit();
 rules:
 	l7_rules_exit();
 ports:
@@ -304,6 +310,7 @@ static void __exit ip_vs_l7_exit(void)
 	l7_sched_exit();
 	l7_hook_exit();
 	l7_sync_exit();
+	l7_route_exit();
 	l7_rules_exit();
 	l7_ports_exit();
 	l7_proc_exit();

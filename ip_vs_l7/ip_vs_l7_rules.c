@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ip_vs_l7: the content-rule store (see ip_vs_l7_rules.h).
+ * ip_vs_l7: the content-rule store's writers (see ip_vs_l7_rules.h), for
+ * the IPVS_L7 family: rules, pools and options changed, sets flushed.
  *
- * Keys of every namespace live in one hash, as services do in
- * ip_vs_l7_svc.c; a key exists while its set has a rule, a pool or an
+ * Keys of every namespace live in one hash (ip_vs_l7_ruleset.c, with
+ * the readers); a key exists while its set has a rule, a pool or an
  * option other than the default.  Options travel in the set, so that a
  * change of either is one pointer store too; every new set starts with
  * the options of the set it replaces.
@@ -16,9 +17,6 @@
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
-#include <linux/hash.h>
-#include <linux/jhash.h>
-#include <linux/jump_label.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -31,70 +29,8 @@
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_rules.h"
 
-struct l7_rentry {
-	struct hlist_node	node;		/* in l7_rkey_hash, RCU */
-	possible_net_t		net;
-	struct l7_rkey		key;
-	struct l7_rset __rcu	*set;		/* never NULL */
-	struct rcu_head		rcu;
-};
-
-static DEFINE_MUTEX(l7_rules_mutex);
-static struct hlist_head l7_rkey_hash[L7_RKEY_BUCKETS];
 /* bumped by every change, so that a dump can tell it was interrupted */
 static unsigned int l7_rules_gen;
-/*
- * On while any namespace has a set: every request asks for its
- * service's, and most directors have none to find.
- */
-static DEFINE_STATIC_KEY_FALSE(l7_rules_any);
-
-/* an IPv4 key hashes its one address word, an IPv6 key all four */
-static u32 l7_rkey_hashfn(const struct net *net, const struct l7_rkey *key)
-{
-	u32 port_proto = (__force u16)key->port | (u32)key->protocol << 16;
-	u32 init = jhash_3words(port_proto, key->af, (u32)(unsigned long)net,
-				0);
-
-	return hash_32(jhash2((__force const u32 *)key->addr.all,
-			      key->af == AF_INET ? 1 : 4, init),
-		       L7_RKEY_HASH_BITS);
-}
-
-static bool l7_rkey_eq(const struct l7_rkey *a, const struct l7_rkey *b)
-{
-	return a->af == b->af && a->port == b->port &&
-	       a->protocol == b->protocol &&
-	       l7_addr_eq(a->af, &a->addr, &b->addr);
-}
-
-/* under RCU or l7_rules_mutex */
-static struct l7_rentry *l7_rentry_find(const struct net *net,
-					const struct l7_rkey *key)
-{
-	struct l7_rentry *e;
-
-	hlist_for_each_entry_rcu(e, &l7_rkey_hash[l7_rkey_hashfn(net, key)],
-				 node, lockdep_is_held(&l7_rules_mutex))
-		if (l7_rkey_eq(&e->key, key) && net_eq(read_pnet(&e->net), net))
-			return e;
-	return NULL;
-}
-
-/* l7_rules_mutex held: the only ways into and out of the hash */
-static void l7_rentry_link(struct l7_rentry *e, struct net *net,
-			   const struct l7_rkey *key)
-{
-	hlist_add_head_rcu(&e->node, &l7_rkey_hash[l7_rkey_hashfn(net, key)]);
-	static_branch_inc(&l7_rules_any);
-}
-
-static void l7_rentry_unlink(struct l7_rentry *e)
-{
-	hlist_del_rcu(&e->node);
-	kfree_rcu(e, rcu);
-	static_branch_dec(&l7_rules_any);
-}
 
 static struct l7_rset *l7_rentry_set(struct l7_rentry *e)
 {
@@ -692,34 +628,6 @@ void ip_vs_l7_rules_flush(struct net *net, const struct l7_rkey *key)
 }
 EXPORT_SYMBOL_GPL(ip_vs_l7_rules_flush);
 
-const struct l7_rset *ip_vs_l7_rules_lookup(const struct net *net,
-					    const struct l7_rkey *key)
-{
-	struct l7_rentry *e;
-
-	if (!static_branch_unlikely(&l7_rules_any))
-		return NULL;
-	e = l7_rentry_find(net, key);
-	return e ? rcu_dereference(e->set) : NULL;
-}
-EXPORT_SYMBOL_GPL(ip_vs_l7_rules_lookup);
-
-const struct l7_rset *ip_vs_l7_rules_walk(const struct net *net,
-					  unsigned int bucket, unsigned int n,
-					  struct l7_rkey *key)
-{
-	struct l7_rentry *e;
-
-	hlist_for_each_entry_rcu(e, &l7_rkey_hash[bucket], node) {
-		if (!net_eq(read_pnet(&e->net), net) || n--)
-			continue;
-		*key = e->key;
-		return rcu_dereference(e->set);
-	}
-	return NULL;
-}
-EXPORT_SYMBOL_GPL(ip_vs_l7_rules_walk);
-
 unsigned int ip_vs_l7_rules_generation(void)
 {
 	return READ_ONCE(l7_rules_gen);
@@ -736,21 +644,10 @@ static struct pernet_operations l7_rules_net_ops = {
 	.exit = l7_rules_net_exit,
 };
 
-/* the store and the data path's scratch space; ip_vs_l7_genl.ko fills it */
+/* the store, empty; ip_vs_l7_genl.ko fills it */
 int l7_rules_init(void)
 {
-	int err = register_pernet_subsys(&l7_rules_net_ops);
-
-	if (err)
-		return err;
-	err = l7_route_init();
-	if (err)
-		goto pernet;
-	return 0;
-
-pernet:
-	unregister_pernet_subsys(&l7_rules_net_ops);
-	return err;
+	return register_pernet_subsys(&l7_rules_net_ops);
 }
 
 /*
@@ -759,7 +656,6 @@ pernet:
  */
 void l7_rules_exit(void)
 {
-	l7_route_exit();
 	/* flushes every namespace's sets */
 	unregister_pernet_subsys(&l7_rules_net_ops);
 }

@@ -17,6 +17,7 @@
 
 #include <linux/atomic.h>
 #include <linux/in.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/socket.h>
@@ -193,6 +194,28 @@ const struct l7_rset *ip_vs_l7_rules_walk(const struct net *net,
 					  unsigned int bucket, unsigned int n,
 					  struct l7_rkey *key);
 unsigned int ip_vs_l7_rules_generation(void);
+
+/*
+ * ip_vs_l7_ruleset.c holds the keys and the readers above (lookup, walk);
+ * for the writers (ip_vs_l7_rules.c), the key hash and the only ways into
+ * and out of it, under l7_rules_mutex.
+ */
+struct l7_rentry {
+	struct hlist_node	node;		/* in l7_rkey_hash, RCU */
+	possible_net_t		net;
+	struct l7_rkey		key;
+	struct l7_rset __rcu	*set;		/* never NULL */
+	struct rcu_head		rcu;
+};
+
+extern struct mutex l7_rules_mutex;
+extern struct hlist_head l7_rkey_hash[L7_RKEY_BUCKETS];
+/* under RCU or l7_rules_mutex */
+struct l7_rentry *l7_rentry_find(const struct net *net,
+				 const struct l7_rkey *key);
+void l7_rentry_link(struct l7_rentry *e, struct net *net,
+		    const struct l7_rkey *key);
+void l7_rentry_unlink(struct l7_rentry *e);
 
 /* under RCU: how requests to the key of @set (NULL: none) carry the client */
 static inline enum l7_fwd_mode l7_rset_forwarded(const struct l7_rset *set,

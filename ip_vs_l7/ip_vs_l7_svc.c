@@ -8,13 +8,16 @@
  * process context under __ip_vs_mutex, so they may sleep, and they are
  * serialised against each other.  l7_services_mutex only orders them
  * against readers of our own lists (/proc).
+ *
+ * They, and l7_service_opts_changed() from the rule store's writers, are
+ * all that calls this file: the data path finds a service in the VIP
+ * hash (ip_vs_l7_vip.c), which l7_service_init() and l7_service_done()
+ * fill and empty.
  */
 
 #define KMSG_COMPONENT "IPVS"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
-#include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/netfilter/ipv4/nf_defrag_ipv4.h>
@@ -26,36 +29,6 @@
 /* every l7 service, for /proc and for setup; under l7_services_mutex */
 LIST_HEAD(l7_services);
 DEFINE_MUTEX(l7_services_mutex);
-
-/* TCP services by VIP:port, for the packet hook; readers use RCU */
-#define L7_SVC_HASH_BITS	6
-static struct hlist_head l7_svc_hash[1 << L7_SVC_HASH_BITS];
-
-/* an IPv6 VIP hashes by its last word, as the operator numbers them */
-static u32 l7_svc_hashfn(const struct net *net, u16 af,
-			 const union nf_inet_addr *vaddr, __be16 vport)
-{
-	__be32 word = af == AF_INET ? vaddr->ip : vaddr->ip6[3];
-
-	return hash_32(jhash_2words((__force u32)word, (__force u32)vport,
-				    (u32)(unsigned long)net),
-		       L7_SVC_HASH_BITS);
-}
-
-struct l7_service *l7_service_lookup(const struct net *net, u16 af,
-				     const union nf_inet_addr *vaddr,
-				     __be16 vport)
-{
-	struct l7_service *ls;
-
-	hlist_for_each_entry_rcu(ls, &l7_svc_hash[l7_svc_hashfn(net, af, vaddr,
-								 vport)],
-				 hnode)
-		if (ls->vport == vport && ls->af == af &&
-		    l7_addr_eq(af, &ls->vaddr, vaddr) && net_eq(ls->net, net))
-			return ls;
-	return NULL;
-}
 
 /* the families the data path serves, as VIPs and as real servers */
 static bool l7_af_spliced(u16 af)
@@ -74,54 +47,6 @@ static bool l7_dest_pooled(const struct l7_service *ls,
 			   const struct ip_vs_dest *dest)
 {
 	return ls->hashed && l7_af_spliced(dest->af);
-}
-
-/*
- * A 101 turns a client connection into a plain splice that holds its
- * pooled connection until both sides close, outside every request
- * timeout: such tunnels have their own cap per service, else a client
- * could take every pooled connection with upgrades.
- */
-bool l7_service_tunnel_begin(struct l7_service *ls)
-{
-	unsigned int max = READ_ONCE(l7_max_tunnels);
-	int n = atomic_read(&ls->tunnels);
-
-	do {
-		if (n >= max) {
-			l7_service_count(ls, tunnels_refused);
-			return false;
-		}
-	} while (!atomic_try_cmpxchg(&ls->tunnels, &n, n + 1));
-	return true;
-}
-
-void l7_service_tunnel_end(struct l7_service *ls)
-{
-	atomic_dec(&ls->tunnels);
-}
-
-/*
- * Under RCU, for the packet hook: whether the packet's tuple belongs to
- * a connection IPVS made - before "ipvsadm -E -s l7" switched its
- * service to us.  Such a connection stays IPVS's until it ends (IPVS
- * expires it as for any other scheduler); only tuples without one are
- * the data path's.
- */
-bool l7_service_ipvs_conn(struct net *net, u16 af,
-			  const union nf_inet_addr *caddr, __be16 cport,
-			  const union nf_inet_addr *vaddr, __be16 vport)
-{
-	struct ip_vs_conn_param p;
-	struct ip_vs_conn *cp;
-
-	ip_vs_conn_fill_param(net_ipvs(net), af, IPPROTO_TCP, caddr, cport,
-			      vaddr, vport, &p);
-	cp = ip_vs_conn_in_get(&p);
-	if (!cp)
-		return false;
-	__ip_vs_conn_put(cp);
-	return true;
 }
 
 /* whether the key of @ls has the option prefork off in the rule store */
@@ -326,10 +251,7 @@ static void l7_service_publish(struct l7_service *ls,
 		ls->vport = svc->port;
 		ls->hashed = true;
 		ls->no_prefork = l7_service_no_prefork(ls);
-		hlist_add_head_rcu(&ls->hnode,
-				   &l7_svc_hash[l7_svc_hashfn(ls->net, ls->af,
-							      &ls->vaddr,
-							      ls->vport)]);
+		l7_service_hash(ls);
 	}
 	mutex_unlock(&l7_services_mutex);
 }
@@ -376,7 +298,7 @@ void l7_service_done(struct ip_vs_service *svc)
 
 	if (ls->hashed) {
 		mutex_lock(&l7_services_mutex);
-		hlist_del_rcu(&ls->hnode);
+		l7_service_unhash(ls);
 		mutex_unlock(&l7_services_mutex);
 		/* no packet can find the service, or make a connection, now */
 		synchronize_rcu();

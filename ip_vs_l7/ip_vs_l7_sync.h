@@ -2,8 +2,9 @@
 /*
  * ip_vs_l7: the checkpoint channel between two directors (one per network
  * namespace), between the IPVS_L7 family (ip_vs_l7_sync_nl.c, in
- * ip_vs_l7_genl.ko) and the channel itself (ip_vs_l7_sync.c, in
- * ip_vs_l7.ko).
+ * ip_vs_l7_genl.ko) and the channel itself (ip_vs_l7_sync_ctl.c, in
+ * ip_vs_l7.ko), and between the data path and the channel's records
+ * (ip_vs_l7_sync.c).
  */
 #ifndef _IP_VS_L7_SYNC_H
 #define _IP_VS_L7_SYNC_H
@@ -62,6 +63,7 @@ struct l7_sync_stats {
 	u64	busy;
 };
 
+/* ip_vs_l7_sync_ctl.c: the family's way in */
 int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
 			struct netlink_ext_ack *extack);
 int ip_vs_l7_sync_stop(struct net *net);
@@ -72,6 +74,8 @@ int ip_vs_l7_sync_stop(struct net *net);
  */
 int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 		      struct l7_sync_stats *st, u32 *dgram_max);
+
+/* ip_vs_l7_sync.c: the data path's */
 
 /* A running master's sync_idle in jiffies, else 0. */
 u32 l7_sync_idle(struct net *net);
@@ -107,6 +111,7 @@ void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec);
 /* @c ends: a DELETE, if the backup got a record of it */
 void l7_conn_sync_end(struct l7_conn *c);
 
+/* ip_vs_l7_sync_ctl.c: the module's init and exit */
 int l7_sync_init(void);
 void l7_sync_exit(void);
 

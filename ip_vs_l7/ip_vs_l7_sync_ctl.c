@@ -1,0 +1,809 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7: the checkpoint channel's life and its receiver
+ * (ip_vs_l7_sync_chan.h), above the connections: a record of the peer's
+ * may end one of them (l7_sync_displace()).
+ *
+ * Receiver: the socket's data_ready queues a work item that reads the
+ * datagrams waiting, checks each before any cryptography is spent on it,
+ * opens it and applies it to the store.  When an address comes up (the
+ * VIP moving here), the probe sends to the clients of the store's records.
+ *
+ * Start and stop run under l7_sync_mutex, in process context (the
+ * family's handlers, the namespace's exit); the channel is published
+ * with RCU for l7_sync_queue() and the other readers in ip_vs_l7_sync.c.
+ */
+
+#define KMSG_COMPONENT "IPVS"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <crypto/hash.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/udp.h>
+#include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "ip_vs_l7.h"
+#include "ip_vs_l7_sync_chan.h"
+
+/* datagrams read in one run of the receiver, before it yields */
+#define L7_SYNC_RECV_BATCH	64
+/* the receive buffer: a flood is dropped there, not queued for work */
+#define L7_SYNC_RCVBUF		(256 * 1024)
+/* a HELLO at most this often in answer to a sender */
+#define L7_SYNC_HELLO_MIN_MS	100
+/* slots of the store looked at in one hold of its lock by the probe */
+#define L7_SYNC_PROBE_SCAN	256
+/* records copied out of the store at a time by the takeover's probe */
+#define L7_SYNC_PROBE_BATCH	64
+/*
+ * The probe runs this long after an address came up: the clients answer
+ * to the VIP's MAC as their ARP caches have it, which keepalived's
+ * gratuitous ARPs change only after it added the address.  It runs
+ * again later, when a client with bytes in flight to the dead director,
+ * whose first answer was waited out (l7_ckpt_past()), has had time to
+ * send them again: one that answers past its record a second time had
+ * them acknowledged, waits for a response that will not come, and is
+ * reset.
+ */
+#define L7_SYNC_PROBE_FIRST_MS	300
+#define L7_SYNC_PROBE_AGAIN_MS	8000
+/*
+ * And once more, this long after the last probe: a record whose client
+ * answered neither probe has no client (gone, or reset meanwhile), and is
+ * dropped (l7_ckpt_expire()).
+ */
+#define L7_SYNC_PROBE_EXPIRE_MS	3000
+/* the largest UDP payload */
+#define L7_SYNC_UDP_MAX		65507
+
+static DEFINE_MUTEX(l7_sync_mutex);
+
+/* ---- the receiver ---- */
+
+/*
+ * To a sender that does not know our challenge yet; as often as a
+ * forgery of one of its datagrams can make us, so at a bounded rate.
+ */
+static void l7_sync_answer_hello(struct l7_sync *s)
+{
+	if (time_before(jiffies, s->hello_at +
+				 msecs_to_jiffies(L7_SYNC_HELLO_MIN_MS)))
+		return;
+	l7_sync_send_hello(s);
+}
+
+static void l7_sync_count(struct l7_sync *s, u64 *counter)
+{
+	spin_lock_bh(&s->slock);
+	(*counter)++;
+	spin_unlock_bh(&s->slock);
+}
+
+/*
+ * The peer sent a record of a connection this director still has, newer
+ * than any it had of ours: the client's segments went to the peer, which
+ * took it over (a failover this director did not notice, as when VRRP
+ * alone moved the VIP).  Our copy's numbers are behind the client's now,
+ * and were the VIP to come back it would answer with them: it ends,
+ * without a word to the client, nor a DELETE to the peer that holds the
+ * connection.  A record not newer than our own last one of it is an old
+ * one of ours the peer still had, never a takeover.
+ */
+static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
+{
+	union nf_inet_addr caddr, vaddr;
+	u16 af = l7_ckpt_tuple_addrs(&k->t, &caddr, &vaddr);
+	struct l7_conn *c;
+	bool ended = false;
+
+	rcu_read_lock();
+	c = l7_conn_lookup(s->net, af, &caddr, htons(k->t.cport), &vaddr,
+			   htons(k->t.vport));
+	if (c) {
+		spin_lock_bh(&c->lock);
+		if (!c->dead && l7_conn_at_boundary(c) && k->gen > c->ckpt_gen) {
+			c->ckpt_gen = 0;
+			l7_conn_end(c, L7_END_FLUSHED, "taken over by the peer");
+			ended = true;
+		}
+		spin_unlock_bh(&c->lock);
+	}
+	rcu_read_unlock();
+	if (ended)
+		l7_sync_count(s, &s->stats.displaced);
+}
+
+/* @len bytes of @count records of an authentic datagram: applied whole. */
+static void l7_sync_apply(struct l7_sync *s, const u8 *recs, size_t len,
+			  u16 count)
+{
+	struct l7_ckpt_reader r;
+	struct l7_ckpt_rec rec;
+	u32 now = l7_sync_now_ms();
+
+	if (l7_ckpt_read_begin(&r, recs, len, count)) {
+		l7_sync_count(s, &s->stats.malformed);
+		return;
+	}
+	l7_sync_count(s, &s->stats.received);
+	if (!l7_sync_keeps(s))
+		return;		/* a master keeps none of the peer's */
+	while (l7_ckpt_read_next(&r, &rec)) {
+		enum l7_ckpt_applied a;
+
+		spin_lock_bh(&s->slock);
+		a = l7_ckpt_apply(&s->store, &rec, now);
+		spin_unlock_bh(&s->slock);
+		if (a == L7_CKPT_STORED && l7_sync_sends(s))
+			l7_sync_displace(s, &rec.conn);
+	}
+}
+
+/* a random id or challenge: never 0, which means none */
+static u64 l7_sync_random(void)
+{
+	return get_random_u64() | 1;
+}
+
+/*
+ * The key to open @h's datagram with: the accepted sender's, or one
+ * derived now for another (a new start of the peer, or a forgery); NULL
+ * if none can be had.
+ */
+static struct l7_seal *l7_sync_rx_key(struct l7_sync *s,
+				      const struct l7_sync_hdr *h)
+{
+	if (s->rx.sender == h->sender)
+		return &s->rx;
+	if (s->rx_new.sender != h->sender &&
+	    l7_seal_key(&s->rx_new, s->kdf, s->cfg.sync_id, h->sender))
+		return NULL;
+	return &s->rx_new;
+}
+
+/*
+ * One datagram of @len bytes in s->rx_buf, from the peer's address:
+ * checked, in the order of what each check costs, then opened and
+ * applied whole.
+ */
+static void l7_sync_take(struct l7_sync *s, size_t len)
+{
+	u8 *buf = s->rx_buf;
+	enum l7_sync_verdict v;
+	struct l7_sync_hdr h;
+	struct l7_seal *key;
+
+	if (l7_sync_hdr_get(buf, len, L7_CKPT_REC_MIN, L7_CKPT_REC_MAX, &h)) {
+		l7_sync_count(s, &s->stats.malformed);
+		return;
+	}
+	if (h.sync_id != s->cfg.sync_id) {
+		l7_sync_count(s, &s->stats.bad_sync_id);
+		return;
+	}
+	v = l7_sync_peer_precheck(&s->peer, &h);
+	if (v == L7_SYNC_TAKE) {
+		key = l7_sync_rx_key(s, &h);
+		if (!key || l7_unseal(key, buf, len, h.seq)) {
+			l7_sync_count(s, &s->stats.bad_hmac);
+			return;
+		}
+		v = l7_sync_peer_accept(&s->peer, &h);
+	}
+	switch (v) {
+	case L7_SYNC_NEW_PEER:
+		/* rx_new is keyed for it: the accepted sender's key now */
+		swap(s->rx, s->rx_new);
+		/* no datagram of an earlier start can echo the next one */
+		l7_sync_peer_rechallenge(&s->peer, l7_sync_random());
+		l7_sync_count(s, &s->stats.peers);
+		/* it takes ours once we echo its challenge: at once */
+		l7_sync_send_hello(s);
+		break;
+	case L7_SYNC_TAKE:
+		break;
+	case L7_SYNC_UNKNOWN:
+		l7_sync_count(s, &s->stats.unknown_peer);
+		l7_sync_answer_hello(s);
+		return;
+	case L7_SYNC_REFLECTED:
+		l7_sync_count(s, &s->stats.reflected);
+		return;
+	default:
+		l7_sync_count(s, &s->stats.replayed);
+		return;
+	}
+	/* what the peer holds of ours: our records go on past it */
+	if (h.newest < L7_CKPT_GEN_MAX)
+		l7_sync_gen_raise(s, h.newest);
+	l7_sync_apply(s, buf + L7_SYNC_HDR_LEN,
+		      len - L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN, h.count);
+}
+
+/* whether @from is the peer's address and the channel's port */
+static bool l7_sync_from_peer(const struct l7_sync *s,
+			      const struct sockaddr_storage *from)
+{
+	if (s->cfg.af == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)from;
+
+		return sin->sin_family == AF_INET &&
+		       sin->sin_port == s->cfg.port &&
+		       sin->sin_addr.s_addr == s->cfg.peer.ip;
+	} else {
+		const struct sockaddr_in6 *sin6 = (const void *)from;
+
+		return sin6->sin6_family == AF_INET6 &&
+		       sin6->sin6_port == s->cfg.port &&
+		       ipv6_addr_equal(&sin6->sin6_addr, &s->cfg.peer.in6);
+	}
+}
+
+static void l7_sync_recv_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(work, struct l7_sync, recv);
+	/* one byte more than we send: a longer datagram is not the peer's */
+	struct kvec iov = { .iov_base = s->rx_buf,
+			    .iov_len = s->dgram_max + 1 };
+	struct sockaddr_storage from;
+	struct msghdr msg;
+	int i, len;
+
+	for (i = 0; i < L7_SYNC_RECV_BATCH; i++) {
+		msg = (struct msghdr){ .msg_name = &from,
+				       .msg_namelen = sizeof(from) };
+		len = kernel_recvmsg(s->sock, &msg, &iov, 1, iov.iov_len,
+				     MSG_DONTWAIT);
+		if (len < 0)
+			return;		/* -EAGAIN: none left */
+		if (!l7_sync_from_peer(s, &from))
+			l7_sync_count(s, &s->stats.bad_source);
+		else if (len > s->dgram_max)
+			l7_sync_count(s, &s->stats.malformed);
+		else
+			l7_sync_take(s, len);
+	}
+	/* more may wait: what else is queued on the channel runs first */
+	queue_work(s->wq, &s->recv);
+}
+
+/* softirq, under the socket's lock: the reading is the worker's */
+static void l7_sync_data_ready(struct sock *sk)
+{
+	struct l7_sync *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s)
+		queue_work(s->wq, &s->recv);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* ---- the takeover's probe ---- */
+
+/*
+ * Whether @t's client is one to probe: its VIP:port is an l7 service's
+ * and an address of this director now.  A record names any addresses its
+ * writer chose; the probe goes only where this director serves.
+ */
+static bool l7_sync_probe_wanted(struct net *net,
+				 const struct l7_ckpt_tuple *t)
+{
+	union nf_inet_addr caddr, vaddr;
+	u16 af = l7_ckpt_tuple_addrs(t, &caddr, &vaddr);
+	bool served;
+
+	rcu_read_lock();
+	served = l7_service_lookup(net, af, &vaddr, htons(t->vport));
+	rcu_read_unlock();
+	return served && l7_addr_local(net, af, &vaddr);
+}
+
+/*
+ * One pass of the takeover's probe over the store, @expire for the last:
+ * a probe to each client whose record is on a VIP:port served here, or,
+ * on the last pass, each record probed L7_CKPT_PROBES times dropped.
+ */
+static void l7_sync_probe_pass(struct l7_sync *s, bool expire)
+{
+	struct l7_ckpt_slot *batch = s->probe_batch;
+	u32 cursor = 0, n, k, done;
+
+	while (cursor < l7_ckpt_slots(&s->store)) {
+		/* the lock held over a few slots at a time, however many */
+		spin_lock_bh(&s->slock);
+		n = l7_ckpt_walk(&s->store, &cursor, L7_SYNC_PROBE_SCAN, batch,
+				 s->probe_idx, L7_SYNC_PROBE_BATCH);
+		spin_unlock_bh(&s->slock);
+		for (k = 0, done = 0; k < n; k++) {
+			const struct l7_ckpt_conn *c = &batch[k].conn;
+
+			if (!expire) {
+				if (!l7_sync_probe_wanted(s->net, &c->t))
+					continue;
+				/* as every other segment of ours: from softirq */
+				local_bh_disable();
+				l7_send_probe(s->net, c, batch[k].ts_off);
+				local_bh_enable();
+			}
+			/* the slot's record may have changed: checked there */
+			spin_lock_bh(&s->slock);
+			if (expire)
+				l7_ckpt_expire(&s->store, s->probe_idx[k], c);
+			else
+				l7_ckpt_probe_mark(&s->store, s->probe_idx[k],
+						   c, l7_sync_now_ms());
+			spin_unlock_bh(&s->slock);
+			done += !expire;
+		}
+		spin_lock_bh(&s->slock);
+		s->stats.probed += done;
+		spin_unlock_bh(&s->slock);
+		cond_resched();
+	}
+}
+
+/*
+ * An address came up here, as keepalived adds the VIP when this director
+ * becomes master: every client of the peer's that the records say is
+ * idle on a VIP of ours now gets a probe (l7_send_probe()).  One between
+ * two requests answers and is taken over at once; one whose request or
+ * response the peer had under way answers with numbers past the record
+ * and is reset - without the probe it would wait for an answer that
+ * never comes, until its own timeout.  A second pass later, then records
+ * no client claimed are dropped.
+ */
+static void l7_sync_probe_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
+					 probe);
+	int pass = atomic_read(&s->probe_pass);
+	unsigned int next_ms;
+
+	if (!pass)
+		return;
+	l7_sync_probe_pass(s, pass > L7_CKPT_PROBES);
+	next_ms = pass < L7_CKPT_PROBES ? L7_SYNC_PROBE_AGAIN_MS :
+					   L7_SYNC_PROBE_EXPIRE_MS;
+	/* an address that came up meanwhile started the passes over */
+	if (atomic_cmpxchg(&s->probe_pass, pass,
+			   pass > L7_CKPT_PROBES ? 0 : pass + 1) == pass &&
+	    pass <= L7_CKPT_PROBES)
+		queue_delayed_work(s->wq, &s->probe, msecs_to_jiffies(next_ms));
+}
+
+/* An address of @net came up: probe if there are records to. */
+static void l7_sync_addr_up(struct net *net)
+{
+	struct l7_sync *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(l7_sync_net(net)->sync);
+	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count)) {
+		atomic_set(&s->probe_pass, 1);
+		mod_delayed_work(s->wq, &s->probe,
+				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
+	}
+	rcu_read_unlock();
+}
+
+static int l7_sync_inetaddr_event(struct notifier_block *nb,
+				  unsigned long event, void *ptr)
+{
+	const struct in_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		l7_sync_addr_up(dev_net(ifa->ifa_dev->dev));
+	return NOTIFY_DONE;
+}
+
+/* atomic context for IPv6: the work item does the rest */
+static int l7_sync_inet6addr_event(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	const struct inet6_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		l7_sync_addr_up(dev_net(ifa->idev->dev));
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block l7_sync_inetaddr_nb = {
+	.notifier_call = l7_sync_inetaddr_event,
+};
+
+static struct notifier_block l7_sync_inet6addr_nb = {
+	.notifier_call = l7_sync_inet6addr_event,
+};
+
+static int l7_sync_store_init(struct l7_sync *s)
+{
+	u32 cap = s->cfg.max_records;
+	u32 nbuckets = roundup_pow_of_two(2 * cap);
+	u64 key[2];
+
+	s->slots = kvcalloc(2 * cap, sizeof(*s->slots), GFP_KERNEL);
+	s->buckets = kvcalloc(nbuckets, sizeof(*s->buckets), GFP_KERNEL);
+	if (!s->slots || !s->buckets)
+		return -ENOMEM;
+	/* SipHash's key: clients pick the tuples, not the chains */
+	get_random_bytes(key, sizeof(key));
+	if (l7_ckpt_store_init(&s->store, s->slots, cap, cap, s->buckets,
+			       nbuckets, key))
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- start and stop ---- */
+
+static int l7_sync_bind(struct l7_sync *s, int ifindex)
+{
+	struct sockaddr_storage ss = {};
+	struct sock *sk = s->sock->sk;
+	int len, err;
+
+	err = sock_bindtoindex(sk, ifindex, true);
+	if (err)
+		return err;
+	if (s->cfg.af == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = s->cfg.port;
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		ip6_sock_set_v6only(sk);
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = s->cfg.port;
+		len = sizeof(*sin6);
+	}
+	return kernel_bind(s->sock, (struct sockaddr *)&ss, len);
+}
+
+/* The interface's index and, from its MTU, the datagrams' size. */
+static int l7_sync_dev(struct l7_sync *s, int *ifindex,
+		       struct netlink_ext_ack *extack)
+{
+	u32 hdrs = (s->cfg.af == AF_INET ? sizeof(struct iphdr) :
+		    sizeof(struct ipv6hdr)) + sizeof(struct udphdr);
+	struct net_device *dev;
+	u32 mtu;
+
+	dev = dev_get_by_name(s->net, s->cfg.ifname);
+	if (!dev) {
+		NL_SET_ERR_MSG(extack, "no such interface");
+		return -ENODEV;
+	}
+	*ifindex = dev->ifindex;
+	mtu = READ_ONCE(dev->mtu);
+	dev_put(dev);
+	if (mtu < hdrs + L7_SYNC_HDR_LEN + L7_CKPT_REC_MAX + L7_SYNC_TAG_LEN) {
+		NL_SET_ERR_MSG(extack, "the interface's MTU is too small");
+		return -EINVAL;
+	}
+	s->dgram_max = min_t(u32, mtu - hdrs, L7_SYNC_UDP_MAX);
+	return 0;
+}
+
+static int l7_sync_open(struct l7_sync *s, struct netlink_ext_ack *extack)
+{
+	int ifindex, err;
+
+	err = l7_sync_dev(s, &ifindex, extack);
+	if (err)
+		return err;
+	err = sock_create_kern(s->net, s->cfg.af, SOCK_DGRAM, IPPROTO_UDP,
+			       &s->sock);
+	if (err)
+		return err;
+	err = l7_sync_bind(s, ifindex);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot bind the port on the interface");
+		return err;
+	}
+	sock_set_rcvbuf(s->sock->sk, L7_SYNC_RCVBUF);
+	return 0;
+}
+
+/*
+ * The shared key, kept only inside the key derivation's transform; our
+ * own sender id, challenge and key; transforms for the peer's.
+ */
+static int l7_sync_keys(struct l7_sync *s, const u8 *key)
+{
+	int err;
+
+	s->kdf = l7_seal_kdf_alloc(key, IPVS_L7_SYNC_KEY_LEN);
+	if (IS_ERR(s->kdf)) {
+		err = PTR_ERR(s->kdf);
+		s->kdf = NULL;
+		return err;
+	}
+	l7_sync_peer_init(&s->peer, l7_sync_random(), l7_sync_random());
+	err = l7_seal_init(&s->tx);
+	if (!err)
+		err = l7_seal_init(&s->rx);
+	if (!err)
+		err = l7_seal_init(&s->rx_new);
+	if (!err)
+		err = l7_seal_key(&s->tx, s->kdf, s->cfg.sync_id, s->peer.self);
+	return err;
+}
+
+static void l7_sync_free(struct l7_sync *s)
+{
+	if (s->wq)
+		destroy_workqueue(s->wq);
+	if (s->sock)
+		sock_release(s->sock);
+	l7_seal_free(&s->tx);
+	l7_seal_free(&s->rx);
+	l7_seal_free(&s->rx_new);
+	l7_seal_kdf_free(s->kdf);
+	kvfree(s->queue);
+	kvfree(s->slots);
+	kvfree(s->buckets);
+	kvfree(s->probe_batch);
+	kvfree(s->probe_idx);
+	kfree(s->tx_buf);
+	kfree(s->rx_buf);
+	kfree_sensitive(s);
+}
+
+/* @s's settings, clocks, locks and works, from @cfg but for its key */
+static void l7_sync_setup(struct l7_sync *s, struct net *net,
+			  const struct l7_sync_cfg *cfg)
+{
+	s->cfg = *cfg;
+	memzero_explicit(s->cfg.key, sizeof(s->cfg.key));
+	s->net = net;
+	s->idle = max(msecs_to_jiffies(cfg->idle_ms), 1UL);
+	/*
+	 * Generations go on from wall-clock ns: a restarted master's records
+	 * are newer than its earlier ones, which a backup may still hold.
+	 */
+	atomic64_set(&s->gen, ktime_get_real_ns());
+	spin_lock_init(&s->qlock);
+	spin_lock_init(&s->slock);
+	INIT_DELAYED_WORK(&s->send, l7_sync_send_work);
+	INIT_WORK(&s->recv, l7_sync_recv_work);
+	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
+	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
+}
+
+/* The workqueue, the datagram buffers, and what @s's roles keep. */
+static int l7_sync_alloc_bufs(struct l7_sync *s)
+{
+	int err;
+
+	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
+	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
+	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
+	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
+	if (!s->wq || !s->tx_buf || !s->rx_buf)
+		return -ENOMEM;
+	if (l7_sync_sends(s)) {
+		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
+				    GFP_KERNEL);
+		if (!s->queue)
+			return -ENOMEM;
+	}
+	if (l7_sync_keeps(s)) {
+		err = l7_sync_store_init(s);
+		if (err)
+			return err;
+		s->probe_batch = kvcalloc(L7_SYNC_PROBE_BATCH,
+					  sizeof(*s->probe_batch), GFP_KERNEL);
+		s->probe_idx = kvcalloc(L7_SYNC_PROBE_BATCH,
+					sizeof(*s->probe_idx), GFP_KERNEL);
+		if (!s->probe_batch || !s->probe_idx)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct l7_sync *l7_sync_alloc(struct net *net,
+				     const struct l7_sync_cfg *cfg,
+				     struct netlink_ext_ack *extack)
+{
+	struct l7_sync *s;
+	int err;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	l7_sync_setup(s, net, cfg);
+	err = l7_sync_keys(s, cfg->key);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no hmac(sha256) or rfc7539(chacha20,poly1305) in the kernel's crypto API");
+		goto fail;
+	}
+	err = l7_sync_open(s, extack);
+	if (!err)
+		err = l7_sync_alloc_bufs(s);
+	if (err)
+		goto fail;
+	return s;
+
+fail:
+	l7_sync_free(s);
+	return ERR_PTR(err);
+}
+
+/*
+ * The socket wakes the receiver from now on, and a HELLO goes out: every
+ * role hears the peer, whose challenge its records must echo.
+ */
+static void l7_sync_listen(struct l7_sync *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = s;
+	sk->sk_data_ready = l7_sync_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	/* what came before the callback was set */
+	queue_work(s->wq, &s->recv);
+	queue_delayed_work(s->wq, &s->hello, 0);
+}
+
+int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
+			struct netlink_ext_ack *extack)
+{
+	struct l7_sync_net *sn = l7_sync_net(net);
+	struct l7_sync *s;
+	int err = 0;
+
+	mutex_lock(&l7_sync_mutex);
+	if (rcu_access_pointer(sn->sync)) {
+		NL_SET_ERR_MSG(extack, "the sync channel runs already: stop it first");
+		err = -EEXIST;
+		goto out;
+	}
+	s = l7_sync_alloc(net, cfg, extack);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	l7_sync_listen(s);
+	rcu_assign_pointer(sn->sync, s);
+out:
+	mutex_unlock(&l7_sync_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_start);
+
+static int __l7_sync_stop(struct net *net)
+{
+	struct l7_sync_net *sn = l7_sync_net(net);
+	struct l7_sync *s;
+	struct sock *sk;
+
+	s = rcu_dereference_protected(sn->sync,
+				      lockdep_is_held(&l7_sync_mutex));
+	if (!s)
+		return -ENOENT;
+	RCU_INIT_POINTER(sn->sync, NULL);
+	synchronize_rcu();	/* no l7_sync_queue() sees it any more */
+
+	sk = s->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;	/* data_ready queues nothing now */
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_work_sync(&s->recv);
+	cancel_delayed_work_sync(&s->hello);
+	cancel_delayed_work_sync(&s->probe);
+	cancel_delayed_work_sync(&s->send);
+	l7_sync_free(s);
+	return 0;
+}
+
+int ip_vs_l7_sync_stop(struct net *net)
+{
+	int err;
+
+	mutex_lock(&l7_sync_mutex);
+	err = __l7_sync_stop(net);
+	mutex_unlock(&l7_sync_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_stop);
+
+int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
+		      struct l7_sync_stats *st, u32 *dgram_max)
+{
+	struct l7_sync *s;
+	int err = 0;
+
+	mutex_lock(&l7_sync_mutex);
+	s = rcu_dereference_protected(l7_sync_net(net)->sync,
+				      lockdep_is_held(&l7_sync_mutex));
+	if (!s) {
+		err = -ENOENT;
+		goto out;
+	}
+	*cfg = s->cfg;
+	*dgram_max = s->dgram_max;
+	spin_lock_bh(&s->qlock);
+	*st = s->stats;
+	spin_unlock_bh(&s->qlock);
+	spin_lock_bh(&s->slock);
+	st->received = s->stats.received;
+	st->bad_hmac = s->stats.bad_hmac;
+	st->bad_sync_id = s->stats.bad_sync_id;
+	st->malformed = s->stats.malformed;
+	st->stored = s->store.stats.stored;
+	st->deleted = s->store.stats.deleted;
+	st->stale = s->store.stats.stale;
+	st->evicted = s->store.stats.evicted;
+	st->records = s->store.recs.count;
+	st->adopted = s->store.stats.adopted;
+	st->waited = s->store.stats.waited;
+	st->refused = s->store.stats.refused;
+	st->blind = s->store.stats.blind;
+	st->ahead = s->store.stats.ahead;
+	st->expired = s->store.stats.expired;
+	st->busy = s->store.stats.busy;
+	st->displaced = s->stats.displaced;
+	st->probed = s->stats.probed;
+	st->replayed = s->stats.replayed;
+	st->reflected = s->stats.reflected;
+	st->unknown_peer = s->stats.unknown_peer;
+	st->bad_source = s->stats.bad_source;
+	st->peers = s->stats.peers;
+	spin_unlock_bh(&s->slock);
+out:
+	mutex_unlock(&l7_sync_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(ip_vs_l7_sync_get);
+
+/* the namespace goes: its kernel socket must go before it */
+static void __net_exit l7_sync_net_exit(struct net *net)
+{
+	ip_vs_l7_sync_stop(net);	/* -ENOENT: none ran there */
+}
+
+static struct pernet_operations l7_sync_net_ops = {
+	.exit = l7_sync_net_exit,
+	.id = &l7_sync_net_id,
+	.size = sizeof(struct l7_sync_net),
+};
+
+int l7_sync_init(void)
+{
+	int err;
+
+	err = register_pernet_subsys(&l7_sync_net_ops);
+	if (err)
+		return err;
+	register_inetaddr_notifier(&l7_sync_inetaddr_nb);
+	register_inet6addr_notifier(&l7_sync_inet6addr_nb);
+	return 0;
+}
+
+void l7_sync_exit(void)
+{
+	unregister_inet6addr_notifier(&l7_sync_inet6addr_nb);
+	unregister_inetaddr_notifier(&l7_sync_inetaddr_nb);
+	unregister_pernet_subsys(&l7_sync_net_ops);
+}
