@@ -11,6 +11,7 @@
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make bench-core   the head framers alone on the host: ns per head
 #   make docs-check   README.md and docs/ against the code (seconds, host only)
+#   make layers       no circle among the module's files (../shared/tools/callgraph)
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
 #   make deb          build/deb/: ip-vs-l7-dkms_<VERSION>_all.deb (DKMS source package),
 #                     ipvsadm_1.31+l7.<VERSION>-1_amd64.deb (the patched ipvsadm),
@@ -146,6 +147,13 @@ $(BUILD)/ipvsadm/ipvsadm: $(IPVSADM_SRC)
 
 docs-check: ipvsadm
 	@scripts/docs-check
+
+# the glue's files call only files below them (docs/design.md, "Layers"):
+# the project's call-graph tool, beside the checkout, finds no circle
+CALLGRAPH ?= $(TOP)/../shared/tools/callgraph
+.PHONY: layers
+layers:
+	$(CALLGRAPH) ip_vs_l7
 
 # ---- the patched keepalived: Debian's source package, lb_algo l7 accepted ----
 
