@@ -81,7 +81,7 @@ t_fail() {
 # whose name does not match is skipped: a quick run of one test and the
 # tests that set it up, e.g. against a mutant of the module.
 t_check() {
-	local name=$1 out
+	local name=$1 out counters
 	shift
 	if [ -n "${L7_ONLY:-}" ] && ! printf '%s' "$name" | grep -Eq -- "$L7_ONLY"; then
 		echo "skip $name"
@@ -90,8 +90,25 @@ t_check() {
 	if out=$("$@" 2>&1); then
 		t_pass "$name"
 	else
-		t_fail "$name" "$(printf '%s' "$out" | tail -n 20)"
+		mapfile -t counters < <(t_counters)
+		t_fail "$name" "$(printf '%s' "$out" | tail -n 20)" \
+			"${counters[@]}"
 	fi
+}
+
+# t_counters: the director's counters that are not zero, one line per
+# service and real server, for a failed test's report (the numbers that
+# say which way a connection ended); nothing where no l7 service runs
+t_counters() {
+	in_dir cat /proc/net/ip_vs_l7 2>/dev/null | awk '
+		$1 == "Prot" { for (i = 3; i <= NF; i++) svc[i] = $i; next }
+		$1 == "->" && $2 ~ /^Remote/ { for (i = 3; i <= NF; i++) rs[i] = $i; next }
+		$1 == "->" { s = "counters " $2 ":"
+			for (i = 3; i <= NF; i++) if ($i != "0") s = s " " rs[i] "=" $i
+			print s; next }
+		{ s = "counters " $2 ":"
+		  for (i = 3; i <= NF; i++) if ($i != "0") s = s " " svc[i] "=" $i
+		  print s }'
 }
 
 t_summary() {
