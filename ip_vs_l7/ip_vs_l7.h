@@ -372,7 +372,7 @@ struct l7_binding {
 	bool			keep;		/* backend keeps the connection */
 	bool			close_after;	/* the client asked for close */
 	bool			b_rst;		/* backend sent RST */
-	bool			retried;	/* second try of the request */
+	u8			tries;		/* times the request was lost */
 	bool			upgrade;	/* the request asked for one */
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	bool			rsp_resent;	/* a server resend went out */
@@ -492,7 +492,7 @@ struct l7_conn {
 	struct l7_http_req	req;
 	unsigned int		requests;	/* bound so far */
 	u64			dispatch_ns;	/* this head's, if traced */
-	bool			retry_next;	/* the next bind is a retry */
+	u8			tries_next;	/* the next bind's ->tries */
 	struct l7_pool		*want;		/* prefork off: to ask, RCU */
 
 	/* our own reply (an error response), resent until acked */
@@ -537,7 +537,7 @@ static inline struct l7_bl l7_bl_of(const struct l7_conn *c,
 		.rsp_seen = b->rsp_seen,
 		.rsp_resent = b->rsp_resent,
 		.sack = b->map.c_sack && b->map.b_sack,
-		.retried = b->retried,
+		.tries = b->tries,
 		.idempotent = l7_http_method_idempotent(b->method),
 		.under_way = c->cur == b,
 		.tunnel = b->rsp_guard.tunnel,

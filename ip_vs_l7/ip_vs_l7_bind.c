@@ -179,8 +179,8 @@ static int l7_bind(struct l7_conn *c)
 			  body_done, log);
 	b->method = c->req.method;
 	b->upgrade = c->req.upgrade;
-	b->retried = c->retry_next;
-	c->retry_next = false;
+	b->tries = c->tries_next;
+	c->tries_next = 0;
 	b->close_after = !c->req.keep_alive;
 	/*
 	 * The copy and the client's bytes may differ in length: the
@@ -757,7 +757,7 @@ void l7_binding_lost(struct l7_conn *c, struct l7_binding *b)
 	}
 	l7_service_count(c->ls, retried);
 	c->requests--;
-	c->retry_next = true;
+	c->tries_next = b->tries + 1;
 	c->state = L7C_HEAD;
 	if (l7_head_reframe(c))
 		l7_head_ready(c);

@@ -74,6 +74,6 @@ bool l7_bl_refused_lost(const struct l7_bl *b, bool early)
 
 bool l7_bl_retry(const struct l7_bl *b)
 {
-	return !b->retried && b->req_done && b->idempotent &&
+	return b->tries < L7_BL_RETRIES && b->req_done && b->idempotent &&
 	       b->req_end == b->copy_end;
 }

@@ -25,6 +25,15 @@
 
 #include "l7_types.h"
 
+/*
+ * A request lost this many times is answered 502.  A server that runs
+ * short of workers closes its idle keep-alive connections in a burst
+ * (Apache's event MPM does), and one such burst can take the next
+ * connection a retry is bound to as well; HAProxy's "retries" defaults
+ * to 3 for the same race.
+ */
+#define L7_BL_RETRIES	3
+
 struct l7_bl {
 	/* the server's sequence space */
 	uint32_t req_end;	/* after the request (valid once req_done) */
@@ -44,7 +53,7 @@ struct l7_bl {
 	bool rsp_seen;		/* a response byte went to the client */
 	bool rsp_resent;	/* a server resend went to the client */
 	bool sack;		/* both ends speak SACK */
-	bool retried;		/* this is the request's second try */
+	uint8_t tries;		/* times the request was lost before */
 	bool idempotent;	/* its method may be sent twice */
 	bool under_way;		/* the connection's request under way */
 	bool tunnel;		/* a 101 made it a tunnel */
@@ -129,9 +138,9 @@ bool l7_bl_refused_lost(const struct l7_bl *b, bool early);
 
 /*
  * A lost binding's request goes again, on another pooled connection,
- * unseen by the client: only once, only for an idempotent method, and
- * only if the whole request was the director's copy (a body that went
- * through is gone).  Else the client gets 502.
+ * unseen by the client: at most L7_BL_RETRIES times, only for an
+ * idempotent method, and only if the whole request was the director's
+ * copy (a body that went through is gone).  Else the client gets 502.
  */
 bool l7_bl_retry(const struct l7_bl *b);
 

@@ -47,7 +47,8 @@ struct model {
 	uint32_t srv_rsp0;	/* server seq of the response's first byte */
 	uint32_t last_pkt;	/* offset of its newest packet */
 	bool req_done, rsp_done, keep, fin, rst, resent, sack;
-	bool retried, idempotent, under_way, tunnel;
+	uint8_t tries;
+	bool idempotent, under_way, tunnel;
 };
 
 static void m_start(struct model *m, uint32_t seed)
@@ -85,7 +86,7 @@ static struct l7_bl m_view(const struct model *m)
 		.rsp_seen = m->rsp_out > 0,
 		.rsp_resent = m->resent,
 		.sack = m->sack,
-		.retried = m->retried,
+		.tries = m->tries,
 		.idempotent = m->idempotent,
 		.under_way = m->under_way,
 		.tunnel = m->tunnel,
@@ -223,7 +224,7 @@ static bool m_step(struct model *m, const uint8_t *r)
 		FUZZ_ASSERT(!e.keep);
 		return true;
 	case 10:	/* what the request and connection are */
-		m->retried = r[3] & 1;
+		m->tries = (r[3] >> 5) % (L7_BL_RETRIES + 2);
 		m->under_way = !(r[3] & 2);
 		m->tunnel = r[3] & 4;
 		m->idempotent = r[3] & 8;
@@ -241,7 +242,7 @@ lost:
 	e = l7_bl_abort(&v, false);
 	check_end(m, &e);
 	if (l7_bl_retry(&v))
-		FUZZ_ASSERT(!m->retried && m->idempotent && m->req_done &&
+		FUZZ_ASSERT(m->tries < L7_BL_RETRIES && m->idempotent && m->req_done &&
 			    m->body == 0 && m->req_end == m->copy_end);
 	return true;
 }

@@ -169,8 +169,10 @@ static void retry_only_when_safe(void)
 	struct l7_bl b = answered();
 
 	CHECK(l7_bl_retry(&b), "GET, all of it the copy");
-	b.retried = true;
-	CHECK(!l7_bl_retry(&b), "the second try");
+	b.tries = L7_BL_RETRIES - 1;
+	CHECK(l7_bl_retry(&b), "lost again, within the bound");
+	b.tries = L7_BL_RETRIES;
+	CHECK(!l7_bl_retry(&b), "lost once more than the bound");
 	b = answered();
 	b.idempotent = false;
 	CHECK(!l7_bl_retry(&b), "POST");
