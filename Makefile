@@ -107,6 +107,8 @@ bench-core: $(BUILD)/bench/bench_framers
 
 .PHONY: fuzz
 FUZZ_SECONDS ?= 60
+# targets with tests/fuzz/NAME.runs run that many inputs (scripts/fuzz)
+FUZZ_MIN_RUNS ?= 1
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -118,7 +120,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h tests/unit/ckpt_held.h $(
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC)
 
 fuzz: $(FUZZERS)
-	@scripts/fuzz $(FUZZ_SECONDS) $(FUZZERS)
+	@FUZZ_MIN_RUNS=$(FUZZ_MIN_RUNS) scripts/fuzz $(FUZZ_SECONDS) $(FUZZERS)
 
 # ---- what the guest serves ----
 

@@ -28,6 +28,7 @@
 #include "core/binding_life.h"
 #include "core/client_seg.h"
 #include "core/conn_clock.h"
+#include "core/conn_sm.h"
 #include "core/head_copy.h"
 #include "core/http_body.h"
 #include "core/http_req.h"
@@ -577,6 +578,32 @@ extern unsigned int l7_conn_buckets;
 #define L7_BUCKETS_MAX		(1U << 20)
 extern unsigned int l7_forwarded;
 
+/* @c's request sequence, as core/conn_sm.h reads it.  c->lock held. */
+static inline struct l7_csm l7_csm_of(const struct l7_conn *c)
+{
+	const struct l7_binding *b = c->cur;
+	struct l7_csm m = {
+		.state = c->state,
+		.bindings = c->nr_bindings,
+		.max_pooled = l7_client_max_pooled,
+		.c_fin = c->c_fin,
+		.dead = c->dead || c->dead_reason,
+		.reset = c->reset,
+	};
+
+	if (b) {
+		m.cur = true;
+		m.cur_req_done = b->req_done;
+		m.cur_rsp_done = b->rsp_guard.done;
+		m.cur_rsp_seen = b->rsp_seen;
+		m.cur_close_after = b->close_after;
+		m.cur_lost = b->lost;
+		m.cur_rsp_fin = b->rsp_guard.fin;
+		m.cur_srv_rst = b->b_rst;
+	}
+	return m;
+}
+
 /* ip_vs_l7_svc.c */
 extern struct list_head l7_services;
 extern struct mutex l7_services_mutex;
@@ -663,7 +690,6 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
 void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 			      const struct l7_tcp_sack_block *dup);
-bool l7_may_dispatch(const struct l7_conn *c);
 void l7_binding_dup_wait_over(struct l7_conn *c);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);

@@ -328,20 +328,24 @@ void l7_dispatch(struct l7_conn *c)
 }
 
 /*
- * c->lock held: a head was framed (or refused).  It goes on now if
- * nothing is under way and the client holds room for one more pooled
- * connection, else it is held until the response before it is done
- * (l7_bindings_finish_acked(), l7_cur_end_if_done()).
+ * c->lock held: a head was framed (or refused).  It goes on now, or is
+ * held until the response before it is done (core/conn_sm.c decides;
+ * l7_bindings_finish_acked(), l7_cur_end_if_done() send it then).
  */
 void l7_head_ready(struct l7_conn *c)
 {
+	struct l7_csm m = l7_csm_of(c);
+
 	lockdep_assert_held(&c->lock);
 
-	if (!l7_may_dispatch(c)) {
+	switch (l7_csm_head_ready(&m)) {
+	case L7_CSM_HOLD:
 		c->state = L7C_HELD;
 		l7_service_count(c->ls, held);
-	} else {
+		break;
+	case L7_CSM_DISPATCH:
 		l7_dispatch(c);
+		break;
 	}
 }
 
@@ -654,6 +658,7 @@ void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 	struct l7_tcp_sack_block b_dup;
 	struct l7_binding *b, *next;
 	bool freed = false;
+	struct l7_csm m;
 
 	lockdep_assert_held(&c->lock);
 
@@ -677,21 +682,12 @@ void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 		freed = true;
 	}
 out:
+	if (!freed)
+		return;		/* the client's every ACK: no more to ask */
 	/* a pipelined head that waited for room */
-	if (freed && c->state == L7C_HELD && l7_may_dispatch(c))
+	m = l7_csm_of(c);
+	if (l7_csm_acked(&m, freed))
 		l7_dispatch(c);
-}
-
-/*
- * A client connection holds a pooled connection for each response the
- * client has not acknowledged whole.  A client that pipelines requests
- * and never reads would take one per request, until no server has an
- * idle one left for anybody else: past client_max_pooled its next
- * request waits for its ACKs.
- */
-bool l7_may_dispatch(const struct l7_conn *c)
-{
-	return !c->cur && c->nr_bindings < l7_client_max_pooled;
 }
 
 /*

@@ -30,38 +30,56 @@
 
 #include "ip_vs_l7.h"
 
+/* The current request ends where @b's guard stands: a head is next. */
+static void l7_client_req_ended(struct l7_conn *c, struct l7_binding *b)
+{
+	l7_binding_req_end(c, b, b->req_guard.nxt);
+	c->c_seq0 = b->req_guard.nxt;
+	c->state = L7C_HEAD;
+}
+
 /*
- * c->lock held: the current binding has its whole request and response.
- * Close if the client asked for it, else go on with the next request.
+ * c->lock held: what core/conn_sm.c planned for the request under way
+ * and the connection, carried out in its order.
  */
-static void l7_cur_end_if_done(struct l7_conn *c)
+static void l7_csm_apply(struct l7_conn *c, const struct l7_csm_plan *p)
 {
 	struct l7_binding *b = c->cur;
-	bool held = c->state == L7C_HELD;
+	struct l7_csm m;
 
 	lockdep_assert_held(&c->lock);
 
-	if (!b || !b->req_done || !b->rsp_guard.done)
-		return;
-	c->cur = NULL;
-	if (b->close_after) {
-		l7_close_client(c);	/* pipelined requests are void */
+	if (p->lost) {
+		l7_binding_lost(c, b);
 		return;
 	}
-	/*
-	 * The client may have had the whole response before its request
-	 * ended (a server that answers before it reads the body): the
-	 * pooled connection goes back now, not at the client's next ACK.
-	 * That may dispatch a held head already.
-	 */
-	l7_bindings_finish_acked(c, c->d_snd_una, NULL);
-	if (held) {
-		/* even after the client's FIN; else at an ACK that frees one */
-		if (c->state == L7C_HELD && l7_may_dispatch(c))
-			l7_dispatch(c);
-	} else if (c->c_fin) {
+	if (p->req_end) {
+		b->close_after = true;
+		l7_client_req_ended(c, b);
+	}
+	if (p->cur_done)
+		c->cur = NULL;
+	if (p->close)
 		l7_close_client(c);
+	if (p->finish_acked)
+		l7_bindings_finish_acked(c, c->d_snd_una, NULL);
+	if (p->dispatch_held) {
+		/* unless the bindings that went dispatched it already */
+		m = l7_csm_of(c);
+		if (l7_csm_acked(&m, true))
+			l7_dispatch(c);
 	}
+	if (p->close_fin)
+		l7_close_client(c);
+}
+
+/* c->lock held: the request under way may have ended. */
+static void l7_cur_end_if_done(struct l7_conn *c)
+{
+	struct l7_csm m = l7_csm_of(c);
+	struct l7_csm_plan p = l7_csm_cur_end(&m);
+
+	l7_csm_apply(c, &p);
 }
 
 /*
@@ -140,14 +158,6 @@ static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 
 static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
 				   struct sk_buff *skb);
-
-/* The current request ends where @b's guard stands: a head is next. */
-static void l7_client_req_ended(struct l7_conn *c, struct l7_binding *b)
-{
-	l7_binding_req_end(c, b, b->req_guard.nxt);
-	c->c_seq0 = b->req_guard.nxt;
-	c->state = L7C_HEAD;
-}
 
 /*
  * A resend of request bytes the director has framed already: the guard
@@ -481,36 +491,16 @@ unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 }
 
 /*
- * After a server segment (l7_server_seg() said what it did):
- * - the current binding's server closed or reset before it answered, or
- *   sent bytes before it had the request: the binding is lost, and the
- *   request tried again or answered 502 (l7_binding_lost());
- * - its server ended the response and closed or reset before the
- *   request's body was all there (Apache's 408 and 413, any early
- *   answer): it reads no more of it.  The request ends where its body
- *   stands, the client is closed after the response, and the pooled
- *   connection goes once the client has the response - nothing waits
- *   for a body that has nowhere to go;
- * - a response may have ended, or a server that reset may have a
- *   binding whose response the client has whole: done with.
+ * After a server segment (l7_server_seg() said what it did), what became
+ * of the request under way: lost, ended early by a server that answered
+ * before the body was all there, or done (core/conn_sm.c decides).
  */
 static void l7_client_rsp_moved(struct l7_conn *c)
 {
-	struct l7_binding *b = c->cur;
+	struct l7_csm m = l7_csm_of(c);
+	struct l7_csm_plan p = l7_csm_rsp_moved(&m);
 
-	if (c->dead || c->dead_reason)
-		return;
-	if (b && b->lost) {
-		l7_binding_lost(c, b);
-		return;
-	}
-	if (b && !b->req_done && b->rsp_guard.done &&
-	    (b->rsp_guard.fin || b->b_rst)) {
-		b->close_after = true;
-		l7_client_req_ended(c, b);
-	}
-	l7_cur_end_if_done(c);
-	l7_bindings_finish_acked(c, c->d_snd_una, NULL);
+	l7_csm_apply(c, &p);
 }
 
 /*

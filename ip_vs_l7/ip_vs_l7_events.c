@@ -58,11 +58,16 @@ void l7_conn_settle(struct l7_conn *c)
 		l7_conn_checkpoint(c);
 }
 
-/* No progress for idle_timeout (tunnel_timeout): the connection ends. */
+/*
+ * No progress for idle_timeout (tunnel_timeout): the connection ends, or
+ * with nothing under way is answered as a late head.
+ */
 static void l7_idle_late(struct l7_conn *c)
 {
-	if (c->state == L7C_HEAD && list_empty(&c->bindings)) {
-		l7_head_late(c);	/* nothing under way: as a late head */
+	struct l7_csm m = l7_csm_of(c);
+
+	if (l7_csm_idle(&m) == L7_CSM_LATE_HEAD) {
+		l7_head_late(c);
 		return;
 	}
 	c->end = L7_END_IDLE;
@@ -71,22 +76,20 @@ static void l7_idle_late(struct l7_conn *c)
 
 /*
  * The client's request body fell below body_minrate: its server waits
- * for what does not come, holding a pooled connection.  Answered 408 by
- * the director while no response byte went out (the server is reset,
- * the connection retired), else both ends are reset (bad_request: the
- * client broke its request).
+ * for what does not come, holding a pooled connection.  The director
+ * answers 408, or the connection ends (core/conn_sm.c).
  */
 static void l7_slow_body(struct l7_conn *c)
 {
-	struct l7_binding *b = c->cur;
+	struct l7_csm m = l7_csm_of(c);
 
 	l7_service_count(c->ls, slow_request);
-	if (!b || b->rsp_seen) {
+	if (l7_csm_slow_body(&m) == L7_CSM_LATE_END) {
 		c->end = L7_END_BAD_REQUEST;
 		c->dead = true;
 		return;
 	}
-	l7_binding_abort(c, b);
+	l7_binding_abort(c, c->cur);
 	l7_reply(c, 408, "slow_request");
 }
 
@@ -181,17 +184,19 @@ static void l7_conn_tick(struct l7_conn *c)
  */
 static void l7_conn_destroy(struct l7_conn *c)
 {
+	struct l7_csm m;
+
 	l7_conn_unhash(c);
 	spin_lock_bh(&c->lock);
 	/*
-	 * A binding left means the client did not get all: reset it.  It
-	 * takes a RST only at exactly its rcv_nxt (RFC 5961), which is
-	 * where its last ACK pointed unless our bytes after it arrived, or
-	 * where we stopped if they all did: both, as for a server.
+	 * A binding left means the client did not get all: reset it
+	 * (core/conn_sm.c).  It takes a RST only at exactly its rcv_nxt
+	 * (RFC 5961), which is where its last ACK pointed unless our bytes
+	 * after it arrived, or where we stopped if they all did: both, as
+	 * for a server.
 	 */
-	if (!list_empty(&c->bindings) && !c->reset &&
-	    !(c->state == L7C_TUNNEL && c->c_fin && c->cur &&
-	      c->cur->rsp_guard.fin)) {
+	m = l7_csm_of(c);
+	if (l7_csm_end_resets(&m)) {
 		l7_send_client(c, TCPHDR_RST, c->d_snd_una, NULL, 0);
 		if (c->d_snd_una != c->d_snd_nxt)
 			l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);

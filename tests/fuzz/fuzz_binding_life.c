@@ -19,8 +19,9 @@
  *   - a held binding keeps its connection;
  *   - a server's RST retires a binding only when the client has all of
  *     its response, and loses one only when the client saw none of it;
- *   - a lost request goes again only once, only for an idempotent
- *     method and only when no byte of a body went to the server;
+ *   - a lost request goes again at most L7_BL_RETRIES times, only for an
+ *     idempotent method and only when no byte of a body went to the
+ *     server;
  *   - an abort is an error exactly when the response was not whole.
  * Each binding ends once; the next record starts another life.
  *

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ip_vs_l7 core: a client connection's requests, one after the other
+ * (conn_sm.h).
+ */
+#include "conn_sm.h"
+
+/*
+ * A client holds a pooled connection for each response it has not
+ * acknowledged whole: one that pipelines and never reads would take one
+ * per request, until no server had an idle one left for anybody else.
+ */
+static bool l7_csm_may_dispatch(const struct l7_csm *m)
+{
+	return !m->cur && m->bindings < m->max_pooled;
+}
+
+enum l7_csm_head l7_csm_head_ready(const struct l7_csm *m)
+{
+	return l7_csm_may_dispatch(m) ? L7_CSM_DISPATCH : L7_CSM_HOLD;
+}
+
+bool l7_csm_acked(const struct l7_csm *m, bool freed)
+{
+	return freed && m->state == L7C_HELD && l7_csm_may_dispatch(m);
+}
+
+/*
+ * The request under way, its request framed to its end as @req_done
+ * says, in @state: once its response is too, it is done with.  The
+ * client is closed if it asked to be (a head it pipelined after is
+ * void); else the bindings it has whole go, and then a held head goes
+ * on - even after the client's FIN, which closes it only with nothing
+ * held.  The client may have had the whole response before its request
+ * ended (a server that answers before it reads the body): that pooled
+ * connection goes now, not at the client's next ACK.
+ */
+static void l7_csm_end_cur(const struct l7_csm *m, bool req_done,
+			   bool close_after, enum l7_conn_state state,
+			   struct l7_csm_plan *p)
+{
+	if (!m->cur || !req_done || !m->cur_rsp_done)
+		return;
+	p->cur_done = true;
+	if (close_after) {
+		p->close = true;
+		return;
+	}
+	p->finish_acked = true;
+	if (state == L7C_HELD)
+		p->dispatch_held = true;
+	else if (m->c_fin)
+		p->close_fin = true;
+}
+
+struct l7_csm_plan l7_csm_cur_end(const struct l7_csm *m)
+{
+	struct l7_csm_plan p = { 0 };
+
+	l7_csm_end_cur(m, m->cur_req_done, m->cur_close_after, m->state, &p);
+	return p;
+}
+
+/*
+ * A server that ended its response and closed or reset before the
+ * request's body was all there (Apache's 408 and 413, any early answer)
+ * reads no more of it: the request ends where its body stands, and
+ * nothing waits for a body that has nowhere to go.
+ */
+struct l7_csm_plan l7_csm_rsp_moved(const struct l7_csm *m)
+{
+	enum l7_conn_state state = m->state;
+	bool close_after = m->cur_close_after;
+	bool req_done = m->cur_req_done;
+	struct l7_csm_plan p = { 0 };
+
+	if (m->dead)
+		return p;
+	if (m->cur && m->cur_lost) {
+		p.lost = true;
+		return p;
+	}
+	if (m->cur && !req_done && m->cur_rsp_done &&
+	    (m->cur_rsp_fin || m->cur_srv_rst)) {
+		p.req_end = true;
+		req_done = true;
+		close_after = true;
+		state = L7C_HEAD;	/* the request ended: a head is next */
+	}
+	l7_csm_end_cur(m, req_done, close_after, state, &p);
+	/* a server that reset may have a binding the client has whole */
+	p.finish_acked = true;
+	return p;
+}
+
+enum l7_csm_late l7_csm_idle(const struct l7_csm *m)
+{
+	if (m->state == L7C_HEAD && !m->bindings)
+		return L7_CSM_LATE_HEAD;
+	return L7_CSM_LATE_END;
+}
+
+/*
+ * While no response byte went out, the director answers 408 (the server
+ * is reset, its connection retired); after, both ends are reset: the
+ * client broke its request.
+ */
+enum l7_csm_late l7_csm_slow_body(const struct l7_csm *m)
+{
+	if (!m->cur || m->cur_rsp_seen)
+		return L7_CSM_LATE_END;
+	return L7_CSM_LATE_REPLY;
+}
+
+/*
+ * A tunnel whose server closed after the client did ended in order:
+ * nothing is missing on either side.
+ */
+bool l7_csm_end_resets(const struct l7_csm *m)
+{
+	bool tunnel_closed = m->state == L7C_TUNNEL && m->c_fin && m->cur &&
+			     m->cur_rsp_fin;
+
+	return m->bindings && !m->reset && !tunnel_closed;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ip_vs_l7 core: a client connection's requests, one after the other.
+ *
+ * A client connection carries requests in order.  Each framed head is
+ * sent on (bound to a pooled connection: the request under way) or held
+ * until the one before it is done; a request is done once its request
+ * and response are both framed to their end, and then the connection
+ * closes if the client asked for it, or goes on with the next head.  A
+ * server may lose the request under way (l7_bl_retry() says whether it
+ * goes again), or end its response early, before the request's body is
+ * all there; a deadline may end the connection.  core/binding_life.h
+ * decides each binding's own life; this decides what the connection
+ * does between them.
+ *
+ * The glue reads the connection into struct l7_csm and asks here; the
+ * answers are plans, never I/O.  tests/fuzz/fuzz_conn_machine.c drives a
+ * model connection - pipelined heads, bindings, servers that answer,
+ * close, reset or lose the request, a client that ACKs, closes or goes
+ * quiet - through these decisions and the binding's, and checks what a
+ * client must see: every request answered once, in order.
+ */
+#ifndef _IP_VS_L7_CORE_CONN_SM_H
+#define _IP_VS_L7_CORE_CONN_SM_H
+
+#include "client_seg.h"
+
+struct l7_csm {
+	enum l7_conn_state state;
+	unsigned int bindings;	/* pooled connections the client holds */
+	unsigned int max_pooled; /* client_max_pooled */
+	bool c_fin;		/* the client's FIN is in */
+	bool dead;		/* the connection ends at this event's end */
+	/* the request under way (cur), if any */
+	bool cur;
+	bool cur_req_done;	/* its request is framed to its end */
+	bool cur_rsp_done;	/* its response is framed to its end */
+	bool cur_rsp_seen;	/* a byte of its response went out */
+	bool cur_close_after;	/* the client asked to close after it */
+	bool cur_lost;		/* its server let the request go */
+	bool cur_rsp_fin;	/* its server sent FIN */
+	bool cur_srv_rst;	/* its server sent RST */
+	bool reset;		/* a RST went or came: nothing more to say */
+};
+
+/* A framed (or refused) head: send it on now, or hold it. */
+enum l7_csm_head {
+	L7_CSM_DISPATCH,	/* bind it, queue it or answer it */
+	/* the request before it is under way, or the client holds
+	 * client_max_pooled pooled connections
+	 */
+	L7_CSM_HOLD,
+};
+
+enum l7_csm_head l7_csm_head_ready(const struct l7_csm *m);
+
+/*
+ * After a server segment on the request under way, or a body that
+ * ended: what becomes of the request and the connection.
+ */
+struct l7_csm_plan {
+	/*
+	 * In this order.  @lost: the request was lost; it goes again or is
+	 * answered 502 (l7_bl_retry()), and nothing else of the plan
+	 * applies.  @req_end: its server answered whole and closed before
+	 * the body ended; the request ends where its body stands, and the
+	 * client is closed after it.  @close: the client asked to close;
+	 * its pipelined heads are void.  @dispatch_held: a held head goes
+	 * on, if it still may (l7_csm_acked()).
+	 */
+	bool lost;
+	bool req_end;
+	bool cur_done;		/* the request under way is done with */
+	bool close;		/* close the client now */
+	bool finish_acked;	/* bindings the client has whole go */
+	bool dispatch_held;
+	bool close_fin;		/* the client's FIN came: close it too */
+};
+
+struct l7_csm_plan l7_csm_rsp_moved(const struct l7_csm *m);
+
+/* The request under way may have ended (its body, or a response). */
+struct l7_csm_plan l7_csm_cur_end(const struct l7_csm *m);
+
+/* The client's ACK freed bindings (@freed): a held head may go on. */
+bool l7_csm_acked(const struct l7_csm *m, bool freed);
+
+/* A deadline that ends the connection, or answers it first. */
+enum l7_csm_late {
+	L7_CSM_LATE_HEAD,	/* nothing under way: as a late head (408) */
+	L7_CSM_LATE_END,	/* the connection ends now */
+	L7_CSM_LATE_REPLY,	/* abort the binding, the director answers */
+};
+
+/* idle_timeout: no progress either way. */
+enum l7_csm_late l7_csm_idle(const struct l7_csm *m);
+
+/* body_minrate: the client's request body fell below its floor. */
+enum l7_csm_late l7_csm_slow_body(const struct l7_csm *m);
+
+/*
+ * The connection is torn down with bindings left: the client did not
+ * get all, and is reset - unless it was reset already, or a tunnel that
+ * both ends closed in order.
+ */
+bool l7_csm_end_resets(const struct l7_csm *m);
+
+#endif /* _IP_VS_L7_CORE_CONN_SM_H */
