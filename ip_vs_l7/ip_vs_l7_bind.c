@@ -683,7 +683,7 @@ void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 	}
 out:
 	if (!freed)
-		return;		/* the client's every ACK: no more to ask */
+		return;		/* most ACKs free none: nothing to ask */
 	/* a pipelined head that waited for room */
 	m = l7_csm_of(c);
 	if (l7_csm_acked(&m, freed))
