@@ -690,6 +690,7 @@ struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
 void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 			      const struct l7_tcp_sack_block *dup);
+void l7_held_dispatch(struct l7_conn *c);
 void l7_binding_dup_wait_over(struct l7_conn *c);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);

@@ -658,7 +658,6 @@ void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 	struct l7_tcp_sack_block b_dup;
 	struct l7_binding *b, *next;
 	bool freed = false;
-	struct l7_csm m;
 
 	lockdep_assert_held(&c->lock);
 
@@ -682,11 +681,21 @@ void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 		freed = true;
 	}
 out:
-	if (!freed)
-		return;		/* most ACKs free none: nothing to ask */
-	/* a pipelined head that waited for room */
-	m = l7_csm_of(c);
-	if (l7_csm_acked(&m, freed))
+	if (freed)	/* most ACKs free none: nothing to ask */
+		l7_held_dispatch(c);
+}
+
+/*
+ * c->lock held, bindings just went: a pipelined head that waited for
+ * room goes on, if core/conn_sm.c says it now may.
+ */
+void l7_held_dispatch(struct l7_conn *c)
+{
+	struct l7_csm m = l7_csm_of(c);
+
+	lockdep_assert_held(&c->lock);
+
+	if (l7_csm_acked(&m, true))
 		l7_dispatch(c);
 }
 

@@ -45,7 +45,6 @@ static void l7_client_req_ended(struct l7_conn *c, struct l7_binding *b)
 static void l7_csm_apply(struct l7_conn *c, const struct l7_csm_plan *p)
 {
 	struct l7_binding *b = c->cur;
-	struct l7_csm m;
 
 	lockdep_assert_held(&c->lock);
 
@@ -63,12 +62,8 @@ static void l7_csm_apply(struct l7_conn *c, const struct l7_csm_plan *p)
 		l7_close_client(c);
 	if (p->finish_acked)
 		l7_bindings_finish_acked(c, c->d_snd_una, NULL);
-	if (p->dispatch_held) {
-		/* unless the bindings that went dispatched it already */
-		m = l7_csm_of(c);
-		if (l7_csm_acked(&m, true))
-			l7_dispatch(c);
-	}
+	if (p->dispatch_held)	/* unless the bindings that went did */
+		l7_held_dispatch(c);
 	if (p->close_fin)
 		l7_close_client(c);
 }
