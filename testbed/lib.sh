@@ -98,17 +98,18 @@ t_check() {
 
 # t_counters: the director's counters that are not zero, one line per
 # service and real server, for a failed test's report (the numbers that
-# say which way a connection ended); nothing where no l7 service runs
+# say which way a connection ended); nothing where no l7 service runs.
+# Read by column name (l7_awk, below).
 t_counters() {
-	in_dir cat /proc/net/ip_vs_l7 2>/dev/null | awk '
-		$1 == "Prot" { for (i = 3; i <= NF; i++) svc[i] = $i; next }
-		$1 == "->" && $2 ~ /^Remote/ { for (i = 3; i <= NF; i++) rs[i] = $i; next }
-		$1 == "->" { s = "counters " $2 ":"
-			for (i = 3; i <= NF; i++) if ($i != "0") s = s " " rs[i] "=" $i
-			print s; next }
-		{ s = "counters " $2 ":"
-		  for (i = 3; i <= NF; i++) if ($i != "0") s = s " " svc[i] "=" $i
-		  print s }'
+	{ l7_table | l7_awk '
+		!named { for (n in L7_S) s_name[L7_S[n]] = n
+			 for (n in L7_R) r_name[L7_R[n]] = n
+			 named = 1 }
+		{ line = "counters " $2 ":"
+		  for (i = 3; i <= NF; i++)
+			if ($i != "0")
+				line = line " " ($1 == "->" ? r_name[i] : s_name[i]) "=" $i
+		  print line }'; } 2>/dev/null
 }
 
 t_summary() {
