@@ -715,13 +715,13 @@ void l7_rsp_copy_due(struct l7_conn *c);
 
 /* ip_vs_l7_splice.c */
 int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep);
-unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
-			   struct sk_buff *skb);
+int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep);
 int l7_seg_take(struct sk_buff *skb, struct l7_tcp_opts *o,
 		struct l7_tcp_seg *s);
 void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
 		 struct l7_tcp_seg *s);
 int l7_seg_cut_front(struct sk_buff *skb, u32 hlen, u32 n);
+u32 l7_seg_last_packet(const struct sk_buff *skb, u32 seq, u32 payload);
 /* a segment's payload, as the guards read and write it */
 struct l7_skb_payload {
 	struct sk_buff *skb;
@@ -730,14 +730,20 @@ struct l7_skb_payload {
 
 const u8 *l7_skb_peek(const void *ctx, u32 off, u32 n, u8 *buf);
 bool l7_skb_poke(const void *ctx, u32 off, const u8 *bytes, u32 n);
-unsigned int l7_splice_to_client(struct l7_conn *c, struct l7_binding *b,
-				 struct sk_buff *skb, struct l7_tcp_opts *o,
-				 struct l7_tcp_seg *s, u32 payload);
+unsigned int l7_splice_out_server(struct l7_conn *c, struct l7_binding *b,
+				  struct sk_buff *skb, struct l7_tcp_opts *o,
+				  const struct l7_tcp_seg *s, unsigned int flags);
+unsigned int l7_splice_out_client(struct l7_conn *c, struct l7_binding *b,
+				  struct sk_buff *skb, struct l7_tcp_opts *o,
+				  const struct l7_tcp_seg *s, unsigned int flags,
+				  u32 payload);
+
+/* ip_vs_l7_relay.c */
 /* what becomes of a client segment of a request body, framed */
 enum l7_body_act {
 	L7_BODY_DROP,		/* nothing of it goes on */
 	L7_BODY_ACK_ONLY,	/* none of its bytes: only its ACK may */
-	L7_BODY_SEND,		/* l7_splice_body_send() sends what was framed */
+	L7_BODY_SEND,		/* l7_relay_body() sends what was framed */
 	/* the request ended in it: SEND once the caller took what follows */
 	L7_BODY_ENDED,
 };
@@ -750,8 +756,15 @@ struct l7_body_seg {
 	bool			whole;	/* no bytes framed: it goes as it is */
 };
 
-unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
-				 struct sk_buff *skb, struct l7_body_seg *bs);
+unsigned int l7_relay_c2b(struct l7_conn *c, struct l7_binding *b,
+			  struct sk_buff *skb);
+unsigned int l7_relay_body(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb, struct l7_body_seg *bs);
+unsigned int l7_relay_ack(struct l7_conn *c, struct l7_binding *b,
+			  struct sk_buff *skb, u32 hlen, bool pure);
+unsigned int l7_relay_b2c(struct l7_conn *c, struct l7_binding *b,
+			  struct sk_buff *skb, struct l7_tcp_opts *o,
+			  struct l7_tcp_seg *s, u32 payload);
 
 /* ip_vs_l7_xmit.c */
 /* a segment the director writes itself (l7_xmit()) */

@@ -121,34 +121,17 @@ static struct l7_binding *l7_ack_target(struct l7_conn *c)
 
 /*
  * A client segment whose payload the director took (or that has none):
- * what it says about the response stream - ACK, window, SACK - still
- * goes to the server sending it, as a pure ACK, when it tells it more
- * than it knows.
+ * its ACK may still tell the server sending a response something
+ * (l7_relay_ack()).
  */
 static unsigned int l7_pass_ack(struct l7_conn *c, struct sk_buff *skb,
 				u32 hlen, bool pure)
 {
 	struct l7_binding *b = l7_ack_target(c);
-	struct tcphdr *th = tcp_hdr(skb);
-	u32 ack = ntohl(th->ack_seq);
 
-	if (!b || !th->ack)
+	if (!b || !tcp_hdr(skb)->ack)
 		return NF_DROP;
-	/*
-	 * An ACK older than the client's last (it acknowledges nothing), or
-	 * of bytes never sent to it, tells a server nothing true.
-	 */
-	if (before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
-		return NF_DROP;
-	if (!pure) {
-		if (!after(ack, b->c_ack_passed))
-			return NF_DROP;	/* would read as a duplicate ACK */
-		if (l7_seg_trim(skb, hlen, 0))
-			return NF_DROP;
-	}
-	if (after(ack, b->c_ack_passed))
-		b->c_ack_passed = ack;
-	return l7_splice_c2b(c, b, skb);
+	return l7_relay_ack(c, b, skb, hlen, pure);
 }
 
 static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
@@ -216,7 +199,7 @@ static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
 
 /*
  * c->lock held: a segment of the client's just ended the current
- * request's body at c_rcv_nxt (l7_splice_body_send() forwards the part
+ * request's body at c_rcv_nxt (l7_relay_body() forwards the part
  * before).  What follows in it - the next head or heads, a FIN - is
  * taken now, and acknowledged with the server's ACK of the body's end
  * (l7_client_server_acked()); the segment's ACK goes on with the body.
@@ -321,13 +304,13 @@ static unsigned int l7_client_body(struct l7_conn *c, struct l7_binding *b,
 	case L7_BODY_ACK_ONLY:
 		return l7_pass_ack(c, skb, bs.hlen, false);
 	case L7_BODY_SEND:
-		return l7_splice_body_send(c, b, skb, &bs);
+		return l7_relay_body(c, b, skb, &bs);
 	case L7_BODY_ENDED:
 		break;
 	}
 	l7_client_req_ended(c, b);
 	l7_client_after_body(c, skb, bs.hlen);
-	verdict = l7_splice_body_send(c, b, skb, &bs);
+	verdict = l7_relay_body(c, b, skb, &bs);
 	l7_cur_end_if_done(c);
 	return verdict;
 }
@@ -395,7 +378,7 @@ static unsigned int l7_client_tunnel(struct l7_conn *c, struct sk_buff *skb,
 		c->c_fin = true;
 		l7_tunnel_track_close(c);
 	}
-	return l7_splice_c2b(c, c->cur, skb);
+	return l7_relay_c2b(c, c->cur, skb);
 }
 
 /* In CLOSING: the FIN is still taken, and ends the wait for it. */

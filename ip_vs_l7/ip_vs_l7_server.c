@@ -269,7 +269,7 @@ unsigned int l7_server_seg(struct l7_conn *c, struct l7_binding *b,
 	switch (l7_server_accept(c, b, th, &s, &acc)) {
 	case L7_ACC_RESET:
 		return l7_b2c_rst(c, b) ?
-		       l7_splice_to_client(c, b, skb, &o, &s, payload) :
+		       l7_relay_b2c(c, b, skb, &o, &s, payload) :
 		       NF_DROP;
 	case L7_ACC_OK:
 		break;
@@ -334,7 +334,7 @@ unsigned int l7_server_seg(struct l7_conn *c, struct l7_binding *b,
 	}
 	/* all but a bare FIN that was the server's own goes on: ACKs too */
 	if (cut && (payload || !v.strip_fin))
-		verdict = l7_splice_to_client(c, b, skb, &o, &s, payload);
+		verdict = l7_relay_b2c(c, b, skb, &o, &s, payload);
 	if (c->state == L7C_TUNNEL)
 		l7_tunnel_track_close(c);
 	return verdict;

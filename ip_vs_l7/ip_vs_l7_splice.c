@@ -8,11 +8,11 @@
  * addresses, ports, seq/ack, timestamps, window, SACK - with the
  * binding's map from core/tcp_map.c and sent on; no socket sees it.
  * What a segment means - whether it is acceptable, where a body or a
- * response ends, what becomes of the binding - was decided before it got
- * here (ip_vs_l7_client.c, ip_vs_l7_server.c); the splice only follows
- * the numbers the rewrite moves (what was sent and acknowledged either
- * way).  The guards read payload through l7_skb_peek(), so paged skbs
- * stay as they are.
+ * response ends, what becomes of the binding, whether it goes and with
+ * which numbers (core/splice_plan.c) - was decided before it got here
+ * (ip_vs_l7_client.c, ip_vs_l7_server.c, ip_vs_l7_relay.c): the splice
+ * writes no field of the connection or its bindings.  The guards read
+ * payload through l7_skb_peek(), so paged skbs stay as they are.
  *
  * Checksums: every forwarded skb leaves as CHECKSUM_PARTIAL with a fresh
  * pseudo-header seed, so the rewrite never has to patch th->check and the
@@ -364,57 +364,25 @@ int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 	return 0;
 }
 
-/* c->lock held: a client segment, taken, goes to @b's server rewritten. */
-static unsigned int l7_c2b_send(struct l7_conn *c, struct l7_binding *b,
-				struct sk_buff *skb, struct l7_tcp_opts *o,
-				struct l7_tcp_seg *seg)
+/*
+ * c->lock held: a client segment to @b's server, rewritten with the
+ * numbers core/splice_plan.c gave (@s, @flags) and sent.
+ */
+unsigned int l7_splice_out_server(struct l7_conn *c, struct l7_binding *b,
+				  struct sk_buff *skb, struct l7_tcp_opts *o,
+				  const struct l7_tcp_seg *s, unsigned int flags)
 {
-	struct l7_seg_bounds ok = l7_client_bounds(c);
 	struct l7_pconn *pc = b->pc;
-	struct l7_tcp_seg s = *seg;
-	struct tcphdr *th = tcp_hdr(skb);
-	u32 payload = s.len - th->fin;
-	unsigned int flags;
 
 	lockdep_assert_held(&c->lock);
 
-	/*
-	 * The window and timestamp were taken where core/tcp_accept.c said
-	 * (l7_client_segment()); an ACK or seq of nothing on C is never
-	 * pinned into the binding.
-	 */
-	flags = l7_map_c2b(&b->map, &s, &ok);
-	if (flags & (L7_SEG_SEQ_OUTSIDE | L7_SEG_FOREIGN))
-		return NF_DROP;	/* never bytes of another request */
-	l7_seg_rewrite(skb, o, &s, flags, &b->map, l7_sack_c2b);
-	th = tcp_hdr(skb);
-	if (th->ack)
-		l7_binding_announced(b, ntohl(th->ack_seq), ntohs(th->window));
-	if (s.ts && !(flags & L7_SEG_STRIP_TS))
-		l7_ts_note(&b->ts_sent, s.tsval);
-	if (after(s.seq + s.len, b->b_snd_nxt))
-		b->b_snd_nxt = s.seq + s.len;
-	this_cpu_add(pc->pool->bytes->to_server, payload);
-
+	l7_seg_rewrite(skb, o, s, flags, &b->map, l7_sack_c2b);
+	this_cpu_add(pc->pool->bytes->to_server, s->len - tcp_hdr(skb)->fin);
 	if (l7_seg_readdress(skb, pc->pool->af, &pc->tcp.laddr, pc->tcp.lport,
 			     &pc->pool->baddr, pc->pool->bport))
 		return NF_DROP;
 	return l7_forward(c->net, skb, pc->tcp.mss, &pc->dst, &pc->tcp.laddr,
 			  &pc->pool->baddr);
-}
-
-/* c->lock held: a client segment goes to @b's server, rewritten. */
-unsigned int l7_splice_c2b(struct l7_conn *c, struct l7_binding *b,
-			   struct sk_buff *skb)
-{
-	struct l7_tcp_opts o;
-	struct l7_tcp_seg s;
-
-	lockdep_assert_held(&c->lock);
-
-	if (l7_seg_take(skb, &o, &s))
-		return NF_DROP;
-	return l7_c2b_send(c, b, skb, &o, &s);
 }
 
 /*
@@ -458,7 +426,7 @@ bool l7_skb_poke(const void *ctx, u32 off, const u8 *bytes, u32 n)
 }
 
 /* What the guard let through: payload [skip, keep), never the FIN. */
-static int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep)
+int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep)
 {
 	if (l7_seg_trim(skb, hlen, keep) || l7_seg_cut_front(skb, hlen, skip))
 		return -ENOMEM;
@@ -467,26 +435,11 @@ static int l7_seg_clip(struct sk_buff *skb, u32 hlen, u32 skip, u32 keep)
 }
 
 /*
- * The part of a body segment its guard framed (l7_client_body_frame()),
- * to the server.
- */
-unsigned int l7_splice_body_send(struct l7_conn *c, struct l7_binding *b,
-				 struct sk_buff *skb, struct l7_body_seg *bs)
-{
-	if (bs->whole)
-		return l7_c2b_send(c, b, skb, &bs->o, &bs->s);
-	if (l7_seg_clip(skb, bs->hlen, bs->v.skip, bs->v.keep))
-		return NF_DROP;
-	l7_seg_read(skb, &bs->o, &bs->s);
-	return l7_c2b_send(c, b, skb, &bs->o, &bs->s);
-}
-
-/*
  * Backend seq where the last of the server's packets in @skb starts: a
  * GSO aggregate stands for packets of gso_size, which its TCP counts
  * one by one (l7_binding_server_probes()).
  */
-static u32 l7_last_packet(const struct sk_buff *skb, u32 seq, u32 payload)
+u32 l7_seg_last_packet(const struct sk_buff *skb, u32 seq, u32 payload)
 {
 	unsigned int size = skb_shinfo(skb)->gso_size;
 
@@ -496,73 +449,19 @@ static u32 l7_last_packet(const struct sk_buff *skb, u32 seq, u32 payload)
 }
 
 /*
- * A server resent bytes before @b's response (@c_seq, its @b_seq mapped
- * onto C): an earlier binding's, which its client acknowledged whole.
- * They go to nobody; the server hears that they had arrived, lest it
- * count its probe as a repair.
+ * c->lock held: a server segment on @b, rewritten onto the client's
+ * connection with the numbers core/splice_plan.c gave (@s, @flags) and
+ * sent.
  */
-static void l7_b2c_earlier(struct l7_conn *c, struct l7_binding *b,
-			   u32 b_seq, u32 c_seq, u32 payload)
+unsigned int l7_splice_out_client(struct l7_conn *c, struct l7_binding *b,
+				  struct sk_buff *skb, struct l7_tcp_opts *o,
+				  const struct l7_tcp_seg *s, unsigned int flags,
+				  u32 payload)
 {
-	struct l7_tcp_sack_block dup = { b_seq, b_seq + payload };
+	lockdep_assert_held(&c->lock);
 
-	if (payload &&
-	    l7_range_where(&b->map.rsp_range, c_seq) == L7_EARLIER)
-		l7_binding_dsack(c, b, &dup);
-}
-
-/*
- * c->lock held: a server segment on @b that the response guard let
- * through (ip_vs_l7_server.c), rewritten onto the client's connection and
- * sent; bytes of an earlier binding's response are reported to the
- * server as a duplicate instead.
- */
-unsigned int l7_splice_to_client(struct l7_conn *c, struct l7_binding *b,
-				struct sk_buff *skb, struct l7_tcp_opts *o,
-				struct l7_tcp_seg *s, u32 payload)
-{
-	u32 last = l7_last_packet(skb, s->seq, payload);
-	u32 b_seq = s->seq;
-	unsigned int flags;
-
-	flags = l7_map_b2c(&b->map, s);
-	if (flags & L7_SEG_SEQ_OUTSIDE) {
-		l7_b2c_earlier(c, b, b_seq, s->seq, payload);
-		return NF_DROP;	/* an earlier client's bytes, or beyond */
-	}
-	if (flags & L7_SEG_FOREIGN)
-		return NF_DROP;
-	if (payload) {
-		b->rsp_seen = true;
-		if (after(last, b->rsp_last_pkt))
-			b->rsp_last_pkt = last;
-		/* bytes the client was sent before: it reports them */
-		if (before(s->seq, c->d_snd_nxt))
-			b->rsp_resent = true;
-	}
-	/*
-	 * The director acknowledged some client bytes itself: never less.
-	 * More is the server's, of bytes it has: what the director's own
-	 * ACK, if one is owed (l7_ack_later()), would have said.
-	 */
-	if (before(s->ack, c->c_acked))
-		s->ack = c->c_acked;
-	else if (tcp_hdr(skb)->ack)
-		l7_client_ack_sent(c, s->ack);
-	if (tcp_hdr(skb)->ack)
-		l7_client_announced(c, s->ack, s->win);
-	/* and the client's PAWS check sees one clock across bindings */
-	if (s->ts && c->c_ts && before(s->tsval, c->d_ts_last))
-		s->tsval = c->d_ts_last;
 	l7_seg_rewrite(skb, o, s, flags, &b->map, l7_sack_b2c);
-	if (after(s->seq + s->len, c->d_snd_nxt)) {
-		c->d_snd_nxt = s->seq + s->len;
-		l7_conn_progress(c);	/* new response bytes */
-	}
-	if (s->ts && c->c_ts)
-		c->d_ts_last = s->tsval;
 	this_cpu_add(b->pc->pool->bytes->from_server, payload);
-
 	if (l7_seg_readdress(skb, c->af, &c->vaddr, c->vport, &c->caddr,
 			     c->cport))
 		return NF_DROP;
