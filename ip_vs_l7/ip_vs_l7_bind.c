@@ -128,66 +128,54 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
 }
 
 /*
- * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
- * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
- * cannot frame came with the head), -EDQUOT (the client's address holds
- * source_max_pooled already), or an HTTP status > 0 the director
- * answers instead (l7_route(): a content rule, or a head it cannot read).
+ * A binding for @c's head and @body_len buffered body bytes, on the
+ * pooled connection its route picks, or NULL and *@err: -ENOMEM,
+ * -EDQUOT (the client's address holds source_max_pooled already),
+ * -EAGAIN (no idle pooled connection) or the HTTP status the director
+ * answers instead (l7_route()).
  */
-static int l7_bind(struct l7_conn *c)
+static struct l7_binding *l7_binding_route(struct l7_conn *c, u32 body_len,
+					   bool body_done,
+					   struct l7_guard_log **log,
+					   enum l7_fwd_mode *fwd,
+					   struct l7_routed *rt, int *err)
 {
-	struct l7_binding_params p;
-	struct l7_guard_log *log;
-	struct l7_routed rt;
-	struct l7_http_body body;
-	struct l7_binding *b;
-	enum l7_fwd_mode fwd;
-	bool body_done, take;
-	struct l7_pconn *pc;
-	u32 body_len, room;
-	int err, status;
-
-	lockdep_assert_held(&c->lock);
-
-	c->want = NULL;
-	err = l7_body_buffered(c, &body, &body_len);
-	if (err)
-		return err;
-	body_done = l7_http_body_done(&body);
 	/* room for the copy, then the client's bytes */
-	room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
-	take = l7_rsp_copy_wanted(c);
-	b = l7_binding_alloc(room, take, !body_done, &log);
-	if (!b)
-		return -ENOMEM;
+	u32 room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
+	struct l7_binding *b;
+	int status;
+
+	b = l7_binding_alloc(room, l7_rsp_copy_wanted(c), !body_done, log);
+	if (!b) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	if (!l7_source_pooled_get(c)) {
 		kfree(b);
 		l7_service_count(c->ls, source_capped);
-		return -EDQUOT;
+		*err = -EDQUOT;
+		return NULL;
 	}
-	pc = l7_route(c, &status, &fwd, &rt);
-	if (!pc) {
+	b->pc = l7_route(c, &status, fwd, rt);
+	if (!b->pc) {
 		l7_source_pooled_put(c);
 		kfree(b);
-		return status ?: -EAGAIN;
+		*err = status ?: -EAGAIN;
+		return NULL;
 	}
-	b->pc = pc;
-	b->bound_ns = l7_trace_clock();
-	l7_binding_copy(c, b, body_len, fwd);
-	/* what follows the copy in the client's stream is the guard's */
-	l7_req_guard_init(&b->req_guard, c->c_seq0 + b->client_len, &body,
-			  body_done, log);
-	b->method = c->req.method;
-	b->upgrade = c->req.upgrade;
-	b->tries = c->tries_next;
-	c->tries_next = 0;
-	b->close_after = !c->req.keep_alive;
-	/*
-	 * The copy and the client's bytes may differ in length: the
-	 * mapping is anchored where both end, and the binding starts there
-	 * (what is before is the director's, on both connections).
-	 */
-	p = (struct l7_binding_params){
+	return b;
+}
+
+/*
+ * @b's numbers on both connections, from where each stands.  The copy
+ * and the client's bytes may differ in length: the mapping is anchored
+ * where both end, and the binding starts there (what is before is the
+ * director's, on both connections).
+ */
+static void l7_binding_numbers(struct l7_conn *c, struct l7_binding *b)
+{
+	struct l7_pconn *pc = b->pc;
+	struct l7_binding_params p = {
 		.c_seq = c->c_seq0 + b->client_len,
 		.b_seq = pc->tcp.snd_nxt + b->copy_len,
 		.b_rcv = pc->tcp.rcv_nxt,
@@ -205,6 +193,7 @@ static int l7_bind(struct l7_conn *c)
 		.c_sack = c->c_sack,
 		.b_sack = pc->tcp.sack,
 	};
+
 	l7_binding_init(&b->map, &p, NULL);
 	b->b_tsval = pc->tcp.ts_recent;
 	b->ts_sent = pc->tcp.ts_last;
@@ -219,6 +208,13 @@ static int l7_bind(struct l7_conn *c)
 	b->b_wl1 = pc->tcp.rcv_nxt;
 	b->b_wnd = 0;
 	b->b_max_win = l7_win_bytes(U16_MAX, pc->tcp.snd_wscale);
+}
+
+/* The response guard of @b, as its request asked. */
+static void l7_binding_rsp_init(struct l7_conn *c, struct l7_binding *b)
+{
+	struct l7_pconn *pc = b->pc;
+
 	/* an HTTP/1.1 client that goes on must not see the server close */
 	l7_rsp_guard_init(&b->rsp_guard, pc->tcp.rcv_nxt, b->method,
 			  !b->close_after && c->req.version_minor >= 1);
@@ -230,6 +226,17 @@ static int l7_bind(struct l7_conn *c)
 	if (b->rsp_head)
 		l7_rsp_guard_take(&b->rsp_guard, b->rsp_head,
 				  !c->req.keep_alive);
+}
+
+/*
+ * @b is the request under way: the head leaves the buffer, the copy goes
+ * to the server, and the body, if any, follows through the guard.
+ */
+static void l7_binding_begin(struct l7_conn *c, struct l7_binding *b,
+			     const struct l7_routed *rt, bool body_done)
+{
+	struct l7_pconn *pc = b->pc;
+
 	/* l7_pool_take() counted the request in pool->outstanding */
 	list_add_tail(&b->node, &c->bindings);
 	c->nr_bindings++;
@@ -238,7 +245,7 @@ static int l7_bind(struct l7_conn *c)
 	if (c->requests++)
 		l7_service_count(c->ls, rebinds);
 	c->retries = 0;
-	trace_l7_request(c, b, &rt);
+	trace_l7_request(c, b, rt);
 	l7_head_consume(c, b->client_len);
 	/* the client may have closed after a pipelined request */
 	c->c_rcv_nxt = c->c_seq0 + c->head_len + c->c_fin;
@@ -255,6 +262,49 @@ static int l7_bind(struct l7_conn *c)
 	/* pipelined heads behind it: held, as this one is under way */
 	if (c->state == L7C_HEAD && l7_head_frame(c))
 		l7_head_ready(c);
+}
+
+/*
+ * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
+ * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
+ * cannot frame came with the head), -EDQUOT (the client's address holds
+ * source_max_pooled already), or an HTTP status > 0 the director
+ * answers instead (l7_route(): a content rule, or a head it cannot read).
+ */
+static int l7_bind(struct l7_conn *c)
+{
+	struct l7_guard_log *log;
+	struct l7_http_body body;
+	struct l7_binding *b;
+	enum l7_fwd_mode fwd;
+	struct l7_routed rt;
+	u32 body_len;
+	bool body_done;
+	int err;
+
+	lockdep_assert_held(&c->lock);
+
+	c->want = NULL;
+	err = l7_body_buffered(c, &body, &body_len);
+	if (err)
+		return err;
+	body_done = l7_http_body_done(&body);
+	b = l7_binding_route(c, body_len, body_done, &log, &fwd, &rt, &err);
+	if (!b)
+		return err;
+	b->bound_ns = l7_trace_clock();
+	l7_binding_copy(c, b, body_len, fwd);
+	/* what follows the copy in the client's stream is the guard's */
+	l7_req_guard_init(&b->req_guard, c->c_seq0 + b->client_len, &body,
+			  body_done, log);
+	b->method = c->req.method;
+	b->upgrade = c->req.upgrade;
+	b->tries = c->tries_next;
+	c->tries_next = 0;
+	b->close_after = !c->req.keep_alive;
+	l7_binding_numbers(c, b);
+	l7_binding_rsp_init(c, b);
+	l7_binding_begin(c, b, &rt, body_done);
 	return 0;
 }
 

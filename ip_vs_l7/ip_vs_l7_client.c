@@ -394,9 +394,44 @@ static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
 }
 
 /*
+ * Nothing of a segment whose options do not parse, or that is not
+ * acceptable (core/tcp_accept.c: window, PAWS, RST, SYN, ACK), is taken,
+ * framed or passed on, and it changes nothing: a Linux endpoint would
+ * drop it too.  One that is acceptable moves the client's numbers.
+ */
+static bool l7_client_accept(struct l7_conn *c, const struct tcphdr *th,
+			     const struct l7_cseg *cs)
+{
+	struct l7_tcp_endpoint e;
+	struct l7_tcp_accept v;
+	struct l7_tcp_opts o;
+	struct l7_tcp_in in;
+
+	if (l7_tcp_opts_of(th, &o) < 0)
+		return false;
+	in = (struct l7_tcp_in){
+		.seq = cs->seq,
+		.ack = ntohl(th->ack_seq),
+		.len = cs->len + th->syn + th->fin,
+		.tsval = o.tsval,
+		.win = ntohs(th->window),
+		.flags = tcp_flag_byte(th),
+		.ts = o.present & L7_TCPO_TS,
+	};
+	e = l7_client_endpoint(c);
+	v = l7_tcp_accept(&e, &in);
+	if (v.act != L7_ACC_OK) {
+		l7_client_refused(c, &v);
+		return false;
+	}
+	l7_client_accepted(c, th, &o, &in, &v);
+	return true;
+}
+
+/*
  * Called with c->lock held on a live connection.  The TCP checks come
- * first (core/tcp_guard.c), then core/client_seg.c plans what to do with
- * the segment, and this carries it out.
+ * first (l7_client_accept()), then core/client_seg.c plans what to do
+ * with the segment, and this carries it out.
  */
 unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 {
@@ -407,40 +442,13 @@ unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		.len = skb->len - hlen,
 		.fin = th->fin,
 	};
-	struct l7_tcp_endpoint e;
-	struct l7_tcp_accept v;
 	struct l7_cseg_plan p;
-	struct l7_tcp_opts o;
 	struct l7_cseg_ctx x;
-	struct l7_tcp_in in;
 
 	lockdep_assert_held(&c->lock);
 
-	/*
-	 * Nothing of a segment whose options do not parse, or that is not
-	 * acceptable (core/tcp_accept.c: window, PAWS, RST, SYN, ACK), is
-	 * taken, framed or passed on, and it changes nothing: a Linux
-	 * endpoint would drop it too.
-	 */
-	if (l7_tcp_opts_of(th, &o) < 0)
+	if (!l7_client_accept(c, th, &cs))
 		return NF_DROP;
-	in = (struct l7_tcp_in){
-		.seq = cs.seq,
-		.ack = ntohl(th->ack_seq),
-		.len = cs.len + th->syn + th->fin,
-		.tsval = o.tsval,
-		.win = ntohs(th->window),
-		.flags = tcp_flag_byte(th),
-		.ts = o.present & L7_TCPO_TS,
-	};
-	e = l7_client_endpoint(c);
-	v = l7_tcp_accept(&e, &in);
-	if (v.act != L7_ACC_OK) {
-		l7_client_refused(c, &v);
-		return NF_DROP;
-	}
-	l7_client_accepted(c, th, &o, &in, &v);
-
 	x = l7_cseg_ctx_of(c);	/* the ACK may have finished a binding */
 	p = l7_cseg_plan(&x, &cs);
 	switch (p.act) {

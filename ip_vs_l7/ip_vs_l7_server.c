@@ -238,23 +238,102 @@ static bool l7_b2c_rst(struct l7_conn *c, struct l7_binding *b)
 	return true;
 }
 
+/* The response guard frames a server segment; a 101 is ours to allow. */
+static struct l7_rsp_verdict l7_server_frame(struct l7_conn *c,
+					     struct l7_binding *b,
+					     struct l7_skb_payload *pl,
+					     const struct l7_tcp_seg *s,
+					     u32 payload)
+{
+	const struct tcphdr *th = tcp_hdr(pl->skb);
+	struct l7_rsp_verdict v;
+
+	v = l7_rsp_guard_seg(&b->rsp_guard, &(struct l7_rsp_seg){
+		.seq = s->seq,
+		.len = payload,
+		.fin = th->fin,
+		.has_ack = th->ack,
+		.ack = s->ack,
+		.peek = l7_skb_peek,
+		.poke = l7_skb_poke,
+		.ctx = pl,
+	});
+	if (v.act == L7_RSP_UPGRADE)
+		v.act = l7_rsp_upgrade(c, b) ? L7_RSP_FORWARD : L7_RSP_BAD;
+	return v;
+}
+
 /*
- * c->lock held: a server segment on @b.  The response guard
- * (core/rsp_guard.c) frames it and says whether it goes to the client;
- * a 101 is this module's to allow.
+ * The guard refused a server segment.  The server closed before it
+ * answered (it was closing the connection as it was bound), or sent
+ * bytes before it had the request (past an earlier response's end):
+ * nothing reached the client, the connection is retired and the request
+ * may go elsewhere (core/binding_life.c).  Bytes that are not a response
+ * (a 101 nobody asked for, say) reset the client.
+ */
+static unsigned int l7_rsp_refused(struct l7_conn *c, struct l7_binding *b,
+				   const struct l7_rsp_verdict *v)
+{
+	struct l7_bl bl = l7_bl_of(c, b);
+
+	if (l7_bl_refused_lost(&bl, v->closed || v->unsolicited)) {
+		b->lost = true;	/* l7_client_rsp_moved() */
+		return NF_DROP;
+	}
+	return l7_rsp_bad(c);
+}
+
+/*
+ * What the guard let through of a server segment goes on to the client:
+ * head bytes the director took are acknowledged, then its copy starts;
+ * the response may have ended in it; a FIN the server sends after the
+ * response is its own, not the client's.
+ */
+static unsigned int l7_server_pass(struct l7_conn *c, struct l7_binding *b,
+				   struct l7_skb_payload *pl,
+				   struct l7_tcp_opts *o, struct l7_tcp_seg *s,
+				   u32 payload, const struct l7_rsp_verdict *v)
+{
+	unsigned int verdict = NF_DROP;
+	bool cut = true;
+
+	if (v->skip)
+		l7_rsp_copy_taken(c, b);
+	if (v->took)
+		l7_rsp_copy_start(c, b);
+	if (v->skip) {
+		/* out of memory: the server resends what follows the head */
+		cut = !l7_seg_cut_front(pl->skb, pl->hlen, v->skip);
+		l7_seg_read(pl->skb, o, s);
+		payload -= v->skip;
+	}
+	if (v->ended)
+		l7_rsp_end(b, l7_rsp_guard_end(&b->rsp_guard));
+	if (v->strip_fin) {
+		tcp_hdr(pl->skb)->fin = 0;
+		s->len = payload;
+	}
+	/* all but a bare FIN that was the server's own goes on: ACKs too */
+	if (cut && (payload || !v->strip_fin))
+		verdict = l7_relay_b2c(c, b, pl->skb, o, s, payload);
+	if (c->state == L7C_TUNNEL)
+		l7_tunnel_track_close(c);
+	return verdict;
+}
+
+/*
+ * c->lock held: a server segment on @b, judged as a Linux receiver would
+ * judge it; its ACK followed, its bytes framed by the response guard,
+ * and what the guard let through passed on.
  */
 unsigned int l7_server_seg(struct l7_conn *c, struct l7_binding *b,
 			   struct sk_buff *skb)
 {
 	struct l7_skb_payload pl = { .skb = skb };
-	unsigned int verdict = NF_DROP;
 	struct l7_tcp_accept acc;
 	struct l7_rsp_verdict v;
 	struct l7_tcp_opts o;
 	struct l7_tcp_seg s;
-	struct tcphdr *th;
-	struct l7_bl bl;
-	bool cut = true;
 	u32 payload;
 
 	lockdep_assert_held(&c->lock);
@@ -263,14 +342,12 @@ unsigned int l7_server_seg(struct l7_conn *c, struct l7_binding *b,
 		return l7_b2c_syn(c, b, skb);
 	if (l7_seg_take(skb, &o, &s))
 		return NF_DROP;
-	th = tcp_hdr(skb);
-	pl.hlen = l7_nhlen(skb) + th->doff * 4;
-	payload = s.len - th->fin;
-	switch (l7_server_accept(c, b, th, &s, &acc)) {
+	pl.hlen = l7_nhlen(skb) + tcp_hdrlen(skb);
+	payload = s.len - tcp_hdr(skb)->fin;
+	switch (l7_server_accept(c, b, tcp_hdr(skb), &s, &acc)) {
 	case L7_ACC_RESET:
 		return l7_b2c_rst(c, b) ?
-		       l7_relay_b2c(c, b, skb, &o, &s, payload) :
-		       NF_DROP;
+		       l7_relay_b2c(c, b, skb, &o, &s, payload) : NF_DROP;
 	case L7_ACC_OK:
 		break;
 	default:
@@ -279,63 +356,13 @@ unsigned int l7_server_seg(struct l7_conn *c, struct l7_binding *b,
 	if (acc.ack_ok)
 		l7_b2c_ack(c, b, &s, acc.window);
 
-	v = l7_rsp_guard_seg(&b->rsp_guard, &(struct l7_rsp_seg){
-		.seq = s.seq,
-		.len = payload,
-		.fin = th->fin,
-		.has_ack = th->ack,
-		.ack = s.ack,
-		.peek = l7_skb_peek,
-		.poke = l7_skb_poke,
-		.ctx = &pl,
-	});
-	th = tcp_hdr(skb);	/* a poke may have moved the headers */
-	if (v.act == L7_RSP_UPGRADE)
-		v.act = l7_rsp_upgrade(c, b) ? L7_RSP_FORWARD : L7_RSP_BAD;
+	v = l7_server_frame(c, b, &pl, &s, payload);
 	switch (v.act) {
 	case L7_RSP_WAIT:
 		return NF_DROP;
 	case L7_RSP_BAD:
-		/*
-		 * The server closed before it answered (it was closing the
-		 * connection as it was bound), or sent bytes before it had the
-		 * request (past an earlier response's end): nothing reached
-		 * the client, the connection is retired and the request may go
-		 * elsewhere.  Bytes that are not a response (a 101 nobody
-		 * asked for, say) reset the client.
-		 */
-		bl = l7_bl_of(c, b);
-		if (l7_bl_refused_lost(&bl, v.closed || v.unsolicited)) {
-			b->lost = true;	/* l7_client_rsp_moved() */
-			return NF_DROP;
-		}
-		return l7_rsp_bad(c);
+		return l7_rsp_refused(c, b, &v);
 	default:
-		break;
+		return l7_server_pass(c, b, &pl, &o, &s, payload, &v);
 	}
-	/* head bytes the director took: acknowledged, then its copy */
-	if (v.skip)
-		l7_rsp_copy_taken(c, b);
-	if (v.took)
-		l7_rsp_copy_start(c, b);
-	if (v.skip) {
-		/* out of memory: the server resends what follows the head */
-		cut = !l7_seg_cut_front(skb, pl.hlen, v.skip);
-		l7_seg_read(skb, &o, &s);
-		th = tcp_hdr(skb);
-		payload -= v.skip;
-	}
-	if (v.ended)
-		l7_rsp_end(b, l7_rsp_guard_end(&b->rsp_guard));
-	if (v.strip_fin) {
-		/* the server closes after the response: not the client's */
-		th->fin = 0;
-		s.len = payload;
-	}
-	/* all but a bare FIN that was the server's own goes on: ACKs too */
-	if (cut && (payload || !v.strip_fin))
-		verdict = l7_relay_b2c(c, b, skb, &o, &s, payload);
-	if (c->state == L7C_TUNNEL)
-		l7_tunnel_track_close(c);
-	return verdict;
 }
