@@ -25,7 +25,6 @@
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_trace.h"
 
-#define L7_COPY_TRIES		8
 
 /*
  * How many buffered bytes after the framed head belong to the request:
@@ -751,31 +750,36 @@ void l7_held_dispatch(struct l7_conn *c)
 
 /*
  * L7_CLK_REQ_COPY: the current binding's server has not acknowledged
- * our copy: resend it, and give up after a few tries.
+ * our copy: resend it, or end the connection (core/conn_sm.c).
  */
 void l7_binding_copy_due(struct l7_conn *c)
 {
 	struct l7_binding *b = c->cur;
+	struct l7_csm_resend r;
 
 	lockdep_assert_held(&c->lock);
 
-	if (!b || b->head_acked)
+	if (!b)
 		return;
-	if (++b->retries > L7_COPY_TRIES) {
+	r = l7_csm_req_copy_due(!b->head_acked, b->retries);
+	b->retries = r.tries;
+	if (r.give_up) {
 		c->end = L7_END_HEAD_LOST;
 		c->dead = true;
-		return;
+	} else if (r.send) {
+		l7_binding_send_copy(c, b);
+		l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO << b->retries);
 	}
-	l7_binding_send_copy(c, b);
-	l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO << b->retries);
 }
 
 /* L7_CLK_QUEUE: no pooled connection came free within queue_timeout. */
 void l7_queue_late(struct l7_conn *c)
 {
+	struct l7_csm m = l7_csm_of(c);
+
 	lockdep_assert_held(&c->lock);
 
-	if (c->state != L7C_QUEUED)
+	if (l7_csm_queue_late(&m) != L7_CSM_CLOSE_ANSWER)
 		return;
 	l7_queue_del(c);
 	l7_reply(c, 503, "queue_timeout");

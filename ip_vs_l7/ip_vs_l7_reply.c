@@ -17,8 +17,6 @@
 #include "ip_vs_l7_trace.h"
 #include "core/http_reply.h"
 
-#define L7_REPLY_TRIES		6
-
 /* Answer with a canned response and FIN; the client's data is ignored. */
 void l7_reply(struct l7_conn *c, int status, const char *why)
 {
@@ -53,51 +51,53 @@ void l7_close_client(struct l7_conn *c)
 
 /*
  * L7_CLK_REPLY: resend our reply (if any) and FIN until the client has
- * them; reset it after L7_REPLY_TRIES.  A response still on its way
- * keeps our FIN behind it, and while it moves the tries start over.
+ * them, or reset it (core/conn_sm.c).  All acked, the client's FIN or
+ * L7_CLK_CLOSE ends it.
  */
 void l7_reply_due(struct l7_conn *c)
 {
+	bool moving = !list_empty(&c->bindings) &&
+		      (u32)jiffies - c->clock.progress < L7_RTO * 8;
+	struct l7_csm_resend r;
+
 	lockdep_assert_held(&c->lock);
 
-	if (c->d_snd_una == c->d_snd_nxt)
-		return;	/* all acked: the client's FIN or CLOSE ends it */
-	if (!list_empty(&c->bindings) &&
-	    (u32)jiffies - c->clock.progress < L7_RTO * 8)
-		c->retries = 0;
-	if (++c->retries > L7_REPLY_TRIES) {
+	r = l7_csm_reply_due(c->d_snd_una != c->d_snd_nxt, moving,
+			     c->retries);
+	c->retries = r.tries;
+	if (r.give_up) {
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 		c->dead = true;
-		return;
+	} else if (r.send) {
+		l7_send_client(c, TCPHDR_PSH | TCPHDR_FIN, c->reply_seq,
+			       c->reply, c->reply_len);
+		l7_conn_due_in(c, L7_CLK_REPLY, L7_RTO << c->retries);
 	}
-	l7_send_client(c, TCPHDR_PSH | TCPHDR_FIN, c->reply_seq,
-		       c->reply, c->reply_len);
-	l7_conn_due_in(c, L7_CLK_REPLY, L7_RTO << c->retries);
 }
 
 /*
- * L7_CLK_CLOSE: the director closed, nothing of a response is left, and
- * the client did not finish closing in time.  If it has all we sent, it
- * is forgotten (FIN-WAIT ends here); else it is reset.
+ * L7_CLK_CLOSE: the client did not finish closing in time: forgotten, or
+ * reset when it lacks some of what we sent (core/conn_sm.c).
  */
 void l7_close_late(struct l7_conn *c)
 {
 	lockdep_assert_held(&c->lock);
 
-	if (c->d_snd_una != c->d_snd_nxt)
+	if (l7_csm_close_late(c->d_snd_una != c->d_snd_nxt) ==
+	    L7_CSM_CLOSE_RESET)
 		l7_send_client(c, TCPHDR_RST, c->d_snd_nxt, NULL, 0);
 	c->dead = true;
 }
 
 /*
  * L7_CLK_HEAD: nothing is under way and no complete head came within
- * head_timeout.  Part of one gets 408; none, a plain close.
+ * head_timeout: 408, or a plain close (core/conn_sm.c).
  */
 void l7_head_late(struct l7_conn *c)
 {
 	lockdep_assert_held(&c->lock);
 
-	if (c->head_len)
+	if (l7_csm_head_late(c->head_len) == L7_CSM_CLOSE_ANSWER)
 		l7_reply(c, 408, "head_timeout");
 	else
 		l7_close_client(c);	/* idle between requests */

@@ -22,8 +22,6 @@
 
 #include "ip_vs_l7.h"
 
-#define L7_COPY_BACKOFF_MAX	6	/* resends at most RTO << 6 apart */
-
 /*
  * c->lock held, at bind: whether the framed request's response head is
  * the director's to take - an HTTP/1.0 request that asked for
@@ -120,6 +118,7 @@ void l7_rsp_copy_start(struct l7_conn *c, struct l7_binding *b)
 /* L7_CLK_RSP_COPY, c->lock held: resend the copies the client lacks. */
 void l7_rsp_copy_due(struct l7_conn *c)
 {
+	struct l7_csm_resend r;
 	struct l7_binding *b;
 	bool pending = false;
 
@@ -131,9 +130,8 @@ void l7_rsp_copy_due(struct l7_conn *c)
 			pending = true;
 		}
 	}
-	if (pending) {
-		if (c->copy_retries < L7_COPY_BACKOFF_MAX)
-			c->copy_retries++;
+	r = l7_csm_rsp_copy_due(pending, c->copy_retries);
+	c->copy_retries = r.tries;
+	if (r.send)
 		l7_rsp_copy_arm(c);
-	}
 }

@@ -123,3 +123,56 @@ bool l7_csm_end_resets(const struct l7_csm *m)
 
 	return m->bindings && !m->reset && !tunnel_closed;
 }
+
+struct l7_csm_resend l7_csm_reply_due(bool unacked, bool moving,
+				      unsigned int tries)
+{
+	struct l7_csm_resend r = { .tries = moving ? 0 : tries };
+
+	if (!unacked)
+		return (struct l7_csm_resend){ .tries = tries };
+	r.tries++;
+	if (r.tries > L7_REPLY_TRIES)
+		r.give_up = true;
+	else
+		r.send = true;
+	return r;
+}
+
+struct l7_csm_resend l7_csm_req_copy_due(bool owed, unsigned int tries)
+{
+	struct l7_csm_resend r = { .tries = tries };
+
+	if (!owed)
+		return r;
+	r.tries++;
+	if (r.tries > L7_COPY_TRIES)
+		r.give_up = true;
+	else
+		r.send = true;
+	return r;
+}
+
+struct l7_csm_resend l7_csm_rsp_copy_due(bool pending, unsigned int tries)
+{
+	struct l7_csm_resend r = { .send = pending, .tries = tries };
+
+	if (pending && tries < L7_COPY_BACKOFF_MAX)
+		r.tries++;
+	return r;
+}
+
+enum l7_csm_close l7_csm_head_late(bool partial)
+{
+	return partial ? L7_CSM_CLOSE_ANSWER : L7_CSM_CLOSE_QUIET;
+}
+
+enum l7_csm_close l7_csm_close_late(bool unacked)
+{
+	return unacked ? L7_CSM_CLOSE_RESET : L7_CSM_CLOSE_QUIET;
+}
+
+enum l7_csm_close l7_csm_queue_late(const struct l7_csm *m)
+{
+	return m->state == L7C_QUEUED ? L7_CSM_CLOSE_ANSWER : L7_CSM_CLOSE_NONE;
+}

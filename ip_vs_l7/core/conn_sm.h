@@ -105,4 +105,69 @@ enum l7_csm_late l7_csm_slow_body(const struct l7_csm *m);
  */
 bool l7_csm_end_resets(const struct l7_csm *m);
 
+/* ---- the director's own segments, sent again until acknowledged ---- */
+
+#define L7_REPLY_TRIES		6	/* its reply and FIN; then a RST */
+#define L7_COPY_TRIES		8	/* a request's copy; then it ends */
+#define L7_COPY_BACKOFF_MAX	6	/* response head copies: RTO << 6 apart */
+
+/*
+ * A resend deadline: send again (@send) and arm the next one RTO <<
+ * @tries later, or give up (@give_up); neither: nothing is owed.
+ */
+struct l7_csm_resend {
+	bool send;
+	bool give_up;
+	unsigned int tries;
+};
+
+/*
+ * L7_CLK_REPLY: the director's reply and FIN were not all acknowledged
+ * (@unacked) after @tries resends.  A response still on its way keeps
+ * the FIN behind it, and while that moves (@moving) the tries start
+ * over; past L7_REPLY_TRIES the client is reset.
+ */
+struct l7_csm_resend l7_csm_reply_due(bool unacked, bool moving,
+				      unsigned int tries);
+
+/*
+ * L7_CLK_REQ_COPY: the server of the request under way has not
+ * acknowledged the director's copy of its head (@owed; false once it
+ * has, or with nothing under way) after @tries resends.  Past
+ * L7_COPY_TRIES the connection ends: the head was lost.
+ */
+struct l7_csm_resend l7_csm_req_copy_due(bool owed, unsigned int tries);
+
+/*
+ * L7_CLK_RSP_COPY: response heads of the director's that the client
+ * lacks (@pending), sent again ever further apart, up to RTO <<
+ * L7_COPY_BACKOFF_MAX, never given up: a client that is gone falls
+ * below read_minrate or reaches idle_timeout.
+ */
+struct l7_csm_resend l7_csm_rsp_copy_due(bool pending, unsigned int tries);
+
+/* What a late deadline that closes does. */
+enum l7_csm_close {
+	L7_CSM_CLOSE_QUIET,	/* close (FIN), or forget one that has all */
+	L7_CSM_CLOSE_ANSWER,	/* answer first (408, 503) */
+	L7_CSM_CLOSE_RESET,	/* reset the client: it lacks what we sent */
+	L7_CSM_CLOSE_NONE,	/* nothing to do any more */
+};
+
+/*
+ * L7_CLK_HEAD: nothing is under way and no complete head came within
+ * head_timeout.  Part of one (@partial) gets 408; none, a plain close.
+ */
+enum l7_csm_close l7_csm_head_late(bool partial);
+
+/*
+ * L7_CLK_CLOSE: the director closed, nothing of a response is left, and
+ * the client did not finish closing in time.  One that has all we sent
+ * (!@unacked) is forgotten (FIN-WAIT ends here); else it is reset.
+ */
+enum l7_csm_close l7_csm_close_late(bool unacked);
+
+/* L7_CLK_QUEUE: a request still queued (@m->state) gets 503. */
+enum l7_csm_close l7_csm_queue_late(const struct l7_csm *m);
+
 #endif /* _IP_VS_L7_CORE_CONN_SM_H */

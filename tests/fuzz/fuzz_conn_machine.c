@@ -7,8 +7,9 @@
  * not, pipelined), its body's end, ACKs and FIN; the server's response
  * beginning and ending (kept or closing, before the body ended or
  * after), a FIN or RST before it answered, a RST later; the pool's
- * answer to a bind (granted, queued, refused); the idle and slow-body
- * deadlines.  The model here is the glue's double: it asks core exactly
+ * answer to a bind (granted, queued, refused); the idle, slow-body and
+ * queue deadlines; the director's own segments (its copy of a request,
+ * its reply and FIN, its response head copies) acknowledged or resent.  The model here is the glue's double: it asks core exactly
  * where the glue does and carries out the plans in the glue's order.
  * After every event it checks what a client must see:
  *   - requests are answered in the order they came, each at most once,
@@ -22,7 +23,12 @@
  *   - a lost request goes again at most L7_BL_RETRIES times, only when
  *     that is safe, else the director answers 502;
  *   - a torn-down connection resets its client exactly when a binding
- *     is left.
+ *     is left;
+ *   - what the director sends itself goes again only while it is not
+ *     acknowledged, L7_COPY_TRIES times for a request's copy and
+ *     L7_REPLY_TRIES for a reply to a client whose response stands
+ *     still, then the connection ends; response head copies back off no
+ *     further than L7_COPY_BACKOFF_MAX.
  *
  * Input: 1 control byte (client_max_pooled 1-4), then records of 2
  * bytes: op and argument.
@@ -47,6 +53,8 @@ struct bnd {
 	int req;
 	bool req_done, rsp_done, rsp_seen, rsp_fin, srv_rst, lost;
 	bool close_after, acked;
+	bool copy_acked;	/* its server has the director's copy */
+	unsigned int copy_tries, copy_sends;
 };
 
 struct model {
@@ -61,6 +69,10 @@ struct model {
 	uint8_t pool;		/* what the pool answers the next bind */
 	int answered;		/* requests answered, all before ->next */
 	bool c_fin, closed, dead, reset;
+	/* the director's reply and FIN, resent until acknowledged */
+	bool replied, reply_acked;
+	unsigned int reply_tries, reply_quiet;
+	unsigned int rsp_copy_tries;	/* response head copies' backoff */
 };
 
 static struct l7_csm m_view(const struct model *m)
@@ -136,6 +148,10 @@ static void m_close(struct model *m)
 /* The director answers the head at ->next (if any) and closes. */
 static void reply(struct model *m)
 {
+	m->replied = true;
+	m->reply_acked = false;
+	m->reply_tries = 0;
+	m->reply_quiet = 0;
 	if (m->next < m->nreq) {
 		answer(m, m->next);
 		m->next++;
@@ -346,9 +362,11 @@ static void server_event(struct model *m, uint8_t arg)
 	switch (arg % 4) {
 	case 0:		/* the response's first bytes */
 		b->rsp_seen = true;
+		b->copy_acked = true;
 		return;
 	case 1:		/* its last: kept, or with FIN */
 		b->rsp_seen = true;
+		b->copy_acked = true;
 		b->rsp_done = true;
 		b->rsp_fin = arg & 4;
 		answer(m, b->req);
@@ -452,6 +470,91 @@ static void deadline(struct model *m, uint8_t arg)
 	reply(m);		/* 408 */
 }
 
+/* L7_CLK_REQ_COPY: the copy of the request under way, resent */
+static void req_copy_due(struct model *m)
+{
+	struct l7_csm_resend r;
+	struct bnd *b;
+
+	if (!m->cur)
+		return;
+	b = &m->b[m->nb - 1];
+	r = l7_csm_req_copy_due(!b->copy_acked, b->copy_tries);
+	b->copy_tries = r.tries;
+	FUZZ_ASSERT(!(r.send && r.give_up));
+	FUZZ_ASSERT(!b->copy_acked || (!r.send && !r.give_up));
+	if (r.send)
+		FUZZ_ASSERT(++b->copy_sends <= L7_COPY_TRIES);
+	if (r.give_up) {
+		FUZZ_ASSERT(b->copy_sends == L7_COPY_TRIES);
+		die(m);
+	}
+}
+
+/*
+ * L7_CLK_REPLY: the reply and FIN, resent; a response still moving
+ * (@moving) lets the client take its time.
+ */
+static void reply_due(struct model *m, bool moving)
+{
+	struct l7_csm_resend r;
+
+	if (!m->replied)
+		return;
+	moving = moving && m->nb;
+	r = l7_csm_reply_due(!m->reply_acked, moving, m->reply_tries);
+	m->reply_tries = r.tries;
+	FUZZ_ASSERT(!(r.send && r.give_up));
+	FUZZ_ASSERT(!m->reply_acked || (!r.send && !r.give_up));
+	if (moving && !m->reply_acked)
+		m->reply_quiet = 0;
+	if (r.send)
+		FUZZ_ASSERT(++m->reply_quiet <= L7_REPLY_TRIES);
+	if (r.give_up) {
+		FUZZ_ASSERT(m->reply_quiet == L7_REPLY_TRIES);
+		die(m);
+	}
+}
+
+/* The director's own segments: acknowledged, or their deadlines. */
+static void resend(struct model *m, uint8_t arg)
+{
+	struct l7_csm_resend r;
+	struct l7_csm v;
+
+	switch (arg % 6) {
+	case 0:		/* the server acknowledges the copy */
+		if (m->cur)
+			m->b[m->nb - 1].copy_acked = true;
+		break;
+	case 1:
+		req_copy_due(m);
+		break;
+	case 2:		/* the client acknowledges the reply and FIN */
+		m->reply_acked = m->replied;
+		break;
+	case 3:
+		reply_due(m, arg & 0x10);
+		break;
+	case 4:		/* L7_CLK_RSP_COPY, copies pending or not */
+		r = l7_csm_rsp_copy_due(arg & 0x10, m->rsp_copy_tries);
+		FUZZ_ASSERT(r.send == !!(arg & 0x10) && !r.give_up);
+		FUZZ_ASSERT(r.tries >= m->rsp_copy_tries &&
+			    r.tries <= L7_COPY_BACKOFF_MAX);
+		m->rsp_copy_tries = arg & 0x20 ? 0 : r.tries;	/* a new copy */
+		break;
+	default:	/* L7_CLK_QUEUE: a queued request waited too long */
+		v = m_view(m);
+		if (l7_csm_queue_late(&v) == L7_CSM_CLOSE_ANSWER) {
+			FUZZ_ASSERT(m->state == L7C_QUEUED && !m->closed);
+			reply(m);	/* 503 */
+		} else {
+			FUZZ_ASSERT(m->state != L7C_QUEUED);
+		}
+		break;
+	}
+}
+
 /* What must hold between events. */
 static void check(const struct model *m)
 {
@@ -493,7 +596,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (off = 1; off + REC_LEN <= size && !m.dead; off += REC_LEN) {
 		uint8_t op = data[off], arg = data[off + 1];
 
-		switch (op % 8) {
+		switch (op % 9) {
 		case 0:
 			client_head(&m, arg);
 			break;
@@ -519,6 +622,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				bind(&m);
 				frame(&m);
 			}
+			break;
+		case 7:
+			resend(&m, arg);
 			break;
 		default:
 			m.pool = arg;

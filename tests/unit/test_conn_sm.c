@@ -138,6 +138,67 @@ static void teardown_resets_a_client_short(void)
 	CHECK(!l7_csm_end_resets(&m), "nothing left");
 }
 
+/* the reply and FIN: 6 resends while the response stands still */
+static void reply_resent_then_reset(void)
+{
+	struct l7_csm_resend r = { 0 };
+	int sends = 0;
+
+	while (!r.give_up && sends < 20) {
+		r = l7_csm_reply_due(true, false, r.tries);
+		sends += r.send;
+	}
+	CHECK(sends == 6 && r.give_up, "%d resends, then a RST", sends);
+	r = l7_csm_reply_due(true, true, 5);
+	CHECK(r.send && r.tries == 1, "a moving response: the count starts over");
+	r = l7_csm_reply_due(false, false, 3);
+	CHECK(!r.send && !r.give_up && r.tries == 3, "acked: nothing");
+}
+
+/* a request's copy: 8 resends, then the head is lost */
+static void copy_resent_then_lost(void)
+{
+	struct l7_csm_resend r = { 0 };
+	int sends = 0;
+
+	while (!r.give_up && sends < 20) {
+		r = l7_csm_req_copy_due(true, r.tries);
+		sends += r.send;
+	}
+	CHECK(sends == 8 && r.give_up, "%d resends, then it ends", sends);
+	r = l7_csm_req_copy_due(false, 2);
+	CHECK(!r.send && !r.give_up, "acknowledged: nothing");
+}
+
+/* response head copies: backoff capped at RTO << 6, never given up */
+static void rsp_copy_backs_off(void)
+{
+	struct l7_csm_resend r = { 0 };
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		r = l7_csm_rsp_copy_due(true, r.tries);
+		CHECK(r.send && !r.give_up, "resend %d", i);
+	}
+	CHECK(r.tries == 6, "backoff %u", r.tries);
+	r = l7_csm_rsp_copy_due(false, 4);
+	CHECK(!r.send && r.tries == 4, "none pending");
+}
+
+/* late deadlines that close */
+static void late_closes(void)
+{
+	struct l7_csm m = { .state = L7C_QUEUED };
+
+	CHECK(l7_csm_head_late(true) == L7_CSM_CLOSE_ANSWER, "part: 408");
+	CHECK(l7_csm_head_late(false) == L7_CSM_CLOSE_QUIET, "none: close");
+	CHECK(l7_csm_close_late(true) == L7_CSM_CLOSE_RESET, "lacks some");
+	CHECK(l7_csm_close_late(false) == L7_CSM_CLOSE_QUIET, "has all");
+	CHECK(l7_csm_queue_late(&m) == L7_CSM_CLOSE_ANSWER, "queued: 503");
+	m.state = L7C_HEAD;
+	CHECK(l7_csm_queue_late(&m) == L7_CSM_CLOSE_NONE, "bound meanwhile");
+}
+
 int main(void)
 {
 	RUN(head_waits_for_the_one_before);
@@ -145,5 +206,9 @@ int main(void)
 	RUN(server_moves_the_request);
 	RUN(deadlines_end_or_answer);
 	RUN(teardown_resets_a_client_short);
+	RUN(reply_resent_then_reset);
+	RUN(copy_resent_then_lost);
+	RUN(rsp_copy_backs_off);
+	RUN(late_closes);
 	return l7_test_summary("conn_sm");
 }
