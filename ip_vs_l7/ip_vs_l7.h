@@ -600,7 +600,9 @@ static inline struct l7_csm l7_csm_of(const struct l7_conn *c)
 		m.cur_lost = b->lost;
 		m.cur_rsp_fin = b->rsp_guard.fin;
 		m.cur_srv_rst = b->b_rst;
+		m.cur_upgrade = b->upgrade;
 	}
+	m.head_pending = c->head_len;
 	return m;
 }
 

@@ -24,7 +24,9 @@
 /* Both sides sent FIN through a tunnel: linger for their last ACKs. */
 void l7_tunnel_track_close(struct l7_conn *c)
 {
-	if (c->c_fin && c->cur->rsp_guard.fin && !c->dead_reason) {
+	struct l7_csm m = l7_csm_of(c);
+
+	if (l7_csm_tunnel_closed(&m)) {
 		c->dead_reason = "closed";
 		c->end = L7_END_CLOSED;
 		l7_conn_due_in(c, L7_CLK_END, L7_LINGER);
@@ -48,13 +50,14 @@ static void l7_rsp_end(struct l7_binding *b, u32 end)
 }
 
 /*
- * A 101 on @b: no more HTTP there, both ways pass as they come.  Only
- * for the current request, which asked for it, with no pipelined one
- * behind it, and within the service's tunnel cap.
+ * A 101 on @b: a tunnel, if core/conn_sm.c allows it, within the
+ * service's tunnel cap.
  */
 static bool l7_rsp_upgrade(struct l7_conn *c, struct l7_binding *b)
 {
-	if (c->cur != b || c->head_len || !b->upgrade ||
+	struct l7_csm m = l7_csm_of(c);
+
+	if (!l7_csm_upgrade(&m, c->cur == b) ||
 	    !l7_service_tunnel_begin(c->ls))
 		return false;
 	b->tunnel = true;
@@ -90,30 +93,24 @@ static struct l7_tcp_endpoint l7_server_endpoint(const struct l7_binding *b)
 }
 
 /*
- * A server segment core/tcp_accept.c refused, and asked an ACK for.
- * A RST in the window but not at its exact point (RFC 5961 3.2) gets
- * one at where the server's in-order segments end, which a server that
- * really reset answers with a RST at exactly that seq.  Any other gets
- * the ACK the server had, never one of bytes the client may lack; a
- * resend of bytes it had acknowledged already (the server's timer was
- * quicker than the client's ACK) reports them as a duplicate, as Linux
- * does, lest the server take its resend for a repair.
+ * A server segment core/tcp_accept.c refused, and asked an ACK for
+ * (l7_tcp_challenge() says which), rate-limited per binding.  The ACK
+ * the server had goes, never one of bytes the client may lack.
  */
 static void l7_server_challenge(struct l7_conn *c, struct l7_binding *b,
-				const struct tcphdr *th,
-				const struct l7_tcp_seg *s)
+				const struct l7_tcp_endpoint *e,
+				const struct l7_tcp_in *in)
 {
-	struct l7_tcp_sack_block dup = { s->seq, s->seq + s->len - th->fin };
+	struct l7_tcp_challenge ch;
 
 	if (!l7_tcp_ratelimit_allow(&b->b_challenge, (u32)jiffies,
 				    L7_CHALLENGE_GAP))
 		return;
-	if (th->rst || th->syn)
-		l7_binding_send_ack(c, b, b->rsp_guard.rcv_nxt);
-	else if (dup.end != dup.start && !after(dup.end, b->b_rcv_wup))
-		l7_binding_dsack(c, b, &dup);
+	ch = l7_tcp_challenge(e, in);
+	if (ch.dsack)
+		l7_binding_dsack(c, b, &ch.dup);
 	else
-		l7_binding_send_ack(c, b, b->b_rcv_wup);
+		l7_binding_send_ack(c, b, ch.ack);
 }
 
 /*
@@ -140,7 +137,7 @@ static enum l7_tcp_accept_act l7_server_accept(struct l7_conn *c,
 
 	*v = l7_tcp_accept(&e, &in);
 	if (v->act == L7_ACC_CHALLENGE)
-		l7_server_challenge(c, b, th, s);
+		l7_server_challenge(c, b, &e, &in);
 	if (v->act == L7_ACC_DROP || v->act == L7_ACC_CHALLENGE)
 		l7_service_count(c->ls, srv_unacceptable);
 	if (v->act != L7_ACC_OK)

@@ -116,12 +116,24 @@ enum l7_csm_late l7_csm_slow_body(const struct l7_csm *m)
  * A tunnel whose server closed after the client did ended in order:
  * nothing is missing on either side.
  */
+bool l7_csm_upgrade(const struct l7_csm *m, bool on_cur)
+{
+	return on_cur && m->cur && m->cur_upgrade && !m->head_pending;
+}
+
+static bool l7_csm_tunnel_ended(const struct l7_csm *m)
+{
+	return m->state == L7C_TUNNEL && m->c_fin && m->cur && m->cur_rsp_fin;
+}
+
+bool l7_csm_tunnel_closed(const struct l7_csm *m)
+{
+	return l7_csm_tunnel_ended(m) && !m->dead;
+}
+
 bool l7_csm_end_resets(const struct l7_csm *m)
 {
-	bool tunnel_closed = m->state == L7C_TUNNEL && m->c_fin && m->cur &&
-			     m->cur_rsp_fin;
-
-	return m->bindings && !m->reset && !tunnel_closed;
+	return m->bindings && !m->reset && !l7_csm_tunnel_ended(m);
 }
 
 struct l7_csm_resend l7_csm_reply_due(bool unacked, bool moving,

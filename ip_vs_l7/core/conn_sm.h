@@ -40,6 +40,8 @@ struct l7_csm {
 	bool cur_lost;		/* its server let the request go */
 	bool cur_rsp_fin;	/* its server sent FIN */
 	bool cur_srv_rst;	/* its server sent RST */
+	bool cur_upgrade;	/* the request asked to switch protocols */
+	bool head_pending;	/* client bytes buffered after it */
 	bool reset;		/* a RST went or came: nothing more to say */
 };
 
@@ -97,6 +99,17 @@ enum l7_csm_late l7_csm_idle(const struct l7_csm *m);
 
 /* body_minrate: the client's request body fell below its floor. */
 enum l7_csm_late l7_csm_slow_body(const struct l7_csm *m);
+
+/*
+ * A 101 on the request under way (@on_cur; a binding before it has no
+ * business switching): no more HTTP there, both ways pass as they come.
+ * Only for a request that asked for it, with nothing pipelined behind
+ * it; the glue then holds the service to its tunnel cap.
+ */
+bool l7_csm_upgrade(const struct l7_csm *m, bool on_cur);
+
+/* Both ends sent FIN through a tunnel: it lingers for their last ACKs. */
+bool l7_csm_tunnel_closed(const struct l7_csm *m);
 
 /*
  * The connection is torn down with bindings left: the client did not

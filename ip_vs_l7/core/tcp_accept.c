@@ -195,3 +195,18 @@ enum l7_tcp_idle_act l7_tcp_accept_idle(const struct l7_tcp_idle *p,
 		return L7_IDLE_CHALLENGE;
 	return L7_IDLE_RETIRE;
 }
+
+struct l7_tcp_challenge l7_tcp_challenge(const struct l7_tcp_endpoint *e,
+					 const struct l7_tcp_in *in)
+{
+	struct l7_tcp_challenge ch = { .ack = e->rcv_wup };
+	uint32_t end = in->seq + in->len - !!(in->flags & L7_TCPF_FIN);
+
+	if (in->flags & (L7_TCPF_RST | L7_TCPF_SYN)) {
+		ch.ack = e->rcv_nxt;
+	} else if (end != in->seq && !l7_seq_after(end, e->rcv_wup)) {
+		ch.dsack = true;
+		ch.dup = (struct l7_tcp_sack_block){ in->seq, end };
+	}
+	return ch;
+}

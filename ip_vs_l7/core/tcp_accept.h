@@ -93,6 +93,27 @@ void l7_tcp_accept_apply(struct l7_tcp_endpoint *e, const struct l7_tcp_in *s,
  */
 struct l7_seg_bounds l7_tcp_accept_bounds(const struct l7_tcp_endpoint *e);
 
+/* The challenge ACK to a segment refused with L7_ACC_CHALLENGE. */
+struct l7_tcp_challenge {
+	uint32_t ack;			/* the ACK it carries */
+	bool dsack;			/* and reports @dup as a duplicate */
+	struct l7_tcp_sack_block dup;
+};
+
+/*
+ * What the challenge ACK to @in, refused by @e, says.  A RST or SYN in
+ * the window but not at its exact point (RFC 5961 3.2, 4.2) gets one at
+ * rcv_nxt, where the peer's in-order segments end, which a peer that
+ * really reset answers with a RST at exactly that seq.  A resend of bytes
+ * acknowledged already (the sender's timer was quicker than the ACK)
+ * reports them as a duplicate, as Linux does, lest the sender take its
+ * resend for a repair; never bytes past the ACK last sent.  Any other
+ * gets that ACK again (rcv_wup), never one of bytes the director may
+ * lack.
+ */
+struct l7_tcp_challenge l7_tcp_challenge(const struct l7_tcp_endpoint *e,
+					 const struct l7_tcp_in *in);
+
 /* What a server's segment on an idle pooled connection does. */
 enum l7_tcp_idle_act {
 	L7_IDLE_DROP,		/* nothing */

@@ -23,7 +23,10 @@
  *   - a lost request goes again at most L7_BL_RETRIES times, only when
  *     that is safe, else the director answers 502;
  *   - a torn-down connection resets its client exactly when a binding
- *     is left;
+ *     is left, unless it was a tunnel both ends closed in order;
+ *   - a 101 makes a tunnel only for the request under way that asked
+ *     for it with nothing pipelined behind; a tunnel ends in order
+ *     once both ends sent FIN;
  *   - what the director sends itself goes again only while it is not
  *     acknowledged, L7_COPY_TRIES times for a request's copy and
  *     L7_REPLY_TRIES for a reply to a client whose response stands
@@ -43,7 +46,7 @@
 enum fate { F_PENDING, F_BOUND, F_ANSWERED, F_VOID };
 
 struct req {
-	bool keep, body, idem;
+	bool keep, body, idem, upgrade;
 	uint8_t tries;		/* times it was lost */
 	uint8_t sent;		/* times it went to a server */
 	enum fate fate;
@@ -69,6 +72,7 @@ struct model {
 	uint8_t pool;		/* what the pool answers the next bind */
 	int answered;		/* requests answered, all before ->next */
 	bool c_fin, closed, dead, reset;
+	bool tunnel;		/* the request under way switched protocols */
 	/* the director's reply and FIN, resent until acknowledged */
 	bool replied, reply_acked;
 	unsigned int reply_tries, reply_quiet;
@@ -97,7 +101,9 @@ static struct l7_csm m_view(const struct model *m)
 		v.cur_lost = b->lost;
 		v.cur_rsp_fin = b->rsp_fin;
 		v.cur_srv_rst = b->srv_rst;
+		v.cur_upgrade = m->r[b->req].upgrade;
 	}
+	v.head_pending = m->next < m->nreq;
 	return v;
 }
 
@@ -121,6 +127,7 @@ static struct l7_bl bl_view(const struct model *m, int i)
 		.tries = r->tries,
 		.idempotent = r->idem,
 		.under_way = m->cur && i == m->nb - 1,
+		.tunnel = m->tunnel && m->cur && i == m->nb - 1,
 	};
 }
 
@@ -308,12 +315,78 @@ static void cur_end(struct model *m)
 	apply(m, &p);
 }
 
+static void server_rst(struct model *m, int i);
+
+/* Both ends of a tunnel sent FIN, in order. */
+static bool tunnel_ended(const struct model *m)
+{
+	return m->tunnel && m->c_fin && m->cur && m->b[m->nb - 1].rsp_fin;
+}
+
 static void die(struct model *m)
 {
 	struct l7_csm v = m_view(m);
 
 	m->dead = true;
-	FUZZ_ASSERT(l7_csm_end_resets(&v) == (m->nb > 0 && !m->reset));
+	FUZZ_ASSERT(l7_csm_end_resets(&v) ==
+		    (m->nb > 0 && !m->reset && !tunnel_ended(m)));
+}
+
+/* After a FIN either way through a tunnel: both in, it lingers, over. */
+static void tunnel_track_close(struct model *m)
+{
+	struct l7_csm v = m_view(m);
+	bool closed = l7_csm_tunnel_closed(&v);
+
+	FUZZ_ASSERT(closed == (tunnel_ended(m) && !m->closed));
+	if (closed)
+		m->closed = true;
+}
+
+/*
+ * A 101 as the response's first bytes: a tunnel for a request that
+ * asked, under way, with nothing pipelined behind it; else the director
+ * resets both ends (a response it cannot follow).
+ */
+static void server_101(struct model *m)
+{
+	struct bnd *b = &m->b[m->nb - 1];
+	struct l7_csm v = m_view(m);
+	bool ok = l7_csm_upgrade(&v, true);
+
+	FUZZ_ASSERT(!l7_csm_upgrade(&v, false));	/* not the current */
+	FUZZ_ASSERT(ok == (m->r[b->req].upgrade && m->next >= m->nreq));
+	if (!ok) {
+		die(m);
+		return;
+	}
+	b->rsp_seen = true;
+	b->copy_acked = true;
+	answer(m, b->req);	/* the 101 answers it */
+	m->tunnel = true;
+	m->state = L7C_TUNNEL;
+}
+
+/* A server segment through the tunnel: bytes, FIN or RST. */
+static void server_tunnel(struct model *m, uint8_t arg)
+{
+	struct bnd *b = &m->b[m->nb - 1];
+
+	switch (arg % 4) {
+	case 1:
+		if (b->rsp_fin)
+			return;
+		b->rsp_fin = true;
+		tunnel_track_close(m);
+		break;
+	case 3:
+		if (!b->srv_rst)
+			server_rst(m, m->nb - 1);
+		return;
+	default:
+		return;
+	}
+	rsp_moved(m);
 }
 
 /* A server's RST on binding @i. */
@@ -352,8 +425,16 @@ static void server_event(struct model *m, uint8_t arg)
 		return;
 	}
 	b = &m->b[m->nb - 1];
-	if (b->lost)
+	if (b->lost || m->dead)
 		return;
+	if (m->tunnel) {
+		server_tunnel(m, arg);
+		return;
+	}
+	if ((arg & 0x40) && !b->rsp_seen && !m->closed) {
+		server_101(m);
+		return;
+	}
 	if (b->rsp_done) {	/* answered early: a RST while the body comes */
 		if (arg % 4 == 3 && !b->srv_rst)
 			server_rst(m, m->nb - 1);
@@ -393,13 +474,14 @@ static void client_head(struct model *m, uint8_t arg)
 {
 	struct req *r;
 
-	if (m->nreq >= MAX_REQS || m->c_fin)
-		return;
+	if (m->nreq >= MAX_REQS || m->c_fin || m->tunnel)
+		return;		/* a tunnel's bytes are no heads */
 	r = &m->r[m->nreq++];
 	*r = (struct req){
 		.keep = !(arg & 1),
 		.body = arg & 2,
 		.idem = !(arg & 4),
+		.upgrade = arg & 8,
 		.fate = m->closed ? F_VOID : F_PENDING,
 	};
 	if (m->closed)
@@ -438,6 +520,10 @@ static void client_fin(struct model *m)
 	if (m->c_fin)
 		return;
 	m->c_fin = true;
+	if (m->tunnel) {
+		tunnel_track_close(m);
+		return;
+	}
 	if (!m->closed && !m->cur && m->state == L7C_HEAD &&
 	    m->next >= m->nreq)
 		m_close(m);	/* nothing under way: close too */
@@ -447,8 +533,11 @@ static void deadline(struct model *m, uint8_t arg)
 {
 	struct l7_csm v = m_view(m);
 
-	if (m->closed)
+	if (m->closed) {
+		if (tunnel_ended(m))
+			die(m);	/* the tunnel's linger is over */
 		return;
+	}
 	if (arg & 1) {		/* idle_timeout */
 		if (l7_csm_idle(&v) == L7_CSM_LATE_HEAD) {
 			FUZZ_ASSERT(!m->nb);

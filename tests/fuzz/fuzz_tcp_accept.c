@@ -22,6 +22,9 @@
  *   op 4: a segment to an idle pooled connection: the director retires
  *         it only where a Linux receiver would act on it.
  *
+ * A refused segment that asks for a challenge ACK gets one that reports
+ * as a duplicate only bytes acknowledged already (check_challenge()).
+ *
  * Linux's state is made from the director's before each segment (a
  * Linux receiver in the director's place), so the two never drift.
  */
@@ -220,6 +223,29 @@ static void take_data(struct l7_tcp_endpoint *e, const struct l7_tcp_in *s)
 		e->rcv_nxt = end;
 }
 
+/*
+ * The challenge ACK to a refused segment: at rcv_nxt for a RST or SYN,
+ * else the ACK last sent; a duplicate it reports is the segment's own
+ * bytes, all of them acknowledged already - never one the receiver
+ * lacks, which its sender would then never resend.
+ */
+static void check_challenge(const struct l7_tcp_endpoint *e,
+			    const struct l7_tcp_in *s)
+{
+	struct l7_tcp_challenge ch = l7_tcp_challenge(e, s);
+
+	if (s->flags & (L7_TCPF_RST | L7_TCPF_SYN)) {
+		FUZZ_ASSERT(!ch.dsack && ch.ack == e->rcv_nxt);
+		return;
+	}
+	FUZZ_ASSERT(ch.ack == e->rcv_wup);
+	if (!ch.dsack)
+		return;
+	FUZZ_ASSERT(ch.dup.start == s->seq && ch.dup.end != ch.dup.start);
+	FUZZ_ASSERT(l7_seq_between(ch.dup.end, s->seq, s->seq + s->len));
+	FUZZ_ASSERT(!l7_seq_after(ch.dup.end, e->rcv_wup));
+}
+
 /* Judge @s both ways and check the director against Linux. */
 static void deliver(struct run *r, const struct l7_tcp_in *s, bool genuine)
 {
@@ -246,6 +272,8 @@ static void deliver(struct run *r, const struct l7_tcp_in *s, bool genuine)
 	}
 	if (v.act != L7_ACC_OK)
 		FUZZ_ASSERT(unchanged(&r->e, &before));
+	if (v.act == L7_ACC_CHALLENGE)
+		check_challenge(&before, s);
 	if (genuine && !r->tainted)
 		FUZZ_ASSERT(v.act == L7_ACC_OK);
 	if (!genuine && (v.act == L7_ACC_OK || v.act == L7_ACC_RESET))

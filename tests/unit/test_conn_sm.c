@@ -199,6 +199,29 @@ static void late_closes(void)
 	CHECK(l7_csm_queue_late(&m) == L7_CSM_CLOSE_NONE, "bound meanwhile");
 }
 
+/* a 101: only for the request under way that asked, nothing behind */
+static void upgrade_makes_a_tunnel(void)
+{
+	struct l7_csm m = answered();
+
+	m.cur_rsp_done = false;
+	m.cur_upgrade = true;
+	CHECK(l7_csm_upgrade(&m, true), "asked, under way");
+	CHECK(!l7_csm_upgrade(&m, false), "a binding before it");
+	m.head_pending = true;
+	CHECK(!l7_csm_upgrade(&m, true), "a request pipelined behind it");
+	m.head_pending = false;
+	m.cur_upgrade = false;
+	CHECK(!l7_csm_upgrade(&m, true), "not asked");
+	m.state = L7C_TUNNEL;
+	m.c_fin = true;
+	CHECK(!l7_csm_tunnel_closed(&m), "the server has not closed");
+	m.cur_rsp_fin = true;
+	CHECK(l7_csm_tunnel_closed(&m), "both FINs");
+	m.dead = true;
+	CHECK(!l7_csm_tunnel_closed(&m), "ending anyway");
+}
+
 int main(void)
 {
 	RUN(head_waits_for_the_one_before);
@@ -210,5 +233,6 @@ int main(void)
 	RUN(copy_resent_then_lost);
 	RUN(rsp_copy_backs_off);
 	RUN(late_closes);
+	RUN(upgrade_makes_a_tunnel);
 	return l7_test_summary("conn_sm");
 }

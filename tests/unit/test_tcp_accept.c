@@ -290,6 +290,28 @@ static void test_idle(void)
 	CHECK(l7_tcp_accept_idle(&idle, &s) == L7_IDLE_CHALLENGE,
 	      "ACK too old");
 }
+/* what a challenge ACK says: rcv_nxt to a RST, a D-SACK to a resend */
+static void test_challenge(void)
+{
+	struct l7_tcp_endpoint e = conn();
+	struct l7_tcp_in s = seg(1500, 4500, 0, 800, L7_TCPF_RST);
+	struct l7_tcp_challenge ch;
+
+	e.rcv_nxt = 1200;	/* 200 bytes in, not acknowledged yet */
+	ch = l7_tcp_challenge(&e, &s);
+	CHECK(ch.ack == 1200 && !ch.dsack, "RST in the window: ack %u", ch.ack);
+	s = seg(900, 4500, 100, 800, ACK);
+	ch = l7_tcp_challenge(&e, &s);
+	CHECK(ch.ack == 1000 && ch.dsack && ch.dup.start == 900 &&
+	      ch.dup.end == 1000, "a resend of acknowledged bytes: D-SACK");
+	s = seg(950, 4500, 100, 800, ACK);
+	ch = l7_tcp_challenge(&e, &s);
+	CHECK(!ch.dsack && ch.ack == 1000,
+	      "bytes past the ACK sent are never reported as a duplicate");
+	s = seg(900, 4500, 101, 800, ACK | L7_TCPF_FIN);
+	ch = l7_tcp_challenge(&e, &s);
+	CHECK(ch.dsack && ch.dup.end == 1000, "the FIN is not a byte");
+}
 
 int main(void)
 {
@@ -305,5 +327,6 @@ int main(void)
 	RUN(test_syn_and_flags);
 	RUN(test_zero_receive_window);
 	RUN(test_idle);
+	RUN(test_challenge);
 	return l7_test_summary("tcp_accept");
 }
