@@ -28,12 +28,12 @@
 
 /*
  * How many buffered bytes after the framed head belong to the request:
- * its body, as far as it is here, framed by @body.  Returns -EBADMSG if
- * they are not a body the director can frame: then nothing of the
- * request may reach a server.
+ * its body, as far as it is here, framed by @body.  False if they are
+ * not a body the director can frame: then nothing of the request may
+ * reach a server.
  */
-static int l7_body_buffered(struct l7_conn *c, struct l7_http_body *body,
-			    u32 *used)
+static bool l7_body_buffered(struct l7_conn *c, struct l7_http_body *body,
+			     u32 *used)
 {
 	const u8 *rest = c->head + c->req.head_len;
 	u32 avail = c->head_len - c->req.head_len;
@@ -43,9 +43,9 @@ static int l7_body_buffered(struct l7_conn *c, struct l7_http_body *body,
 			  c->req.body == L7_HTTP_BODY_LENGTH ?
 			  c->req.content_length : 0);
 	if (l7_http_body_feed(body, rest, avail, &n) == L7_BODY_ERROR)
-		return -EBADMSG;
+		return false;
 	*used = n;
-	return 0;
+	return true;
 }
 
 /*
@@ -128,38 +128,36 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
 
 /*
  * A binding for @c's head and @body_len buffered body bytes, on the
- * pooled connection its route picks, or NULL and *@err: -ENOMEM,
- * -EDQUOT (the client's address holds source_max_pooled already),
- * -EAGAIN (no idle pooled connection) or the HTTP status the director
- * answers instead (l7_route()).
+ * pooled connection its route picks, or NULL and *@res says why
+ * (*@status: the HTTP status the director answers instead, l7_route()).
  */
 static struct l7_binding *l7_binding_route(struct l7_conn *c, u32 body_len,
 					   bool body_done,
 					   struct l7_guard_log **log,
 					   enum l7_fwd_mode *fwd,
-					   struct l7_routed *rt, int *err)
+					   struct l7_routed *rt,
+					   enum l7_bind_res *res, int *status)
 {
 	/* room for the copy, then the client's bytes */
 	u32 room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
 	struct l7_binding *b;
-	int status;
 
 	b = l7_binding_alloc(room, l7_rsp_copy_wanted(c), !body_done, log);
 	if (!b) {
-		*err = -ENOMEM;
+		*res = L7_BIND_NOMEM;
 		return NULL;
 	}
 	if (!l7_source_pooled_get(c)) {
 		kfree(b);
 		l7_service_count(c->ls, source_capped);
-		*err = -EDQUOT;
+		*res = L7_BIND_CAPPED;
 		return NULL;
 	}
-	b->pc = l7_route(c, &status, fwd, rt);
+	b->pc = l7_route(c, status, fwd, rt);
 	if (!b->pc) {
 		l7_source_pooled_put(c);
 		kfree(b);
-		*err = status ?: -EAGAIN;
+		*res = *status ? L7_BIND_STATUS : L7_BIND_NONE;
 		return NULL;
 	}
 	return b;
@@ -264,33 +262,30 @@ static void l7_binding_begin(struct l7_conn *c, struct l7_binding *b,
 }
 
 /*
- * c->lock held, head framed, nothing under way: bind, or -EAGAIN (no
- * idle pooled connection), -ENOMEM, -EBADMSG (a body the director
- * cannot frame came with the head), -EDQUOT (the client's address holds
- * source_max_pooled already), or an HTTP status > 0 the director
- * answers instead (l7_route(): a content rule, or a head it cannot read).
+ * c->lock held, head framed, nothing under way: bind, or say why not
+ * (*@status: the HTTP status of L7_BIND_STATUS, l7_route()).
  */
-static int l7_bind(struct l7_conn *c)
+static enum l7_bind_res l7_bind(struct l7_conn *c, int *status)
 {
 	struct l7_guard_log *log;
 	struct l7_http_body body;
 	struct l7_binding *b;
 	enum l7_fwd_mode fwd;
 	struct l7_routed rt;
+	enum l7_bind_res res;
 	u32 body_len;
 	bool body_done;
-	int err;
 
 	lockdep_assert_held(&c->lock);
 
 	c->want = NULL;
-	err = l7_body_buffered(c, &body, &body_len);
-	if (err)
-		return err;
+	if (!l7_body_buffered(c, &body, &body_len))
+		return L7_BIND_BAD_BODY;
 	body_done = l7_http_body_done(&body);
-	b = l7_binding_route(c, body_len, body_done, &log, &fwd, &rt, &err);
+	b = l7_binding_route(c, body_len, body_done, &log, &fwd, &rt, &res,
+			     status);
 	if (!b)
-		return err;
+		return res;
 	b->bound_ns = l7_trace_clock();
 	l7_binding_copy(c, b, body_len, fwd);
 	/* what follows the copy in the client's stream is the guard's */
@@ -304,7 +299,7 @@ static int l7_bind(struct l7_conn *c)
 	l7_binding_numbers(c, b);
 	l7_binding_rsp_init(c, b);
 	l7_binding_begin(c, b, &rt, body_done);
-	return 0;
+	return L7_BIND_OK;
 }
 
 /* c->lock held: the request of @b ends at client seq @end. */
@@ -318,40 +313,25 @@ void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end)
 }
 
 static void l7_queue_want(struct l7_conn *c);
-static int l7_queue_add(struct l7_conn *c);
-static int l7_queue_retry(struct l7_conn *c);
+static bool l7_queue_add(struct l7_conn *c);
+static struct l7_csm_bound l7_queue_retry(struct l7_conn *c);
 
-/* l7_bind()'s result: the request waits (no room, or no memory yet) */
-static bool l7_bind_later(int err)
+/* What core/conn_sm.c made of a bind: the director's answer, if any. */
+static void l7_bound_answer(struct l7_conn *c, const struct l7_csm_bound *d)
 {
-	return err == -EAGAIN || err == -ENOMEM;
-}
-
-/*
- * l7_bind()'s result is the director's answer - a content rule's status,
- * 400 for the body that came with the head, 503 for a client address
- * over source_max_pooled: send it, and true.
- */
-static bool l7_bind_answered(struct l7_conn *c, int err)
-{
-	if (err == -EBADMSG)
-		l7_reply(c, 400, "bad_body");
-	else if (err == -EDQUOT)
-		l7_reply(c, 503, "source_capped");
-	else if (err > 0)
-		l7_reply(c, err, "rule");
-	else
-		return false;
-	return true;
+	if (d->act == L7_CSM_BOUND_ANSWER)
+		l7_reply(c, d->status, d->why);
 }
 
 /*
  * c->lock held, a head framed (or refused) and nothing under way: send
- * it on, let it wait for a pooled connection, or answer it ourselves.
+ * it on, let it wait for a pooled connection, or answer it ourselves
+ * (core/conn_sm.c decides which).
  */
 void l7_dispatch(struct l7_conn *c)
 {
-	int err;
+	struct l7_csm_bound d;
+	int status = 0;
 
 	lockdep_assert_held(&c->lock);
 
@@ -360,20 +340,16 @@ void l7_dispatch(struct l7_conn *c)
 		l7_reply(c, c->bad_status, "bad_head");
 		return;
 	}
-	err = l7_bind(c);
-	if (!err || l7_bind_answered(c, err))
-		return;
-	if (err == -EAGAIN)
-		err = l7_queue_add(c);
-	if (err) {
-		l7_reply(c, 503, err == -ENOSPC ? "queue_full" : "no_memory");
-		return;
+	d = l7_csm_bound(l7_bind(c, &status), status, false);
+	if (d.act == L7_CSM_BOUND_QUEUE) {
+		if (l7_queue_add(c))
+			d = l7_queue_retry(c);
+		else
+			d = l7_csm_bound(L7_BIND_QUEUE_FULL, 0, false);
 	}
-	err = l7_queue_retry(c);
-	if (l7_bind_later(err))
+	if (d.act == L7_CSM_BOUND_WAIT)
 		l7_queue_want(c);
-	else
-		l7_bind_answered(c, err);
+	l7_bound_answer(c, &d);
 }
 
 /*
@@ -402,11 +378,12 @@ void l7_head_ready(struct l7_conn *c)
  * Requests framed while no pooled connection was idle wait here, in
  * order, for the pool to grow or a connection to come back (a bounded
  * queue and a bounded wait: 503 past either).  Called with c->lock held.
+ * False: the queue is full.
  */
-static int l7_queue_add(struct l7_conn *c)
+static bool l7_queue_add(struct l7_conn *c)
 {
 	struct l7_service *ls = c->ls;
-	int err = -ENOSPC;
+	bool added = false;
 
 	lockdep_assert_held(&c->lock);
 
@@ -414,14 +391,14 @@ static int l7_queue_add(struct l7_conn *c)
 	if (ls->waitq_len < l7_queue_max) {
 		list_add_tail(&c->wait_node, &ls->waitq);
 		ls->waitq_len++;
-		err = 0;
+		added = true;
 	}
 	spin_unlock_bh(&ls->waitq_lock);
-	if (!err) {
+	if (added) {
 		l7_service_count(ls, queued);
 		c->state = L7C_QUEUED;	/* L7_CLK_QUEUE bounds the wait */
 	}
-	return err;
+	return added;
 }
 
 /*
@@ -466,23 +443,24 @@ void l7_queue_del(struct l7_conn *c)
  * at its count and the queueing saw nobody waiting and woke nobody
  * (l7_pool_req_done()); now that @c is in the queue, one more try finds
  * that slot - the barrier pairs with the one after the decrement.  Only
- * services with an upper threshold pay for it.  Returns -EAGAIN or
- * -ENOMEM if @c waits on, else what l7_bind() returned, @c out of the
- * queue (a kick that dequeued it meanwhile finds it no longer queued).
+ * services with an upper threshold pay for it.  Unless @c waits on, it
+ * is out of the queue (a kick that dequeued it meanwhile finds it no
+ * longer queued).
  */
-static int l7_queue_retry(struct l7_conn *c)
+static struct l7_csm_bound l7_queue_retry(struct l7_conn *c)
 {
-	int err;
+	struct l7_csm_bound d;
+	int status = 0;
 
 	lockdep_assert_held(&c->lock);
 
 	if (!READ_ONCE(c->ls->capped))
-		return -EAGAIN;
+		return l7_csm_bound(L7_BIND_NONE, 0, true);
 	smp_mb();	/* the queue, then the counts */
-	err = l7_bind(c);
-	if (!l7_bind_later(err))
+	d = l7_csm_bound(l7_bind(c, &status), status, true);
+	if (d.act != L7_CSM_BOUND_WAIT)
 		l7_queue_del(c);
-	return err;
+	return d;
 }
 
 /*
@@ -510,9 +488,10 @@ struct l7_conn *l7_queue_pop(struct l7_service *ls)
  */
 bool l7_queue_bind(struct l7_conn *c)
 {
+	struct l7_csm_bound d = { .act = L7_CSM_BOUND };
 	struct l7_service *ls = c->ls;
 	bool more = true;
-	int err;
+	int status = 0;
 
 	lockdep_assert_held(&c->lock);
 
@@ -521,8 +500,9 @@ bool l7_queue_bind(struct l7_conn *c)
 	 * bound @c, and a next request of it may be queued again: it is
 	 * then in the queue already.
 	 */
-	err = !c->dead && c->state == L7C_QUEUED ? l7_bind(c) : 0;
-	if (l7_bind_later(err)) {
+	if (!c->dead && c->state == L7C_QUEUED)
+		d = l7_csm_bound(l7_bind(c, &status), status, true);
+	if (d.act == L7_CSM_BOUND_WAIT) {
 		/* none idle or no room after all: back to the front */
 		spin_lock_bh(&ls->waitq_lock);
 		if (list_empty(&c->wait_node)) {
@@ -530,15 +510,15 @@ bool l7_queue_bind(struct l7_conn *c)
 			ls->waitq_len++;
 		}
 		spin_unlock_bh(&ls->waitq_lock);
-		err = l7_queue_retry(c);
-		if (l7_bind_later(err)) {
+		d = l7_queue_retry(c);
+		if (d.act == L7_CSM_BOUND_WAIT) {
 			l7_queue_want(c);
 			more = false;
 		}
 	} else {
 		l7_queue_del(c);	/* bound, answered or gone */
 	}
-	l7_bind_answered(c, err);
+	l7_bound_answer(c, &d);
 	return more;
 }
 

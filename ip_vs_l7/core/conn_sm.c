@@ -20,6 +20,41 @@ enum l7_csm_head l7_csm_head_ready(const struct l7_csm *m)
 	return l7_csm_may_dispatch(m) ? L7_CSM_DISPATCH : L7_CSM_HOLD;
 }
 
+static struct l7_csm_bound l7_csm_answer(int status, const char *why)
+{
+	return (struct l7_csm_bound){
+		.act = L7_CSM_BOUND_ANSWER,
+		.status = status,
+		.why = why,
+	};
+}
+
+struct l7_csm_bound l7_csm_bound(enum l7_bind_res res, int status,
+				 bool queued)
+{
+	struct l7_csm_bound wait = {
+		.act = queued ? L7_CSM_BOUND_WAIT : L7_CSM_BOUND_QUEUE,
+	};
+
+	switch (res) {
+	case L7_BIND_OK:
+		break;
+	case L7_BIND_NONE:
+		return wait;
+	case L7_BIND_NOMEM:
+		return queued ? wait : l7_csm_answer(503, "no_memory");
+	case L7_BIND_BAD_BODY:
+		return l7_csm_answer(400, "bad_body");
+	case L7_BIND_CAPPED:
+		return l7_csm_answer(503, "source_capped");
+	case L7_BIND_STATUS:
+		return l7_csm_answer(status, "rule");
+	case L7_BIND_QUEUE_FULL:
+		return l7_csm_answer(503, "queue_full");
+	}
+	return (struct l7_csm_bound){ .act = L7_CSM_BOUND };
+}
+
 bool l7_csm_acked(const struct l7_csm *m, bool freed)
 {
 	return freed && m->state == L7C_HELD && l7_csm_may_dispatch(m);

@@ -56,6 +56,44 @@ enum l7_csm_head {
 
 enum l7_csm_head l7_csm_head_ready(const struct l7_csm *m);
 
+/* What the bind of a dispatched head found. */
+enum l7_bind_res {
+	L7_BIND_OK,		/* bound: the request is under way */
+	L7_BIND_NONE,		/* no idle pooled connection, or no room */
+	L7_BIND_NOMEM,		/* no memory for the binding */
+	L7_BIND_BAD_BODY,	/* a body it cannot frame came with the head */
+	L7_BIND_CAPPED,		/* the client's address holds source_max_pooled */
+	L7_BIND_STATUS,		/* a content rule's status, or a head it
+				 * cannot read
+				 */
+	L7_BIND_QUEUE_FULL,	/* none, and the service's queue is full */
+};
+
+enum l7_csm_bound_act {
+	L7_CSM_BOUND,		/* under way (or nothing left to do) */
+	L7_CSM_BOUND_QUEUE,	/* into the service's queue (L7_CLK_QUEUE) */
+	L7_CSM_BOUND_WAIT,	/* in the queue: wait on there */
+	L7_CSM_BOUND_ANSWER,	/* the director answers @status */
+};
+
+struct l7_csm_bound {
+	enum l7_csm_bound_act act;
+	int status;
+	const char *why;	/* the answer's reason, for the trace */
+};
+
+/*
+ * A head's bind found @res (@status: a rule's); @queued: the request
+ * waits in the service's queue already.  One no pooled connection was
+ * idle for waits in the queue, bounded in length (503) and in time
+ * (queue_timeout).  No memory: at the head's first try it is answered
+ * 503, as nothing would make it try again; queued, it waits on for the
+ * next kick.  A body it cannot frame is answered 400, a client address
+ * over source_max_pooled 503, a rule's status as it says.
+ */
+struct l7_csm_bound l7_csm_bound(enum l7_bind_res res, int status,
+				 bool queued);
+
 /*
  * After a server segment on the request under way, or a body that
  * ended: what becomes of the request and the connection.

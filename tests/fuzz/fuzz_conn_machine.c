@@ -6,8 +6,10 @@
  * client's heads (keep-alive or close, with a body or not, idempotent or
  * not, pipelined), its body's end, ACKs and FIN; the server's response
  * beginning and ending (kept or closing, before the body ended or
- * after), a FIN or RST before it answered, a RST later; the pool's
- * answer to a bind (granted, queued, refused); the idle, slow-body and
+ * after), a FIN or RST before it answered, a RST later; what a bind
+ * finds (a pooled connection, none, no memory, a body it cannot frame,
+ * a capped client address, a rule's status, a full queue), at a head's
+ * first try or queued; the idle, slow-body and
  * queue deadlines; the director's own segments (its copy of a request,
  * its reply and FIN, its response head copies) acknowledged or resent.  The model here is the glue's double: it asks core exactly
  * where the glue does and carries out the plans in the glue's order.
@@ -16,6 +18,9 @@
  *     by its server or by the director;
  *   - a request goes to a server only with nothing under way and room
  *     for one more pooled connection, never after the director closed;
+ *     it is queued only when no pooled connection was found, waits on
+ *     only when queued, and is answered only with a 4xx or 5xx when it
+ *     can go nowhere;
  *   - a held head is held for a reason: a request under way, or the
  *     client's pooled connections at client_max_pooled;
  *   - a request that asked to close, answered whole, leaves the
@@ -198,21 +203,48 @@ static void bind(struct model *m)
 	m->state = r->body ? L7C_BODY : L7C_HEAD;
 }
 
-static void dispatch(struct model *m)
+/* What the pool and the rules make of a bind, as the glue reports it. */
+static const enum l7_bind_res bind_res[] = {
+	L7_BIND_OK, L7_BIND_OK, L7_BIND_NONE, L7_BIND_NOMEM,
+	L7_BIND_BAD_BODY, L7_BIND_CAPPED, L7_BIND_STATUS,
+};
+
+/* A bind's result, as core/conn_sm.c says: bound, queued or answered. */
+static void bound(struct model *m, enum l7_bind_res res, bool queued)
 {
-	switch (m->pool % 4) {
-	case 0:
-	case 1:
+	struct l7_csm_bound d = l7_csm_bound(res, 404, queued);
+
+	if (d.act == L7_CSM_BOUND_QUEUE && (m->pool & 0x80)) {
+		FUZZ_ASSERT(!queued);
+		res = L7_BIND_QUEUE_FULL;	/* the queue is full */
+		d = l7_csm_bound(res, 0, false);
+	}
+	switch (d.act) {
+	case L7_CSM_BOUND:
+		FUZZ_ASSERT(res == L7_BIND_OK);
+		m->state = L7C_HEAD;
 		bind(m);
 		frame(m);
 		break;
-	case 2:
+	case L7_CSM_BOUND_QUEUE:
+		FUZZ_ASSERT(res == L7_BIND_NONE && !queued);
 		m->state = L7C_QUEUED;
 		break;
-	default:
-		reply(m);	/* a rule's status, 503 */
+	case L7_CSM_BOUND_WAIT:
+		FUZZ_ASSERT(queued && (res == L7_BIND_NONE ||
+				       res == L7_BIND_NOMEM));
+		break;
+	case L7_CSM_BOUND_ANSWER:
+		FUZZ_ASSERT(res != L7_BIND_OK && res != L7_BIND_NONE);
+		FUZZ_ASSERT(d.status >= 400 && d.status <= 599 && d.why);
+		reply(m);	/* a rule's status, 400, 503 */
 		break;
 	}
+}
+
+static void dispatch(struct model *m)
+{
+	bound(m, bind_res[m->pool % 7], false);
 }
 
 /* The head at ->next is framed while nothing is held: send or hold. */
@@ -704,12 +736,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 5:
 			deadline(&m, arg);
 			break;
-		case 6:		/* the pool grants a queued request */
+		case 6:		/* a kick binds a queued request again */
 			if (m.state == L7C_QUEUED && !m.closed) {
-				m.pool = 0;
-				m.state = L7C_HEAD;
-				bind(&m);
-				frame(&m);
+				m.pool = arg & 0x7f;
+				bound(&m, bind_res[arg % 7], true);
 			}
 			break;
 		case 7:
