@@ -78,7 +78,8 @@ static void l7_cur_end_if_done(struct l7_conn *c)
 }
 
 /*
- * The client's ACK, and the duplicate its SACK blocks report (a server's
+ * The client's ACK, one of bytes the director sent (core/tcp_accept.c
+ * said so: ack_ok), and the duplicate its SACK blocks report (a server's
  * resend it had already): bindings it completes are done with.
  */
 static void l7_take_client_ack(struct l7_conn *c, const struct tcphdr *th,
@@ -88,8 +89,6 @@ static void l7_take_client_ack(struct l7_conn *c, const struct tcphdr *th,
 	struct l7_tcp_sack_block dup;
 	bool has_dup;
 
-	if (!th->ack || before(ack, c->d_snd_una) || after(ack, c->d_snd_nxt))
-		return;
 	if (after(ack, c->d_snd_una)) {
 		c->retries = 0;	/* progress: our FIN's resends start over */
 		l7_floor_read_moved(c, ack - c->d_snd_una);
@@ -172,11 +171,11 @@ static void l7_client_fin(struct l7_conn *c, const struct l7_cseg_plan *p)
 }
 
 /*
- * The rest of a segment the director took bytes of: the new request's
- * body, or the FIN and ACK; then its ACK goes on.
+ * What core/client_seg.c says follows bytes the director took from @cs:
+ * its FIN, or an ACK now or later.
  */
-static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
-					 const struct l7_cseg *cs, u32 hlen)
+static struct l7_cseg_plan l7_client_took_bytes(struct l7_conn *c,
+						const struct l7_cseg *cs)
 {
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 	struct l7_cseg_plan p = l7_cseg_after_take(&x, cs);
@@ -187,6 +186,18 @@ static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
 		l7_send_ack(c);
 	else if (p.ack_later)
 		l7_ack_later(c);
+	return p;
+}
+
+/*
+ * The rest of a segment the director took bytes of: the new request's
+ * body, or the FIN and ACK; then its ACK goes on.
+ */
+static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
+					 const struct l7_cseg *cs, u32 hlen)
+{
+	struct l7_cseg_plan p = l7_client_took_bytes(c, cs);
+
 	switch (p.act) {
 	case L7_CSEG_BODY:
 		return l7_client_body(c, c->cur, skb);
@@ -223,14 +234,7 @@ static void l7_client_after_body(struct l7_conn *c, const struct sk_buff *skb,
 	if (cs.len > p.skip &&
 	    l7_head_take(c, skb, hlen + p.skip, cs.len - p.skip))
 		l7_head_ready(c);
-	x = l7_cseg_ctx_of(c);
-	p = l7_cseg_after_take(&x, &cs);
-	if (p.take_fin)
-		l7_client_fin(c, &p);
-	else if (p.ack)
-		l7_send_ack(c);
-	else if (p.ack_later)
-		l7_ack_later(c);
+	l7_client_took_bytes(c, &cs);
 }
 
 /*

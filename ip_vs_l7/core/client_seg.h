@@ -37,7 +37,7 @@ enum l7_conn_state {
 	L7C_HELD,	/* head framed, waiting for the response before it */
 	L7C_QUEUED,	/* head framed, waiting for a pooled connection */
 	L7C_BODY,	/* current request's body passing through */
-	L7C_TUNNEL,	/* close-delimited response: spliced until both FINs */
+	L7C_TUNNEL,	/* after a 101: spliced as it comes until both FINs */
 	L7C_CLOSING,	/* our reply and/or FIN sent; waiting for the client */
 };
 

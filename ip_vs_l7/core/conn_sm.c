@@ -171,33 +171,32 @@ bool l7_csm_end_resets(const struct l7_csm *m)
 	return m->bindings && !m->reset && !l7_csm_tunnel_ended(m);
 }
 
-struct l7_csm_resend l7_csm_reply_due(bool unacked, bool moving,
-				      unsigned int tries)
+/* One more send of what is owed, within @max sends, or give up. */
+static struct l7_csm_resend l7_csm_resend_within(unsigned int tries,
+						 unsigned int max)
 {
-	struct l7_csm_resend r = { .tries = moving ? 0 : tries };
+	struct l7_csm_resend r = { .tries = tries + 1 };
 
-	if (!unacked)
-		return (struct l7_csm_resend){ .tries = tries };
-	r.tries++;
-	if (r.tries > L7_REPLY_TRIES)
+	if (r.tries > max)
 		r.give_up = true;
 	else
 		r.send = true;
 	return r;
 }
 
+struct l7_csm_resend l7_csm_reply_due(bool unacked, bool moving,
+				      unsigned int tries)
+{
+	if (!unacked)
+		return (struct l7_csm_resend){ .tries = tries };
+	return l7_csm_resend_within(moving ? 0 : tries, L7_REPLY_TRIES);
+}
+
 struct l7_csm_resend l7_csm_req_copy_due(bool owed, unsigned int tries)
 {
-	struct l7_csm_resend r = { .tries = tries };
-
 	if (!owed)
-		return r;
-	r.tries++;
-	if (r.tries > L7_COPY_TRIES)
-		r.give_up = true;
-	else
-		r.send = true;
-	return r;
+		return (struct l7_csm_resend){ .tries = tries };
+	return l7_csm_resend_within(tries, L7_COPY_TRIES);
 }
 
 struct l7_csm_resend l7_csm_rsp_copy_due(bool pending, unsigned int tries)

@@ -108,20 +108,34 @@ static void check_inside(const struct l7_seq_range *r, uint32_t seq,
 	FUZZ_ASSERT(!r->closed || !l7_seq_after(seq + len, r->end));
 }
 
-static void op_b2c(struct model *md, const uint8_t *a)
+/*
+ * A segment from @a: its seq near @seq_at, its ACK near @ack_at, up to
+ * 4 KB of payload, a FIN, the ACK flag (*@has_ack), a TSval or not.
+ */
+static struct l7_tcp_seg seg_of(const uint8_t *a, uint32_t seq_at,
+				uint32_t ack_at, uint32_t *payload,
+				bool *has_ack)
 {
-	uint32_t seq0 = md->rsp_b + (int16_t)rd16(a) * 8;
-	uint32_t payload = a[2] * 16 + (a[3] & 15);
-	bool fin = a[3] & 0x10, has_ack = a[3] & 0x20;
-	struct l7_tcp_seg s = {
-		.seq = seq0,
-		.ack = md->b_seq + (int16_t)rd16(a + 4) * 4,
-		.len = payload + fin,
+	*payload = a[2] * 16 + (a[3] & 15);
+	*has_ack = a[3] & 0x20;
+	return (struct l7_tcp_seg){
+		.seq = seq_at + (int16_t)rd16(a) * 8,
+		.ack = ack_at + (int16_t)rd16(a + 4) * 4,
+		.len = *payload + !!(a[3] & 0x10),
 		.tsval = rd32(a + 6),
 		.tsecr = rd32(a + 6) >> 3,
 		.win = rd16(a + 8),
 		.ts = a[3] & 0x40,
 	};
+}
+
+static void op_b2c(struct model *md, const uint8_t *a)
+{
+	uint32_t payload;
+	bool has_ack;
+	struct l7_tcp_seg s = seg_of(a, md->rsp_b, md->b_seq, &payload,
+				     &has_ack);
+	uint32_t seq0 = s.seq;
 	struct l7_c_sent before = md->cs;
 	struct l7_b2c_plan p = l7_b2c_plan(&md->m, &md->cs, &s, payload,
 					   has_ack);
@@ -161,19 +175,11 @@ static void op_b2c(struct model *md, const uint8_t *a)
 
 static void op_c2b(struct model *md, const uint8_t *a)
 {
-	uint32_t seq0 = md->c_seq + (int16_t)rd16(a) * 8;
-	uint32_t payload = a[2] * 16 + (a[3] & 15);
-	bool fin = a[3] & 0x10, has_ack = a[3] & 0x20;
-	struct l7_tcp_seg s = {
-		.seq = seq0,
-		.ack = md->rsp_c + (int16_t)rd16(a + 4) * 4,
-		.len = payload + fin,
-		.tsval = rd32(a + 6),
-		.tsecr = rd32(a + 6) >> 5,
-		.win = rd16(a + 8),
-		.ts = a[3] & 0x40,
-	};
-	uint32_t ack0 = s.ack, snd0 = md->b_snd_nxt;
+	uint32_t payload;
+	bool has_ack;
+	struct l7_tcp_seg s = seg_of(a, md->c_seq, md->rsp_c, &payload,
+				     &has_ack);
+	uint32_t seq0 = s.seq, ack0 = s.ack, snd0 = md->b_snd_nxt;
 	struct l7_c2b_plan p = l7_c2b_plan(&md->m, &md->ok, md->b_snd_nxt,
 					   &s, has_ack);
 
