@@ -15,30 +15,18 @@
 #include "ip_vs_l7.h"
 
 /*
- * Whether @b's server has every client byte that reached it through the
- * splice - the body after the director's copy, as far as its guard let
- * it through.  The copy itself is the director's, resent until
- * acknowledged.
- */
-static bool l7_binding_body_acked(const struct l7_binding *b)
-{
-	u32 end = l7_seq_fwd(&b->map.req, b->req_guard.nxt);
-
-	return end == l7_binding_copy_end(b) || !before(b->b_acked, end);
-}
-
-/*
  * The director acknowledges what it took, but never client bytes that
- * went to a server and are not yet acknowledged by it: a client told so
- * would never send them again.  Head bytes after such a body are taken
- * all the same, and acknowledged once its server has it.
+ * went to a server and are not yet acknowledged by it
+ * (l7_bl_body_acked()).  Head bytes after such a body are taken all the
+ * same, and acknowledged once its server has it.
  */
 bool l7_may_ack(const struct l7_conn *c)
 {
 	const struct l7_binding *b;
 
 	list_for_each_entry(b, &c->bindings, node)
-		if (!l7_binding_body_acked(b))
+		if (!l7_bl_body_acked(l7_seq_fwd(&b->map.req, b->req_guard.nxt),
+				      l7_binding_copy_end(b), b->b_acked))
 			return false;
 	return true;
 }
@@ -156,20 +144,21 @@ void l7_ack_due(struct l7_conn *c)
 }
 
 /*
- * c->lock held: @b's server acknowledged more of its request.  When that
- * was all the director waited for, the client bytes it took after the
- * request's end are acknowledged now.  Only then: the server's own ACK
- * of the body goes to the client anyway.
+ * c->lock held: @b's server acknowledged more of its request: the
+ * client bytes the director took after it may be acknowledged now
+ * (core/client_seg.c).
  */
 void l7_client_server_acked(struct l7_conn *c, const struct l7_binding *b)
 {
+	struct l7_cseg_ctx x;
+
 	lockdep_assert_held(&c->lock);
 
-	if (c->state == L7C_BODY || c->state == L7C_TUNNEL || !b->req_done ||
-	    !after(c->c_rcv_nxt, b->map.req_range.end) ||
-	    !after(c->c_rcv_nxt, c->c_acked) || !l7_may_ack(c))
-		return;
-	l7_send_ack(c);
+	if (!b->req_done)
+		return;	/* most server ACKs: nothing to look at */
+	x = l7_cseg_ctx_of(c);
+	if (l7_cseg_server_acked(&x, b->req_done, b->map.req_range.end))
+		l7_send_ack(c);
 }
 
 /*

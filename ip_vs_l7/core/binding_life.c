@@ -77,3 +77,8 @@ bool l7_bl_retry(const struct l7_bl *b)
 	return b->tries < L7_BL_RETRIES && b->req_done && b->idempotent &&
 	       b->req_end == b->copy_end;
 }
+
+bool l7_bl_body_acked(uint32_t body_end, uint32_t copy_end, uint32_t acked)
+{
+	return body_end == copy_end || !l7_seq_before(acked, body_end);
+}

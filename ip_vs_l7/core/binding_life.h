@@ -144,4 +144,14 @@ bool l7_bl_refused_lost(const struct l7_bl *b, bool early);
  */
 bool l7_bl_retry(const struct l7_bl *b);
 
+/*
+ * Whether the server has every client byte that reached it through the
+ * splice: the body after the director's copy (which ends at @copy_end,
+ * the server's seq), up to @body_end as far as its guard let it through,
+ * acknowledged up to @acked.  The copy itself is the director's, resent
+ * until acknowledged.  Until then the director acknowledges no client
+ * byte after the body: a client told so would never send it again.
+ */
+bool l7_bl_body_acked(uint32_t body_end, uint32_t copy_end, uint32_t acked);
+
 #endif /* _IP_VS_L7_CORE_BINDING_LIFE_H */

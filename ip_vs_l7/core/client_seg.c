@@ -122,3 +122,11 @@ uint32_t l7_cseg_ack(const struct l7_cseg_ctx *x)
 	/* what it acknowledged before is still true */
 	return x->may_ack ? x->rcv_nxt : x->acked;
 }
+
+bool l7_cseg_server_acked(const struct l7_cseg_ctx *x, bool req_done,
+			  uint32_t req_end)
+{
+	return x->state != L7C_BODY && x->state != L7C_TUNNEL && req_done &&
+	       l7_seq_after(x->rcv_nxt, req_end) &&
+	       l7_seq_after(x->rcv_nxt, x->acked) && x->may_ack;
+}

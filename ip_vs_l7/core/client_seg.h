@@ -120,6 +120,17 @@ struct l7_tunnel_seg {
 
 struct l7_tunnel_seg l7_tunnel_seg(uint32_t rcv_nxt, const struct l7_cseg *s);
 
+/*
+ * A server acknowledged more of its request (@req_done: framed to its
+ * end, at client seq @req_end): when that was all the director waited
+ * for (->may_ack), the client bytes it took after the request's end are
+ * acknowledged now.  Only then: the server's own ACK of the body goes to
+ * the client anyway, and a tunnel's bytes are the server's to
+ * acknowledge.
+ */
+bool l7_cseg_server_acked(const struct l7_cseg_ctx *x, bool req_done,
+			  uint32_t req_end);
+
 /* The client seq the director's own segments acknowledge. */
 uint32_t l7_cseg_ack(const struct l7_cseg_ctx *x);
 

@@ -22,7 +22,9 @@
  *   - a lost request goes again at most L7_BL_RETRIES times, only for an
  *     idempotent method and only when no byte of a body went to the
  *     server;
- *   - an abort is an error exactly when the response was not whole.
+ *   - an abort is an error exactly when the response was not whole;
+ *   - the body counts as acknowledged exactly when its server has every
+ *     byte of it.
  * Each binding ends once; the next record starts another life.
  *
  * Input: 4 bytes of initial numbers, then records of 4 bytes: op and
@@ -148,6 +150,13 @@ static bool m_step(struct model *m, const uint8_t *r)
 			m->srv_acked = m->srv_acked + n;
 		if (l7_seq_after(m->srv_acked, m->sent))
 			m->srv_acked = m->sent;
+		/* the client may hear its body went only once it did */
+		FUZZ_ASSERT(l7_bl_body_acked(m->copy_end + m->body, m->copy_end,
+					     m->srv_acked) ==
+			    (!m->body || (l7_seq_after(m->srv_acked,
+						       m->copy_end) &&
+					  m->srv_acked - m->copy_end >=
+					  m->body)));
 		break;
 	case 3:		/* response bytes to the client */
 		if (m->rsp_done && m->rsp_out + n > m->rsp_len)

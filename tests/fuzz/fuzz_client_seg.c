@@ -23,7 +23,8 @@
  *    segment that ends that body;
  *  - every ACK the client gets covers only bytes the director stored
  *    (heads, copies) or whose server acknowledged them;
- *  - the director's ACKs never go backwards;
+ *  - the director's ACKs never go backwards, and one a server's ACK
+ *    makes due tells the client something new;
  *  - once the servers acknowledge every body byte they were sent, the
  *    client has been acknowledged everything the director took: nothing
  *    it took waits for the client's retransmission timeout.
@@ -117,6 +118,7 @@ static void m_ack(struct model *m)
 static void server_ack(struct model *m, int k, uint32_t n)
 {
 	uint32_t to = m->srv_ack[k] + n;
+	struct l7_cseg_ctx x;
 
 	if (l7_seq_after(to, m->have[k]))
 		to = m->have[k];
@@ -124,11 +126,15 @@ static void server_ack(struct model *m, int k, uint32_t n)
 		return;
 	m->srv_ack[k] = to;
 	client_acked(m, to);
-	/* ip_vs_l7_client.c: l7_client_server_acked() */
-	if (m->state != L7C_BODY && !l7_seq_before(m->sent[k], m->req[k].end) &&
-	    l7_seq_after(m->rcv_nxt, m->req[k].end) &&
-	    l7_seq_after(m->rcv_nxt, m->acked) && m_may_ack(m))
+	/* ip_vs_l7_client_tcp.c: l7_client_server_acked() */
+	x = m_ctx(m);
+	if (l7_cseg_server_acked(&x,
+				 !l7_seq_before(m->sent[k], m->req[k].end),
+				 m->req[k].end)) {
+		/* never an ACK that tells nothing: a duplicate to the client */
+		FUZZ_ASSERT(l7_seq_after(l7_cseg_ack(&x), m->acked));
 		m_ack(m);
+	}
 }
 
 /* Forward body bytes [s, e) of request @k (resent or new). */

@@ -184,9 +184,21 @@ static void retry_only_when_safe(void)
 	CHECK(!l7_bl_retry(&b), "a body still coming");
 }
 
+/* a body counts as acknowledged once its server has all of it */
+static void body_acked_by_its_server(void)
+{
+	CHECK(l7_bl_body_acked(1000, 1000, 900), "no body: the copy is ours");
+	CHECK(!l7_bl_body_acked(1500, 1000, 1499), "one byte short");
+	CHECK(l7_bl_body_acked(1500, 1000, 1500), "all of it");
+	CHECK(l7_bl_body_acked(5, 0xfffffff0u, 5), "across the wrap");
+	CHECK(!l7_bl_body_acked(5, 0xfffffff0u, 0xfffffff8u),
+	      "across the wrap, short");
+}
+
 int main(void)
 {
 	RUN(keeps_only_exact_request);
+	RUN(body_acked_by_its_server);
 	RUN(client_ack_finishes_in_order);
 	RUN(resend_holds_for_dup);
 	RUN(finish_acks_or_resets);

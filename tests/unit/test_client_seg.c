@@ -315,9 +315,29 @@ static void tunnel_follows_the_stream(void)
 	CHECK(!t.progress && !t.fin, "old FIN: fin %d", t.fin);
 }
 
+/* a server's ACK of a body: the head bytes taken after it, acked now */
+static void server_ack_releases_our_ack(void)
+{
+	struct l7_cseg_ctx x = ctx(L7C_HEAD);
+
+	/* the request ended at A - 10; the director holds [A, R) unacked */
+	CHECK(l7_cseg_server_acked(&x, true, A - 10), "bytes after it: ack");
+	CHECK(!l7_cseg_server_acked(&x, false, A - 10), "body not framed");
+	CHECK(!l7_cseg_server_acked(&x, true, R), "nothing after its end");
+	x.may_ack = false;
+	CHECK(!l7_cseg_server_acked(&x, true, A - 10),
+	      "another body not at its server yet");
+	x = ctx(L7C_BODY);
+	CHECK(!l7_cseg_server_acked(&x, true, A - 10), "a body under way");
+	x = ctx(L7C_HEAD);
+	x.acked = R;
+	CHECK(!l7_cseg_server_acked(&x, true, A - 10), "all acked already");
+}
+
 int main(void)
 {
 	RUN(in_order_head_bytes_are_taken);
+	RUN(server_ack_releases_our_ack);
 	RUN(resends_are_old);
 	RUN(not_taken);
 	RUN(states_that_hand_over);
