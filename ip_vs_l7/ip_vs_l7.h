@@ -683,7 +683,6 @@ bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 void l7_queue_kick(struct l7_service *ls);
 
 /* ip_vs_l7_bind.c */
-void l7_dispatch(struct l7_conn *c);
 void l7_head_ready(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 struct l7_conn *l7_queue_pop(struct l7_service *ls);
@@ -848,7 +847,6 @@ void l7_send_client_ack(struct l7_conn *c, u32 ack);
 struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c);
 struct l7_tcp_endpoint l7_client_endpoint(const struct l7_conn *c);
 struct l7_seg_bounds l7_client_bounds(const struct l7_conn *c);
-u32 l7_client_ack_seq(const struct l7_conn *c);
 bool l7_may_ack(const struct l7_conn *c);
 void l7_send_ack(struct l7_conn *c);
 void l7_ack_later(struct l7_conn *c);

@@ -328,7 +328,7 @@ static void l7_bound_answer(struct l7_conn *c, const struct l7_csm_bound *d)
  * it on, let it wait for a pooled connection, or answer it ourselves
  * (core/conn_sm.c decides which).
  */
-void l7_dispatch(struct l7_conn *c)
+static void l7_dispatch(struct l7_conn *c)
 {
 	struct l7_csm_bound d;
 	int status = 0;

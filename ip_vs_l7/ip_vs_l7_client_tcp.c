@@ -50,7 +50,7 @@ struct l7_cseg_ctx l7_cseg_ctx_of(const struct l7_conn *c)
 }
 
 /* The client seq every segment of the director's own acknowledges. */
-u32 l7_client_ack_seq(const struct l7_conn *c)
+static u32 l7_client_ack_seq(const struct l7_conn *c)
 {
 	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
 
