@@ -259,7 +259,7 @@ struct l7_service {
 	u64			pass_clock;	/* stride scheduling of ties */
 	/*
 	 * A server of the service has (had) an upper threshold: a request
-	 * that finds no room looks once more after it queued (bind.c).
+	 * that finds no room looks once more after it queued (dispatch.c).
 	 */
 	bool			capped;
 	spinlock_t		waitq_lock;	/* after a conn's lock */
@@ -682,22 +682,27 @@ bool l7_backend_packet(struct l7_conn *c, struct l7_pconn *pc,
 		       struct sk_buff *skb, unsigned int *verdict);
 void l7_queue_kick(struct l7_service *ls);
 
-/* ip_vs_l7_bind.c */
+/* ip_vs_l7_dispatch.c */
 void l7_head_ready(struct l7_conn *c);
+void l7_held_dispatch(struct l7_conn *c);
 void l7_queue_del(struct l7_conn *c);
 struct l7_conn *l7_queue_pop(struct l7_service *ls);
 bool l7_queue_bind(struct l7_conn *c);
-struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
+void l7_queue_late(struct l7_conn *c);
+
+/* ip_vs_l7_bind.c */
+enum l7_bind_res l7_bind(struct l7_conn *c, int *status);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
+
+/* ip_vs_l7_bind_life.c */
+struct l7_binding *l7_binding_of(struct l7_conn *c, const struct l7_pconn *pc);
 void l7_bindings_finish_acked(struct l7_conn *c, u32 ack,
 			      const struct l7_tcp_sack_block *dup);
-void l7_held_dispatch(struct l7_conn *c);
 void l7_binding_dup_wait_over(struct l7_conn *c);
 void l7_binding_abort(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_abort_all(struct l7_conn *c);
 void l7_binding_lost(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_copy_due(struct l7_conn *c);
-void l7_queue_late(struct l7_conn *c);
 
 /* ip_vs_l7_bind_xmit.c */
 u16 l7_win_to_backend(const struct l7_conn *c, const struct l7_binding *b);

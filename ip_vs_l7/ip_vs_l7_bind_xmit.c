@@ -4,8 +4,9 @@
  * copy of the request's first bytes, ACKs, D-SACKs and RSTs - stamped
  * with the binding's numbers: its timestamps, the client's window at the
  * server's scale, what the server was last told.  A leaf: the binding's
- * life (ip_vs_l7_bind.c), the splice and the response copy send through
- * it.  All under the client connection's lock.
+ * start and end (ip_vs_l7_bind.c, ip_vs_l7_bind_life.c), the relay and
+ * the response copy send through it.  All under the client connection's
+ * lock.
  */
 
 #include <net/tcp.h>

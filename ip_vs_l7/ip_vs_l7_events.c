@@ -4,7 +4,7 @@
  * segment, a server segment on one of its bindings, its timer, a pooled
  * connection for a waiting request, the end of its service or server.
  * Each takes the connection's lock, hands the event to the state
- * functions below (ip_vs_l7_client.c, ip_vs_l7_bind.c, the deadline
+ * functions below (ip_vs_l7_client.c, ip_vs_l7_dispatch.c, the deadline
  * handlers), then lets the clock follow what the connection does now
  * (l7_conn_settle()); a connection that died is torn down here.  Nothing
  * below calls up into this file: the timer, the hooks and the pool's

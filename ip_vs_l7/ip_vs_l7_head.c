@@ -5,7 +5,7 @@
  * buffer (max_head, head_mem_max), framed as they come, and consumed
  * when a head is bound; the pipelined heads behind it move to the
  * front.  Whether a framed head goes on now or waits for its turn is
- * the dispatcher's (ip_vs_l7_bind.c): the functions here only report
+ * the dispatcher's (ip_vs_l7_dispatch.c): the functions here only report
  * that a head is complete.  All under c->lock.
  */
 
