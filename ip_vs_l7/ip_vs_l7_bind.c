@@ -102,13 +102,7 @@ static struct l7_binding *l7_binding_alloc(u32 room, bool take, bool log,
 	return b;
 }
 
-/*
- * Where the next response starts on C: after everything sent, and never
- * inside the range of the response before, which may end past what went
- * out - a segment the guard framed to the end and that was then dropped
- * (no memory to cut it, or it straddled its binding's start).  Its server
- * sends those bytes again, through its own map; the ranges never overlap.
- */
+/* Where the next response starts on C (l7_rsp_start()). */
 static u32 l7_next_rsp_start(const struct l7_conn *c)
 {
 	const struct l7_binding *last;
@@ -116,10 +110,7 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
 	if (list_empty(&c->bindings))
 		return c->d_snd_nxt;
 	last = list_last_entry(&c->bindings, struct l7_binding, node);
-	if (last->map.rsp_range.closed &&
-	    after(last->map.rsp_range.end, c->d_snd_nxt))
-		return last->map.rsp_range.end;
-	return c->d_snd_nxt;
+	return l7_rsp_start(c->d_snd_nxt, &last->map.rsp_range);
 }
 
 /*

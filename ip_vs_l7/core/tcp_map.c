@@ -19,6 +19,13 @@ enum l7_where l7_range_where(const struct l7_seq_range *r, uint32_t x)
 	return L7_HERE;
 }
 
+uint32_t l7_rsp_start(uint32_t snd_nxt, const struct l7_seq_range *prev)
+{
+	if (prev->closed && l7_seq_after(prev->end, snd_nxt))
+		return prev->end;
+	return snd_nxt;
+}
+
 void l7_range_close(struct l7_seq_range *r, uint32_t end)
 {
 	r->end = end;

@@ -95,6 +95,16 @@ void l7_range_close(struct l7_seq_range *r, uint32_t end);
 /* Clip [*s, *e) to the range; false if nothing (or a bad block) is left. */
 bool l7_range_clip(const struct l7_seq_range *r, uint32_t *s, uint32_t *e);
 
+/*
+ * Where a new binding's response starts on the client's connection: after
+ * everything sent (@snd_nxt), and never inside the range of the response
+ * before (@prev), which may end past what went out - a segment its guard
+ * framed to the end and that was then dropped (no memory to cut it, or
+ * it straddled its binding's start).  Its server sends those bytes again,
+ * through its own map; the ranges never overlap.
+ */
+uint32_t l7_rsp_start(uint32_t snd_nxt, const struct l7_seq_range *prev);
+
 /* ---- timestamps ---- */
 
 /*

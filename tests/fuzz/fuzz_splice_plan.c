@@ -18,7 +18,9 @@
  *   - a duplicate reported to a server lies wholly before its response;
  *     "resent" only for bytes the client was sent before;
  *   - an ACK passed on from a client is one of bytes the client was
- *     sent, not older than its last, and new unless it was a pure ACK.
+ *     sent, not older than its last, and new unless it was a pure ACK;
+ *   - the next binding's response starts past everything sent and
+ *     outside this one's range.
  *
  * Input: 24 bytes of binding parameters, then records of 12 bytes: op
  * and arguments.
@@ -215,11 +217,28 @@ static void op_ack_pass(struct model *md, const uint8_t *a)
 		md->snd_una = ack;	/* the client's ACK was taken */
 }
 
+/*
+ * The next binding's response starts after all the client was sent and
+ * never inside this one's range: their bytes never share a seq.
+ */
+static void check_next_start(const struct model *md)
+{
+	const struct l7_seq_range *r = &md->m.rsp_range;
+	uint32_t start = l7_rsp_start(md->cs.snd_nxt, r);
+
+	FUZZ_ASSERT(!l7_seq_before(start, md->cs.snd_nxt));
+	if (r->closed)
+		FUZZ_ASSERT(l7_range_where(r, start) != L7_HERE ||
+			    start == r->end);
+	else
+		FUZZ_ASSERT(start == md->cs.snd_nxt);
+}
+
 static void m_step(struct model *md, const uint8_t *r)
 {
 	const uint8_t *a = r + 1;
 
-	switch (r[0] % 8) {
+	switch (r[0] % 9) {
 	case 0:
 	case 1:
 		op_b2c(md, a);
@@ -250,6 +269,9 @@ static void m_step(struct model *md, const uint8_t *r)
 		md->rsp_b += rd16(a);
 		md->rsp_c = md->m.rsp_range.start + rd16(a + 2);
 		l7_binding_rsp_copy(&md->m, md->rsp_b, rd16(a + 2));
+		break;
+	case 8:		/* where the next binding's response would start */
+		check_next_start(md);
 		break;
 	}
 }

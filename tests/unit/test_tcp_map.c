@@ -701,9 +701,26 @@ static void test_client_ack_options_end_to_end(void)
 	      o.tsval == 5006, "reparse");
 }
 
+/* the next response starts past what was sent and past the last range */
+static void test_rsp_start(void)
+{
+	struct l7_seq_range r = { .start = 1000 };
+
+	CHECK(l7_rsp_start(1500, &r) == 1500, "open range: after what went");
+	l7_range_close(&r, 1400);
+	CHECK(l7_rsp_start(1500, &r) == 1500, "closed below: after what went");
+	l7_range_close(&r, 1600);
+	CHECK(l7_rsp_start(1500, &r) == 1600,
+	      "framed to 1600, sent to 1500: after the range");
+	r = (struct l7_seq_range){ .start = 0xfffffff0u };
+	l7_range_close(&r, 0x10);
+	CHECK(l7_rsp_start(0xfffffff8u, &r) == 0x10, "across the wrap");
+}
+
 int main(void)
 {
 	RUN(test_seq_compare);
+	RUN(test_rsp_start);
 	RUN(test_xlate_wrap);
 	RUN(test_xlate_roundtrip_property);
 	RUN(test_range);
