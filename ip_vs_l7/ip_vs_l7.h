@@ -691,7 +691,7 @@ bool l7_queue_bind(struct l7_conn *c);
 void l7_queue_late(struct l7_conn *c);
 
 /* ip_vs_l7_bind.c */
-enum l7_bind_res l7_bind(struct l7_conn *c, int *status);
+struct l7_bind_result l7_bind(struct l7_conn *c);
 void l7_binding_req_end(struct l7_conn *c, struct l7_binding *b, u32 end);
 
 /* ip_vs_l7_bind_life.c */

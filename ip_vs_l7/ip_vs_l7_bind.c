@@ -115,15 +115,15 @@ static u32 l7_next_rsp_start(const struct l7_conn *c)
 
 /*
  * A binding for @c's head and @body_len buffered body bytes, on the
- * pooled connection its route picks, or NULL and *@res says why
- * (*@status: the HTTP status the director answers instead, l7_route()).
+ * pooled connection its route picks, or NULL and *@r says why (with the
+ * HTTP status the director answers instead, l7_route()).
  */
 static struct l7_binding *l7_binding_route(struct l7_conn *c, u32 body_len,
 					   bool body_done,
 					   struct l7_guard_log **log,
 					   enum l7_fwd_mode *fwd,
 					   struct l7_routed *rt,
-					   enum l7_bind_res *res, int *status)
+					   struct l7_bind_result *r)
 {
 	/* room for the copy, then the client's bytes */
 	u32 room = 2 * (c->req.head_len + body_len) + L7_COPY_GROWTH;
@@ -131,20 +131,20 @@ static struct l7_binding *l7_binding_route(struct l7_conn *c, u32 body_len,
 
 	b = l7_binding_alloc(room, l7_rsp_copy_wanted(c), !body_done, log);
 	if (!b) {
-		*res = L7_BIND_NOMEM;
+		r->res = L7_BIND_NOMEM;
 		return NULL;
 	}
 	if (!l7_source_pooled_get(c)) {
 		kfree(b);
 		l7_service_count(c->ls, source_capped);
-		*res = L7_BIND_CAPPED;
+		r->res = L7_BIND_CAPPED;
 		return NULL;
 	}
-	b->pc = l7_route(c, status, fwd, rt);
+	b->pc = l7_route(c, &r->status, fwd, rt);
 	if (!b->pc) {
 		l7_source_pooled_put(c);
 		kfree(b);
-		*res = *status ? L7_BIND_STATUS : L7_BIND_NONE;
+		r->res = r->status ? L7_BIND_STATUS : L7_BIND_NONE;
 		return NULL;
 	}
 	return b;
@@ -247,16 +247,16 @@ static void l7_binding_begin(struct l7_conn *c, struct l7_binding *b,
 
 /*
  * c->lock held, head framed, nothing under way: bind, or say why not
- * (*@status: the HTTP status of L7_BIND_STATUS, l7_route()).
+ * (with the HTTP status of L7_BIND_STATUS, l7_route()).
  */
-enum l7_bind_res l7_bind(struct l7_conn *c, int *status)
+struct l7_bind_result l7_bind(struct l7_conn *c)
 {
 	struct l7_guard_log *log;
 	struct l7_http_body body;
 	struct l7_binding *b;
 	enum l7_fwd_mode fwd;
 	struct l7_routed rt;
-	enum l7_bind_res res;
+	struct l7_bind_result r = { L7_BIND_OK };
 	u32 body_len;
 	bool body_done;
 
@@ -264,12 +264,11 @@ enum l7_bind_res l7_bind(struct l7_conn *c, int *status)
 
 	c->want = NULL;
 	if (!l7_body_buffered(c, &body, &body_len))
-		return L7_BIND_BAD_BODY;
+		return (struct l7_bind_result){ L7_BIND_BAD_BODY };
 	body_done = l7_http_body_done(&body);
-	b = l7_binding_route(c, body_len, body_done, &log, &fwd, &rt, &res,
-			     status);
+	b = l7_binding_route(c, body_len, body_done, &log, &fwd, &rt, &r);
 	if (!b)
-		return res;
+		return r;
 	b->bound_ns = l7_trace_clock();
 	l7_binding_copy(c, b, body_len, fwd);
 	/* what follows the copy in the client's stream is the guard's */
@@ -283,7 +282,7 @@ enum l7_bind_res l7_bind(struct l7_conn *c, int *status)
 	l7_binding_numbers(c, b);
 	l7_binding_rsp_init(c, b);
 	l7_binding_begin(c, b, &rt, body_done);
-	return L7_BIND_OK;
+	return r;
 }
 
 /* c->lock held: the request of @b ends at client seq @end. */

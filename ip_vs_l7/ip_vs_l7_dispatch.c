@@ -35,10 +35,8 @@ static void l7_bound_answer(struct l7_conn *c, const struct l7_csm_bound *d)
  */
 static struct l7_csm_bound l7_bind_head(struct l7_conn *c, bool queued)
 {
-	struct l7_csm_bound d;
-	int status = 0;
+	struct l7_csm_bound d = l7_csm_bound(l7_bind(c), queued);
 
-	d = l7_csm_bound(l7_bind(c, &status), status, queued);
 	if (d.act == L7_CSM_BOUND && c->state == L7C_HEAD && l7_head_frame(c))
 		l7_head_ready(c);
 	return d;
@@ -65,7 +63,8 @@ static void l7_dispatch(struct l7_conn *c)
 		if (l7_queue_add(c))
 			d = l7_queue_retry(c);
 		else
-			d = l7_csm_bound(L7_BIND_QUEUE_FULL, 0, false);
+			d = l7_csm_bound((struct l7_bind_result){
+						L7_BIND_QUEUE_FULL }, false);
 	}
 	if (d.act == L7_CSM_BOUND_WAIT)
 		l7_queue_want(c);
@@ -174,7 +173,8 @@ static struct l7_csm_bound l7_queue_retry(struct l7_conn *c)
 	lockdep_assert_held(&c->lock);
 
 	if (!READ_ONCE(c->ls->capped))
-		return l7_csm_bound(L7_BIND_NONE, 0, true);
+		return l7_csm_bound((struct l7_bind_result){ L7_BIND_NONE },
+				    true);
 	smp_mb();	/* the queue, then the counts */
 	d = l7_bind_head(c, true);
 	if (d.act != L7_CSM_BOUND_WAIT)

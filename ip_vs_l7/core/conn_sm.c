@@ -29,14 +29,13 @@ static struct l7_csm_bound l7_csm_answer(int status, const char *why)
 	};
 }
 
-struct l7_csm_bound l7_csm_bound(enum l7_bind_res res, int status,
-				 bool queued)
+struct l7_csm_bound l7_csm_bound(struct l7_bind_result r, bool queued)
 {
 	struct l7_csm_bound wait = {
 		.act = queued ? L7_CSM_BOUND_WAIT : L7_CSM_BOUND_QUEUE,
 	};
 
-	switch (res) {
+	switch (r.res) {
 	case L7_BIND_OK:
 		break;
 	case L7_BIND_NONE:
@@ -48,7 +47,7 @@ struct l7_csm_bound l7_csm_bound(enum l7_bind_res res, int status,
 	case L7_BIND_CAPPED:
 		return l7_csm_answer(503, "source_capped");
 	case L7_BIND_STATUS:
-		return l7_csm_answer(status, "rule");
+		return l7_csm_answer(r.status, "rule");
 	case L7_BIND_QUEUE_FULL:
 		return l7_csm_answer(503, "queue_full");
 	}

@@ -69,6 +69,12 @@ enum l7_bind_res {
 	L7_BIND_QUEUE_FULL,	/* none, and the service's queue is full */
 };
 
+/* A bind's result, and the status of L7_BIND_STATUS: one value. */
+struct l7_bind_result {
+	enum l7_bind_res res;
+	int status;
+};
+
 enum l7_csm_bound_act {
 	L7_CSM_BOUND,		/* under way (or nothing left to do) */
 	L7_CSM_BOUND_QUEUE,	/* into the service's queue (L7_CLK_QUEUE) */
@@ -83,7 +89,7 @@ struct l7_csm_bound {
 };
 
 /*
- * A head's bind found @res (@status: a rule's); @queued: the request
+ * A head's bind found @r (with a rule's status); @queued: the request
  * waits in the service's queue already.  One no pooled connection was
  * idle for waits in the queue, bounded in length (503) and in time
  * (queue_timeout).  No memory: at the head's first try it is answered
@@ -91,8 +97,7 @@ struct l7_csm_bound {
  * next kick.  A body it cannot frame is answered 400, a client address
  * over source_max_pooled 503, a rule's status as it says.
  */
-struct l7_csm_bound l7_csm_bound(enum l7_bind_res res, int status,
-				 bool queued);
+struct l7_csm_bound l7_csm_bound(struct l7_bind_result r, bool queued);
 
 /*
  * After a server segment on the request under way, or a body that

@@ -212,12 +212,15 @@ static const enum l7_bind_res bind_res[] = {
 /* A bind's result, as core/conn_sm.c says: bound, queued or answered. */
 static void bound(struct model *m, enum l7_bind_res res, bool queued)
 {
-	struct l7_csm_bound d = l7_csm_bound(res, 404, queued);
+	int rule = m->pool & 1 ? 403 : 404;	/* a rule's, with STATUS */
+	struct l7_csm_bound d;
 
+	d = l7_csm_bound((struct l7_bind_result){
+		res, res == L7_BIND_STATUS ? rule : 0 }, queued);
 	if (d.act == L7_CSM_BOUND_QUEUE && (m->pool & 0x80)) {
 		FUZZ_ASSERT(!queued);
 		res = L7_BIND_QUEUE_FULL;	/* the queue is full */
-		d = l7_csm_bound(res, 0, false);
+		d = l7_csm_bound((struct l7_bind_result){ res }, false);
 	}
 	switch (d.act) {
 	case L7_CSM_BOUND:
@@ -237,6 +240,9 @@ static void bound(struct model *m, enum l7_bind_res res, bool queued)
 	case L7_CSM_BOUND_ANSWER:
 		FUZZ_ASSERT(res != L7_BIND_OK && res != L7_BIND_NONE);
 		FUZZ_ASSERT(d.status >= 400 && d.status <= 599 && d.why);
+		/* the rule's own status, never another */
+		FUZZ_ASSERT((res == L7_BIND_STATUS) == (d.status == rule &&
+							!strcmp(d.why, "rule")));
 		reply(m);	/* a rule's status, 400, 503 */
 		break;
 	}

@@ -222,28 +222,33 @@ static void upgrade_makes_a_tunnel(void)
 	CHECK(!l7_csm_tunnel_closed(&m), "ending anyway");
 }
 
+static struct l7_bind_result res(enum l7_bind_res r, int status)
+{
+	return (struct l7_bind_result){ r, status };
+}
+
 /* a bind's result: bound, queued, waiting on, or answered */
 static void bind_results(void)
 {
 	struct l7_csm_bound d;
 
-	CHECK(l7_csm_bound(L7_BIND_OK, 0, false).act == L7_CSM_BOUND, "ok");
-	CHECK(l7_csm_bound(L7_BIND_NONE, 0, false).act == L7_CSM_BOUND_QUEUE,
+	CHECK(l7_csm_bound(res(L7_BIND_OK, 0), false).act == L7_CSM_BOUND, "ok");
+	CHECK(l7_csm_bound(res(L7_BIND_NONE, 0), false).act == L7_CSM_BOUND_QUEUE,
 	      "none idle: queued");
-	CHECK(l7_csm_bound(L7_BIND_NONE, 0, true).act == L7_CSM_BOUND_WAIT,
+	CHECK(l7_csm_bound(res(L7_BIND_NONE, 0), true).act == L7_CSM_BOUND_WAIT,
 	      "queued already: waits on");
-	d = l7_csm_bound(L7_BIND_NOMEM, 0, false);
+	d = l7_csm_bound(res(L7_BIND_NOMEM, 0), false);
 	CHECK(d.act == L7_CSM_BOUND_ANSWER && d.status == 503,
 	      "no memory at the first try: 503");
-	CHECK(l7_csm_bound(L7_BIND_NOMEM, 0, true).act == L7_CSM_BOUND_WAIT,
+	CHECK(l7_csm_bound(res(L7_BIND_NOMEM, 0), true).act == L7_CSM_BOUND_WAIT,
 	      "no memory, queued: the next kick");
-	d = l7_csm_bound(L7_BIND_BAD_BODY, 0, true);
+	d = l7_csm_bound(res(L7_BIND_BAD_BODY, 0), true);
 	CHECK(d.act == L7_CSM_BOUND_ANSWER && d.status == 400, "bad body");
-	d = l7_csm_bound(L7_BIND_CAPPED, 0, false);
+	d = l7_csm_bound(res(L7_BIND_CAPPED, 0), false);
 	CHECK(d.act == L7_CSM_BOUND_ANSWER && d.status == 503, "capped");
-	d = l7_csm_bound(L7_BIND_STATUS, 403, false);
+	d = l7_csm_bound(res(L7_BIND_STATUS, 403), false);
 	CHECK(d.act == L7_CSM_BOUND_ANSWER && d.status == 403, "a rule's 403");
-	d = l7_csm_bound(L7_BIND_QUEUE_FULL, 0, false);
+	d = l7_csm_bound(res(L7_BIND_QUEUE_FULL, 0), false);
 	CHECK(d.act == L7_CSM_BOUND_ANSWER && d.status == 503, "queue full");
 }
 
