@@ -17,9 +17,6 @@
 #include "ip_vs_l7.h"
 #include "ip_vs_l7_trace.h"
 
-static void l7_queue_want(struct l7_conn *c);
-static bool l7_queue_add(struct l7_conn *c);
-static struct l7_csm_bound l7_queue_retry(struct l7_conn *c);
 
 /* What core/conn_sm.c made of a bind: the director's answer, if any. */
 static void l7_bound_answer(struct l7_conn *c, const struct l7_csm_bound *d)
@@ -40,57 +37,6 @@ static struct l7_csm_bound l7_bind_head(struct l7_conn *c, bool queued)
 	if (d.act == L7_CSM_BOUND && c->state == L7C_HEAD && l7_head_frame(c))
 		l7_head_ready(c);
 	return d;
-}
-
-/*
- * c->lock held, a head framed (or refused) and nothing under way: send
- * it on, let it wait for a pooled connection, or answer it ourselves
- * (core/conn_sm.c decides which).
- */
-static void l7_dispatch(struct l7_conn *c)
-{
-	struct l7_csm_bound d;
-
-	lockdep_assert_held(&c->lock);
-
-	c->dispatch_ns = l7_trace_clock();
-	if (c->bad_status) {
-		l7_reply(c, c->bad_status, "bad_head");
-		return;
-	}
-	d = l7_bind_head(c, false);
-	if (d.act == L7_CSM_BOUND_QUEUE) {
-		if (l7_queue_add(c))
-			d = l7_queue_retry(c);
-		else
-			d = l7_csm_bound((struct l7_bind_result){
-						L7_BIND_QUEUE_FULL }, false);
-	}
-	if (d.act == L7_CSM_BOUND_WAIT)
-		l7_queue_want(c);
-	l7_bound_answer(c, &d);
-}
-
-/*
- * c->lock held: a head was framed (or refused).  It goes on now, or is
- * held until the response before it is done (core/conn_sm.c decides;
- * l7_bindings_finish_acked(), l7_cur_end_if_done() send it then).
- */
-void l7_head_ready(struct l7_conn *c)
-{
-	struct l7_csm m = l7_csm_of(c);
-
-	lockdep_assert_held(&c->lock);
-
-	switch (l7_csm_head_ready(&m)) {
-	case L7_CSM_HOLD:
-		c->state = L7C_HELD;
-		l7_service_count(c->ls, held);
-		break;
-	case L7_CSM_DISPATCH:
-		l7_dispatch(c);
-		break;
-	}
 }
 
 /*
@@ -180,6 +126,57 @@ static struct l7_csm_bound l7_queue_retry(struct l7_conn *c)
 	if (d.act != L7_CSM_BOUND_WAIT)
 		l7_queue_del(c);
 	return d;
+}
+
+/*
+ * c->lock held, a head framed (or refused) and nothing under way: send
+ * it on, let it wait for a pooled connection, or answer it ourselves
+ * (core/conn_sm.c decides which).
+ */
+static void l7_dispatch(struct l7_conn *c)
+{
+	struct l7_csm_bound d;
+
+	lockdep_assert_held(&c->lock);
+
+	c->dispatch_ns = l7_trace_clock();
+	if (c->bad_status) {
+		l7_reply(c, c->bad_status, "bad_head");
+		return;
+	}
+	d = l7_bind_head(c, false);
+	if (d.act == L7_CSM_BOUND_QUEUE) {
+		if (l7_queue_add(c))
+			d = l7_queue_retry(c);
+		else
+			d = l7_csm_bound((struct l7_bind_result){
+						L7_BIND_QUEUE_FULL }, false);
+	}
+	if (d.act == L7_CSM_BOUND_WAIT)
+		l7_queue_want(c);
+	l7_bound_answer(c, &d);
+}
+
+/*
+ * c->lock held: a head was framed (or refused).  It goes on now, or is
+ * held until the response before it is done (core/conn_sm.c decides;
+ * l7_bindings_finish_acked(), l7_cur_end_if_done() send it then).
+ */
+void l7_head_ready(struct l7_conn *c)
+{
+	struct l7_csm m = l7_csm_of(c);
+
+	lockdep_assert_held(&c->lock);
+
+	switch (l7_csm_head_ready(&m)) {
+	case L7_CSM_HOLD:
+		c->state = L7C_HELD;
+		l7_service_count(c->ls, held);
+		break;
+	case L7_CSM_DISPATCH:
+		l7_dispatch(c);
+		break;
+	}
 }
 
 /*

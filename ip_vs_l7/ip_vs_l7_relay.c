@@ -94,7 +94,7 @@ unsigned int l7_relay_b2c(struct l7_conn *c, struct l7_binding *b,
 			  struct sk_buff *skb, struct l7_tcp_opts *o,
 			  struct l7_tcp_seg *s, u32 payload)
 {
-	u32 last = l7_seg_last_packet(skb, s->seq, payload);
+	u32 b_seq = s->seq;
 	struct l7_c_sent cs = {
 		.acked = c->c_acked,
 		.snd_nxt = c->d_snd_nxt,
@@ -112,6 +112,8 @@ unsigned int l7_relay_b2c(struct l7_conn *c, struct l7_binding *b,
 		return NF_DROP;
 	}
 	if (p.rsp) {
+		u32 last = l7_seg_last_packet(skb, b_seq, payload);
+
 		b->rsp_seen = true;
 		if (after(last, b->rsp_last_pkt))
 			b->rsp_last_pkt = last;
