@@ -155,18 +155,26 @@ counters_same() {
 	done
 }
 
-# metrics_agree: the counters read before and after the script, the same
-# (else once more), and the script's numbers equal to them, with nothing
-# on its stderr
-metrics_agree() {
+# metrics_between ADM OUT: the script with ADM as --ipvsadm, its stdout to
+# OUT.prom and stderr to OUT.err, between two reads of the counters that
+# agree (a pool's idle connections are replaced every pool_idle_ttl:
+# up to three tries)
+metrics_between() {
 	local i
 	for i in 1 2 3; do
 		counters before || return 1
-		in_dir $METRICS --stdout --ipvsadm "$IPVSADM" > "$TMP/out.prom" \
-			2> "$TMP/out.err" || return 1
+		in_dir $METRICS --stdout --ipvsadm "$1" > "$TMP/$2.prom" \
+			2> "$TMP/$2.err" || return 1
 		counters after || return 1
 		counters_same && break
 	done
+	return 0	# compared as they are if they never agreed
+}
+
+# metrics_agree: the script's numbers equal to the counters read around
+# it, with nothing on its stderr
+metrics_agree() {
+	metrics_between "$IPVSADM" out || return 1
 	[ ! -s "$TMP/out.err" ] || { cat "$TMP/out.err"; return 1; }
 	[ -s "$TMP/before.rules" ] && [ -s "$TMP/before.pools" ] || return 1
 	$PY "$L7TB_DIR/clients/l7metrics_check.py" "$TMP/before.proc" \
@@ -189,17 +197,9 @@ known_counts() {
 t_check "metrics: rule hits and pool requests as the requests counted them" known_counts
 
 # only_proc ADM: with ADM as --ipvsadm, the /proc metrics alone and one
-# line on stderr naming ADM, against the counters read around it (a
-# pool's idle connections are replaced every pool_idle_ttl meanwhile)
+# line on stderr naming ADM, against the counters read around it
 only_proc() {
-	local i
-	for i in 1 2 3; do
-		counters before || return 1
-		in_dir $METRICS --stdout --ipvsadm "$1" > "$TMP/plain.prom" \
-			2> "$TMP/plain.err" || return 1
-		counters after || return 1
-		counters_same && break
-	done
+	metrics_between "$1" plain || return 1
 	[ "$(wc -l < "$TMP/plain.err")" -eq 1 ] &&
 		grep -qF "no rule or pool counters: $1" "$TMP/plain.err" ||
 		{ cat "$TMP/plain.err"; return 1; }
