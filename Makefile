@@ -246,7 +246,9 @@ bench: setup
 # loaded cell, its symbols in profile/ of the results (costs not comparable
 # with an unprofiled run's); BENCH_CAPACITY: the configurations whose
 # ceiling is sought (closed loop against a minimal responder; default
-# B0 B1rr B4 B2 B3, "none" for none).
+# B0 B1rr B4 B2 B3, "none" for none); BENCH_SHARES: the shares of a host
+# core the director's vCPU thread is limited to in those cells, one round
+# each (e.g. "10 15"; default 0, no limit).
 .PHONY: bench-director
 bench-director: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
@@ -256,4 +258,5 @@ bench-director: setup
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
 		$(if $(BENCH_CASES),--cases "$(BENCH_CASES)") \
 		$(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE)) \
-		$(if $(BENCH_CAPACITY),--capacity "$(filter-out none,$(BENCH_CAPACITY))")
+		$(if $(BENCH_CAPACITY),--capacity "$(filter-out none,$(BENCH_CAPACITY))") \
+		$(if $(BENCH_SHARES),--shares "$(BENCH_SHARES)")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # testbed/bench/director-load.sh CLI-MAC SRV-MAC [--reps N] [--secs S]
 #     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."] [--profile 0|1]
-#     [--capacity "B0 B1rr ..."]
+#     [--capacity "B0 B1rr ..."] [--shares "PCT ..."]
 # The load guest of make bench-director (scripts/bench-director): the
 # client (l7cli) and the three Apache backends (l7s1..3, uncapped), the
 # director in a guest of its own (director.sh) reached through the links.
@@ -25,6 +25,11 @@
 # the same files, no log), and wrk runs W1 and W6 as closed loops over
 # CAP_CONNS connections (cases W1@max, W6@max): the most requests a second
 # the two guests reach, with how busy each was ("" skips it).
+# --shares: the capacity cells once per share, the director's vCPU thread
+# limited to PCT % of a host core (scripts/bench-director-sample; 0: no
+# limit): with a small enough share the director, not the load guest,
+# runs out first, and each configuration's ceiling is measured at the
+# same share (cases W1@maxPCT, W6@maxPCT; W1@max unlimited).
 # --profile 1: perf samples the director's guest during every loaded cell
 # (director.sh prof), written to profile-CELL.txt; the samples cost the
 # director CPU, so such a run's costs are for comparing with each other.
@@ -42,6 +47,7 @@ PROFILE=0
 CAPACITY="B0 B1rr B4 B2 B3"
 CAP_CONNS=32
 CAP_WORKLOADS="W1 W6"
+SHARES=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2 ;;
@@ -50,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--cases) CASES=$2 ;;
 	--profile) PROFILE=$2 ;;
 	--capacity) CAPACITY=$2 ;;
+	--shares) SHARES=$2 ;;
 	*) echo "director-load.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -100,25 +107,32 @@ workloads_of() {
 }
 
 # paced CONFIG WORKLOAD RATE SECS: one run of the generator, its "paced"
-# line (paced.lua); RATE max: a closed loop over CAP_CONNS connections
+# line (paced.lua); RATE max[PCT]: a closed loop over CAP_CONNS connections
 paced() {
-	local url hdr=() conns=$CONNS
-	[ "$3" != max ] || conns=$CAP_CONNS
+	local url hdr=() conns=$CONNS rate=$3
+	case $rate in max*) rate=max conns=$CAP_CONNS ;; esac
 	url=$(base_of "$1")
 	case $2 in
 	W1) url=$url/static/1k.bin ;;
 	W3) url=$url/static/100k.bin ;;
 	W6) url=$url/static/1k.bin hdr=(-H "Connection: close") ;;
 	esac
-	in_cli env PACED_RATE="$3" wrk -t1 -c"$conns" -d"$4s" --timeout 10s \
+	in_cli env PACED_RATE="$rate" wrk -t1 -c"$conns" -d"$4s" --timeout 10s \
 		"${hdr[@]}" -s "$BENCH/paced.lua" "$url" 2>&1 | tee -a "$OUT/load.log" |
 		sed -n 's/^paced //p'
+}
+
+# retrans: the client's TCP segments sent again so far (its namespace's
+# TcpRetransSegs): a cell whose client resent had segments dropped or
+# answered later than its retransmission timeout
+retrans() {
+	in_cli nstat -asz TcpRetransSegs 2>/dev/null | awk '$1 == "TcpRetransSegs" { print $2; f = 1 } END { if (!f) print 0 }'
 }
 
 # cell REP CONFIG WORKLOAD RATE: one measurement, one CSV row (the idle
 # cell: CONFIG idle, WORKLOAD and RATE -)
 cell() {
-	local rep=$1 cfg=$2 w=$3 rate=$4 name d0 d1 l0 l1 res logged=-
+	local rep=$1 cfg=$2 w=$3 rate=$4 name d0 d1 l0 l1 res logged=- r0 r1
 	local requests=0 secs=0 errors=0 late=0 p50=- p90=- p99=- p999=-
 	name=r$rep-$cfg-$w-$rate
 	if [ "$cfg" = B4log ]; then
@@ -130,6 +144,7 @@ cell() {
 		dirrun prof start "$name" >> "$OUT/load.log" ||
 			echo "bench: $name: no profile" | tee -a "$OUT/load.log"
 	fi
+	r0=$(retrans)
 	mark "$name.start"
 	d0=$(dirstat) l0=$(cat /proc/uptime)
 	if [ "$cfg" = idle ]; then
@@ -139,6 +154,8 @@ cell() {
 	fi
 	l1=$(cat /proc/uptime) d1=$(dirstat)
 	mark "$name.end"
+	r1=$(retrans)
+	{ echo "== $name: the director's counters"; dirq counters; } >> "$OUT/load.log"
 	if [ "$cfg" = B4log ]; then
 		logged=$(dirrun log stop | sed -n 's/^logged=//p')
 	fi
@@ -147,11 +164,11 @@ cell() {
 			echo "bench: $name: no profile" | tee -a "$OUT/load.log"
 	fi
 	[ -z "${res:-}" ] || eval "$res"	# requests= secs= errors= late= p50= ...
-	echo "$rep,$cfg,$w,$rate,$name,$requests,$secs,$errors,$late,$p50,$p90,$p99,$p999,$logged,$(
+	echo "$rep,$cfg,$w,$rate,$name,$requests,$secs,$errors,$late,$p50,$p90,$p99,$p999,$logged,$((r1 - r0)),$(
 		echo "$d0 $d1" | awk '{ printf "%.2f,%.2f", $5 - $2, $6 - $3 }'),$(
 		echo "$l0 $l1" | awk '{ printf "%.2f,%.2f", $3 - $1, $4 - $2 }')" >> "$OUT/cells.csv"
-	printf 'bench: %5ss %-24s %6s req  errors %s  late %s  p50 %s  p99 %s ms\n' \
-		"$SECONDS" "$name" "$requests" "$errors" "$late" "$p50" "$p99"
+	printf 'bench: %5ss %-24s %6s req  errors %s  late %s  resent %s  p50 %s  p99 %s ms\n' \
+		"$SECONDS" "$name" "$requests" "$errors" "$late" "$((r1 - r0))" "$p50" "$p99"
 	[ "$errors" = 0 ] || echo "bench: !!!! $name: $errors ERRORS !!!!"
 	sleep 0.5
 }
@@ -178,11 +195,12 @@ dirrun up $CONFIGS >> "$OUT/load.log"
 	echo "capacity=$CAPACITY"
 	echo "cap_conns=$CAP_CONNS"
 	echo "cap_workloads=$CAP_WORKLOADS"
+	echo "shares=$SHARES"
 	dpkg-query -W -f='version_${Package}=${Version}\n' apache2 wrk
 	# shellcheck disable=SC2086
 	dirrun meta $CONFIGS
 } > "$OUT/meta.txt"
-echo "rep,config,workload,rate,cell,requests,secs,errors,late,p50_ms,p90_ms,p99_ms,p999_ms,logged,dir_wall_s,dir_idle_s,load_wall_s,load_idle_s" \
+echo "rep,config,workload,rate,cell,requests,secs,errors,late,p50_ms,p90_ms,p99_ms,p999_ms,logged,cli_retrans,dir_wall_s,dir_idle_s,load_wall_s,load_idle_s" \
 	> "$OUT/cells.csv"
 
 for rep in $(seq 1 "$REPS"); do
@@ -195,33 +213,42 @@ for rep in $(seq 1 "$REPS"); do
 			workloads_of "$cfg" | grep -qw "$w" || continue
 			# the first requests through a configuration pay for what
 			# later ones find ready (Apache's threads, a proxy's
-			# server connections): unrecorded
-			[ "$rep" != 1 ] || paced "$cfg" "$w" "$r" 2 > /dev/null
+			# server connections, l7's pools grown to the load):
+			# unrecorded, in every repetition, since the configurations
+			# between shrink what the last one left
+			paced "$cfg" "$w" "$r" 2 > /dev/null
 			cell "$rep" "$cfg" "$w" "$r"
 		done
 		ci=$((ci + 1))
 	done
 done
 # capacity REP...: the WORKLOAD@max cells of the configurations in
-# CAPACITY, each workload's configurations rotated as the paced cells are
+# CAPACITY at each share of SHARES, each workload's configurations
+# rotated as the paced cells are
 capacity() {
-	local rep cfg w i=0
+	local rep cfg w share rate i=0
 	"$L7TB_DIR/apache" stop
 	"$BENCH/responder" start
 	for rep in "$@"; do
-		for w in $CAP_WORKLOADS; do
-			# shellcheck disable=SC2086
-			for cfg in $(rotated $((rep - 1 + i)) $CAPACITY); do
-				# B0's one backend takes every new connection: its
-				# W6 loop stalled in connects at a tenth of the
-				# others' rate, with both guests mostly idle
-				[ "$cfg:$w" != B0:W6 ] || continue
-				[ "$rep" != 1 ] || paced "$cfg" "$w" max 2 > /dev/null
-				cell "$rep" "$cfg" "$w" max
+		for share in $SHARES; do
+			mark "share-$share.r$rep"
+			rate=max
+			[ "$share" = 0 ] || rate=max$share
+			for w in $CAP_WORKLOADS; do
+				# shellcheck disable=SC2086
+				for cfg in $(rotated $((rep - 1 + i)) $CAPACITY); do
+					# B0's one backend takes every new connection:
+					# its W6 loop stalled in connects at a tenth
+					# of the others' rate, both guests mostly idle
+					[ "$cfg:$w" != B0:W6 ] || continue
+					paced "$cfg" "$w" "$rate" 2 > /dev/null
+					cell "$rep" "$cfg" "$w" "$rate"
+				done
+				i=$((i + 1))
 			done
-			i=$((i + 1))
 		done
 	done
+	mark share-0.end
 	"$BENCH/responder" stop
 }
 

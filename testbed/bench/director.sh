@@ -16,6 +16,10 @@
 #                  (its tracepoints are off while no logger runs)
 #   prof start|stop CELL  perf samples every CPU of the guest during a
 #                  cell (--profile): where the director's time goes
+#   counters       the module's per-service and per-server counters and
+#                  the namespace's TCP counters, for the load guest's log
+#                  after each cell: what a cell's director resent, queued
+#                  or dropped
 # Only the director runs here: no client, no backend.
 set -eu
 . "$(dirname "$0")/../lib.sh"
@@ -124,6 +128,11 @@ prof() {
 	esac
 }
 
+counters() {
+	cat /proc/net/ip_vs_l7 2>/dev/null || true
+	in_dir nstat -asz 2>/dev/null | grep -E '^(Tcp(RetransSegs|OutRsts|InErrs)|TcpExt(TCPTimeouts|TCPLostRetransmit|ListenDrops|TCPBacklogDrop|TCPSynRetrans))' || true
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
@@ -132,5 +141,6 @@ up) up "$@" ;;
 meta) meta "$@" ;;
 log) log "$1" ;;
 prof) prof "$1" "$2" ;;
-*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop | prof start|stop CELL" >&2; exit 2 ;;
+counters) counters ;;
+*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop | prof start|stop CELL | counters" >&2; exit 2 ;;
 esac
