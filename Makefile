@@ -242,7 +242,7 @@ bench: setup
 # It takes both of the host's cores.  Results in build/bench-director/latest/.
 # BENCH_QUICK=1: one repetition of 4 s cells; BENCH_REPS, BENCH_SECS,
 # BENCH_CONFIGS, BENCH_CASES (workload@rate: W1@100 W1@150 W3@25 W3@50
-# W6@50 W6@100); BENCH_PROFILE=1: perf in the director's guest during every
+# W6@50 W6@100, "none" for none); BENCH_PROFILE=1: perf in the director's guest during every
 # loaded cell, its symbols in profile/ of the results (costs not comparable
 # with an unprofiled run's); BENCH_CAPACITY: the configurations whose
 # ceiling is sought (closed loop against a minimal responder; default
@@ -256,7 +256,7 @@ bench-director: setup
 		$(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
 		$(if $(BENCH_SECS),--secs $(BENCH_SECS)) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
-		$(if $(BENCH_CASES),--cases "$(BENCH_CASES)") \
+		$(if $(BENCH_CASES),--cases "$(filter-out none,$(BENCH_CASES))") \
 		$(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE)) \
 		$(if $(BENCH_CAPACITY),--capacity "$(filter-out none,$(BENCH_CAPACITY))") \
 		$(if $(BENCH_SHARES),--shares "$(BENCH_SHARES)")
