@@ -378,6 +378,7 @@ struct l7_binding {
 	bool			tunnel;		/* 101: counts in ls->tunnels */
 	bool			rsp_resent;	/* a server resend went out */
 	bool			lost;		/* its server let the request go */
+	u8			from;		/* its memory's (ip_vs_l7_reqmem.c) */
 	u32			c_ack_passed;	/* newest client ACK passed on */
 	/* the server's side as core/tcp_accept.c reads it (backend seqs) */
 	u32			b_rcv_wup;	/* newest ACK sent to it */
@@ -627,6 +628,16 @@ void l7_service_tunnel_end(struct l7_service *ls);
 bool l7_service_ipvs_conn(struct net *net, u16 af,
 			  const union nf_inet_addr *caddr, __be16 cport,
 			  const union nf_inet_addr *vaddr, __be16 vport);
+
+/* ip_vs_l7_reqmem.c */
+#define L7_HEAD_MIN		512	/* first allocation of ->head */
+int l7_reqmem_module_init(void);
+void l7_reqmem_module_exit(void);
+struct l7_binding *l7_binding_alloc(u32 room, bool take, bool log,
+				    struct l7_guard_log **logp);
+void l7_binding_mem_free(struct l7_binding *b);
+u8 *l7_head_mem_alloc(u32 cap);
+void l7_head_mem_free(u8 *head, u32 cap);
 
 /* ip_vs_l7_conn.c */
 int l7_conn_module_init(void);

@@ -73,35 +73,6 @@ static void l7_binding_copy(struct l7_conn *c, struct l7_binding *b,
 	memcpy(b->copy + b->copy_len, c->head, b->client_len);
 }
 
-/*
- * A binding with @room bytes for the copy and the client's bytes, then
- * for the response head if the director takes it (@take), then the
- * request guard's log if the body goes on after the copy (@log): a
- * request that came whole - most do - fits a smaller object, which
- * init_on_alloc zeroes whole.
- */
-static struct l7_binding *l7_binding_alloc(u32 room, bool take, bool log,
-					   struct l7_guard_log **logp)
-{
-	size_t size = struct_size_t(struct l7_binding, copy, room), log_at;
-	struct l7_binding *b;
-
-	if (take)
-		size += 2 * L7_RSP_HEAD_MAX + L7_RSP_HEAD_GROWTH;
-	log_at = ALIGN(size, __alignof__(struct l7_guard_log));
-	if (log)
-		size = log_at + sizeof(struct l7_guard_log);
-	b = kmalloc(size, GFP_ATOMIC);
-	if (!b)
-		return NULL;
-	/* the map, the guards and the copy are written whole by l7_bind() */
-	memset(b, 0, offsetof(struct l7_binding, map));
-	if (take)
-		b->rsp_head = b->copy + room;
-	*logp = log ? (struct l7_guard_log *)((u8 *)b + log_at) : NULL;
-	return b;
-}
-
 /* Where the next response starts on C (l7_rsp_start()). */
 static u32 l7_next_rsp_start(const struct l7_conn *c)
 {
@@ -135,7 +106,7 @@ static struct l7_binding *l7_binding_route(struct l7_conn *c, u32 body_len,
 		return NULL;
 	}
 	if (!l7_source_pooled_get(c)) {
-		kfree(b);
+		l7_binding_mem_free(b);
 		l7_service_count(c->ls, source_capped);
 		r->res = L7_BIND_CAPPED;
 		return NULL;
@@ -143,7 +114,7 @@ static struct l7_binding *l7_binding_route(struct l7_conn *c, u32 body_len,
 	b->pc = l7_route(c, &r->status, fwd, rt);
 	if (!b->pc) {
 		l7_source_pooled_put(c);
-		kfree(b);
+		l7_binding_mem_free(b);
 		r->res = r->status ? L7_BIND_STATUS : L7_BIND_NONE;
 		return NULL;
 	}

@@ -50,7 +50,7 @@ static void l7_binding_free(struct l7_conn *c, struct l7_binding *b)
 		list_del(&b->node);
 		c->nr_bindings--;
 	}
-	kfree(b);
+	l7_binding_mem_free(b);
 }
 
 /*

@@ -62,7 +62,6 @@ static hsiphash_key_t l7_hash_key __read_mostly;
 static struct kmem_cache *l7_conn_cache __read_mostly;
 static atomic_t l7_conns_alive = ATOMIC_INIT(0);	/* for max_conns */
 
-#define L7_HEAD_MIN		512	/* first allocation of ->head */
 
 /*
  * An IPv4 tuple hashes as four words, as it always did; an IPv6 one
@@ -367,7 +366,8 @@ static void l7_conn_free(struct l7_conn *c)
 {
 	l7_dst_cache_reset(&c->dst);
 	l7_head_mem_put(c->head_cap, 0);
-	kfree(c->head);
+	if (c->head)
+		l7_head_mem_free(c->head, c->head_cap);
 	kmem_cache_free(l7_conn_cache, c);
 }
 
@@ -479,10 +479,14 @@ bool l7_head_reserve(struct l7_conn *c, u32 need)
 		l7_service_count(c->ls, head_mem_full);
 		return false;
 	}
-	head = krealloc(c->head, cap, GFP_ATOMIC | __GFP_NOWARN);
+	head = l7_head_mem_alloc(cap);
 	if (!head) {
 		l7_head_mem_put(cap, c->head_cap);
 		return false;
+	}
+	if (c->head) {
+		memcpy(head, c->head, c->head_len);
+		l7_head_mem_free(c->head, c->head_cap);
 	}
 	c->head = head;
 	c->head_cap = cap;
@@ -497,7 +501,8 @@ void l7_head_release(struct l7_conn *c)
 	if (c->head_len)
 		return;
 	l7_head_mem_put(c->head_cap, 0);
-	kfree(c->head);
+	if (c->head)
+		l7_head_mem_free(c->head, c->head_cap);
 	c->head = NULL;
 	c->head_cap = 0;
 }
@@ -570,7 +575,6 @@ int l7_conn_module_init(void)
 	l7_conn_table = l7_table_alloc(n);
 	l7_pconn_table = l7_table_alloc(n);
 	l7_source_table = l7_table_alloc(n);
-	/* bindings stay on kmalloc: each carries a copy of its own size */
 	l7_conn_cache = kmem_cache_create("ip_vs_l7_conn",
 					  sizeof(struct l7_conn), 0, 0, NULL);
 	if (l7_conn_table && l7_pconn_table && l7_source_table &&

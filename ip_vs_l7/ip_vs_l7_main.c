@@ -256,9 +256,12 @@ static int __init ip_vs_l7_init(void)
 {
 	int err;
 
-	err = l7_conn_module_init();
+	err = l7_reqmem_module_init();
 	if (err)
 		return err;
+	err = l7_conn_module_init();
+	if (err)
+		goto reqmem;
 	err = l7_pool_module_init();
 	if (err)
 		goto conn;
@@ -302,6 +305,8 @@ pool:
 	l7_pool_module_exit();
 conn:
 	l7_conn_module_exit();
+reqmem:
+	l7_reqmem_module_exit();
 	return err;
 }
 
@@ -318,6 +323,7 @@ static void __exit ip_vs_l7_exit(void)
 	/* connections and rule sets are freed by RCU callbacks */
 	rcu_barrier();
 	l7_conn_module_exit();
+	l7_reqmem_module_exit();
 }
 
 module_init(ip_vs_l7_init);
