@@ -248,7 +248,8 @@ bench: setup
 # ceiling is sought (closed loop against a minimal responder; default
 # B0 B1rr B4 B2 B3, "none" for none); BENCH_SHARES: the shares of a host
 # core the director's vCPU thread is limited to in those cells, one round
-# each (e.g. "10 15"; default 0, no limit).
+# each (e.g. "10 15"; default 0, no limit); BENCH_L7_PARAMS: ip_vs_l7's
+# parameters for the run (e.g. "pool_reuse_delay=0").
 .PHONY: bench-director
 bench-director: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
@@ -259,4 +260,5 @@ bench-director: setup
 		$(if $(BENCH_CASES),--cases "$(filter-out none,$(BENCH_CASES))") \
 		$(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE)) \
 		$(if $(BENCH_CAPACITY),--capacity "$(filter-out none,$(BENCH_CAPACITY))") \
-		$(if $(BENCH_SHARES),--shares "$(BENCH_SHARES)")
+		$(if $(BENCH_SHARES),--shares "$(BENCH_SHARES)") \
+		$(if $(BENCH_L7_PARAMS),--l7-params "$(BENCH_L7_PARAMS)")

@@ -3,6 +3,7 @@
 # testbed/bench/director-load.sh CLI-MAC SRV-MAC [--reps N] [--secs S]
 #     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."] [--profile 0|1]
 #     [--capacity "B0 B1rr ..."] [--shares "PCT ..."]
+#     [--l7-params "NAME=VALUE ..."]
 # The load guest of make bench-director (scripts/bench-director): the
 # client (l7cli) and the three Apache backends (l7s1..3, uncapped), the
 # director in a guest of its own (director.sh) reached through the links.
@@ -30,6 +31,8 @@
 # limit): with a small enough share the director, not the load guest,
 # runs out first, and each configuration's ceiling is measured at the
 # same share (cases W1@maxPCT, W6@maxPCT; W1@max unlimited).
+# --l7-params: ip_vs_l7's parameters for the run (director.sh params),
+# set once the configurations are up; meta.txt records them all.
 # --profile 1: perf samples the director's guest during every loaded cell
 # (director.sh prof), written to profile-CELL.txt; the samples cost the
 # director CPU, so such a run's costs are for comparing with each other.
@@ -48,6 +51,7 @@ CAPACITY="B0 B1rr B4 B2 B3"
 CAP_CONNS=32
 CAP_WORKLOADS="W1 W6"
 SHARES=0
+L7_PARAMS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2 ;;
@@ -57,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--profile) PROFILE=$2 ;;
 	--capacity) CAPACITY=$2 ;;
 	--shares) SHARES=$2 ;;
+	--l7-params) L7_PARAMS=$2 ;;
 	*) echo "director-load.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -183,6 +188,8 @@ wait_for -s 600 dirq stat > /dev/null
 echo "bench: director answers, uptime $(cut -d' ' -f1 /proc/uptime) s"
 # shellcheck disable=SC2086
 dirrun up $CONFIGS >> "$OUT/load.log"
+# shellcheck disable=SC2086
+[ -z "$L7_PARAMS" ] || dirrun params $L7_PARAMS >> "$OUT/load.log"
 {
 	echo "load_kernel=$(uname -r)"
 	echo "load_cpus=$(nproc)"

@@ -16,6 +16,9 @@
 #                  (its tracepoints are off while no logger runs)
 #   prof start|stop CELL  perf samples every CPU of the guest during a
 #                  cell (--profile): where the director's time goes
+#   params NAME=VALUE...  the module's parameters for this run, after up
+#                  (e.g. pool_reuse_delay=0): what a parameter changes
+#                  is a run against one without it
 #   counters       the module's per-service and per-server counters and
 #                  the namespace's TCP counters, for the load guest's log
 #                  after each cell: what a cell's director resent, queued
@@ -128,6 +131,16 @@ prof() {
 	esac
 }
 
+params() {
+	local kv
+	for kv in "$@"; do
+		case $kv in
+		*[!a-z0-9_=]* | *=*=* | =* | *=) echo "params: bad $kv"; return 1 ;;
+		esac
+		echo "${kv#*=}" > "/sys/module/ip_vs_l7/parameters/${kv%%=*}" || return 1
+	done
+}
+
 counters() {
 	cat /proc/net/ip_vs_l7 2>/dev/null || true
 	in_dir nstat -asz 2>/dev/null | grep -E '^(Tcp(RetransSegs|OutRsts|InErrs)|TcpExt(TCPTimeouts|TCPLostRetransmit|ListenDrops|TCPBacklogDrop|TCPSynRetrans))' || true
@@ -141,6 +154,7 @@ up) up "$@" ;;
 meta) meta "$@" ;;
 log) log "$1" ;;
 prof) prof "$1" "$2" ;;
+params) params "$@" ;;
 counters) counters ;;
-*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop | prof start|stop CELL | counters" >&2; exit 2 ;;
+*) echo "usage: $0 boot CLI-MAC SRV-MAC | up CONFIG... | meta CONFIG... | log start|stop | prof start|stop CELL | params NAME=VALUE... | counters" >&2; exit 2 ;;
 esac
