@@ -78,16 +78,28 @@ static void l7_cur_end_if_done(struct l7_conn *c)
 }
 
 /*
+ * What a client's ACK completes: bindings whose whole response it
+ * acknowledges, and the duplicate its SACK blocks report (a server's
+ * resend it had already).  Kept apart from the ACK's numbers so that a
+ * pure ACK can go on to its server before they are finished.
+ */
+struct l7_client_acked {
+	bool ok;		/* an ACK of bytes the director sent */
+	bool has_dup;
+	u32 ack;
+	struct l7_tcp_sack_block dup;
+};
+
+/*
  * The client's ACK, one of bytes the director sent (core/tcp_accept.c
- * said so: ack_ok), and the duplicate its SACK blocks report (a server's
- * resend it had already): bindings it completes are done with.
+ * said so: ack_ok): the director's numbers move, and *@a says what it
+ * completes.
  */
 static void l7_take_client_ack(struct l7_conn *c, const struct tcphdr *th,
-			       const struct l7_tcp_opts *o)
+			       const struct l7_tcp_opts *o,
+			       struct l7_client_acked *a)
 {
 	u32 ack = ntohl(th->ack_seq);
-	struct l7_tcp_sack_block dup;
-	bool has_dup;
 
 	if (after(ack, c->d_snd_una)) {
 		c->retries = 0;	/* progress: our FIN's resends start over */
@@ -104,9 +116,18 @@ static void l7_take_client_ack(struct l7_conn *c, const struct tcphdr *th,
 	 */
 	if (c->d_snd_una - c->d_snd_isn > 1u << 30)
 		c->d_snd_isn = c->d_snd_una - (1u << 30);
-	has_dup = (o->present & L7_TCPO_SACK) &&
-		  l7_sack_dup(o->sack, o->sack_count, ack, &dup);
-	l7_bindings_finish_acked(c, ack, has_dup ? &dup : NULL);
+	a->ok = true;
+	a->ack = ack;
+	a->has_dup = (o->present & L7_TCPO_SACK) &&
+		     l7_sack_dup(o->sack, o->sack_count, ack, &a->dup);
+}
+
+/* The bindings @a completes are done with. */
+static void l7_client_finish_acked(struct l7_conn *c,
+				   const struct l7_client_acked *a)
+{
+	if (a->ok)
+		l7_bindings_finish_acked(c, a->ack, a->has_dup ? &a->dup : NULL);
 }
 
 /*
@@ -348,7 +369,8 @@ static void l7_client_refused(struct l7_conn *c,
 static void l7_client_accepted(struct l7_conn *c, const struct tcphdr *th,
 			       const struct l7_tcp_opts *o,
 			       const struct l7_tcp_in *in,
-			       const struct l7_tcp_accept *v)
+			       const struct l7_tcp_accept *v,
+			       struct l7_client_acked *a)
 {
 	struct l7_tcp_endpoint e = l7_client_endpoint(c);
 
@@ -360,7 +382,7 @@ static void l7_client_accepted(struct l7_conn *c, const struct tcphdr *th,
 		c->c_max_win = e.max_window;
 	}
 	if (v->ack_ok)
-		l7_take_client_ack(c, th, o);
+		l7_take_client_ack(c, th, o, a);
 }
 
 /*
@@ -404,7 +426,7 @@ static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
  * drop it too.  One that is acceptable moves the client's numbers.
  */
 static bool l7_client_accept(struct l7_conn *c, const struct tcphdr *th,
-			     const struct l7_cseg *cs)
+			     const struct l7_cseg *cs, struct l7_client_acked *a)
 {
 	struct l7_tcp_endpoint e;
 	struct l7_tcp_accept v;
@@ -428,14 +450,55 @@ static bool l7_client_accept(struct l7_conn *c, const struct tcphdr *th,
 		l7_client_refused(c, &v);
 		return false;
 	}
-	l7_client_accepted(c, th, &o, &in, &v);
+	l7_client_accepted(c, th, &o, &in, &v, a);
 	return true;
+}
+
+/* c->lock held: what core/client_seg.c plans for an accepted segment. */
+static unsigned int l7_client_planned(struct l7_conn *c, struct sk_buff *skb,
+				      const struct l7_cseg *cs, u32 hlen)
+{
+	struct l7_cseg_ctx x = l7_cseg_ctx_of(c);
+	struct l7_cseg_plan p = l7_cseg_plan(&x, cs);
+
+	switch (p.act) {
+	case L7_CSEG_TUNNEL:
+		return l7_client_tunnel(c, skb, cs);
+	case L7_CSEG_BODY:
+		return l7_client_body(c, c->cur, skb);
+	case L7_CSEG_OLD:
+		return l7_client_resent_bytes(c, skb, cs->seq);
+	case L7_CSEG_TAKE:
+		if (cs->len > p.skip &&
+		    l7_head_take(c, skb, hlen + p.skip, cs->len - p.skip))
+			l7_head_ready(c);
+		if (c->dead)
+			return NF_DROP;
+		return l7_client_after_head(c, skb, cs, hlen);
+	case L7_CSEG_PASS:
+		if (c->state == L7C_CLOSING)
+			return l7_client_closing(c, skb, &p, hlen);
+		if (p.ack)
+			l7_send_ack(c);	/* out of order: resync */
+		return l7_pass_ack(c, skb, hlen, p.pure);
+	default:
+		return NF_DROP;
+	}
 }
 
 /*
  * Called with c->lock held on a live connection.  The TCP checks come
  * first (l7_client_accept()), then core/client_seg.c plans what to do
  * with the segment, and this carries it out.
+ *
+ * A segment's ACK finishes the bindings whose response it completes
+ * before its plan, which is made with them done - except a pure ACK of
+ * the only binding's response, the common end of a request: it goes on
+ * to that response's server first, so the server hears it from the
+ * client, not from an ACK the director would make and send later
+ * (l7_binding_finish(), l7_pool_release()).  With more bindings it would
+ * go to the oldest, whose response it completes, and not tell the next
+ * server of a window it may be waiting for: those are finished first.
  */
 unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 {
@@ -446,38 +509,21 @@ unsigned int l7_client_segment(struct l7_conn *c, struct sk_buff *skb)
 		.len = skb->len - hlen,
 		.fin = th->fin,
 	};
-	struct l7_cseg_plan p;
-	struct l7_cseg_ctx x;
+	struct l7_client_acked a = {};
+	unsigned int verdict;
 
 	lockdep_assert_held(&c->lock);
 
-	if (!l7_client_accept(c, th, &cs))
+	if (!l7_client_accept(c, th, &cs, &a))
 		return NF_DROP;
-	x = l7_cseg_ctx_of(c);	/* the ACK may have finished a binding */
-	p = l7_cseg_plan(&x, &cs);
-	switch (p.act) {
-	case L7_CSEG_TUNNEL:
-		return l7_client_tunnel(c, skb, &cs);
-	case L7_CSEG_BODY:
-		return l7_client_body(c, c->cur, skb);
-	case L7_CSEG_OLD:
-		return l7_client_resent_bytes(c, skb, cs.seq);
-	case L7_CSEG_TAKE:
-		if (cs.len > p.skip &&
-		    l7_head_take(c, skb, hlen + p.skip, cs.len - p.skip))
-			l7_head_ready(c);
-		if (c->dead)
-			return NF_DROP;
-		return l7_client_after_head(c, skb, &cs, hlen);
-	case L7_CSEG_PASS:
-		if (c->state == L7C_CLOSING)
-			return l7_client_closing(c, skb, &p, hlen);
-		if (p.ack)
-			l7_send_ack(c);	/* out of order: resync */
-		return l7_pass_ack(c, skb, hlen, p.pure);
-	default:
-		return NF_DROP;
+	if (cs.len || cs.fin || c->nr_bindings != 1) {
+		l7_client_finish_acked(c, &a);
+		return l7_client_planned(c, skb, &cs, hlen);
 	}
+	verdict = l7_client_planned(c, skb, &cs, hlen);
+	if (!c->dead)
+		l7_client_finish_acked(c, &a);
+	return verdict;
 }
 
 /*
