@@ -150,6 +150,7 @@ cell() {
 			echo "bench: $name: no profile" | tee -a "$OUT/load.log"
 	fi
 	r0=$(retrans)
+	{ echo "== $name: the director's counters before"; dirq counters; } >> "$OUT/load.log"
 	mark "$name.start"
 	d0=$(dirstat) l0=$(cat /proc/uptime)
 	if [ "$cfg" = idle ]; then
@@ -160,7 +161,7 @@ cell() {
 	l1=$(cat /proc/uptime) d1=$(dirstat)
 	mark "$name.end"
 	r1=$(retrans)
-	{ echo "== $name: the director's counters"; dirq counters; } >> "$OUT/load.log"
+	{ echo "== $name: the director's counters after"; dirq counters; } >> "$OUT/load.log"
 	if [ "$cfg" = B4log ]; then
 		logged=$(dirrun log stop | sed -n 's/^logged=//p')
 	fi

@@ -19,10 +19,11 @@
 #   params NAME=VALUE...  the module's parameters for this run, after up
 #                  (e.g. pool_reuse_delay=0): what a parameter changes
 #                  is a run against one without it
-#   counters       the module's per-service and per-server counters and
-#                  the namespace's TCP counters, for the load guest's log
-#                  after each cell: what a cell's director resent, queued
-#                  or dropped
+#   counters       the module's per-service and per-server counters, the
+#                  namespace's TCP counters and its NICs' kicks and
+#                  packets, for the load guest's log around each cell:
+#                  what a cell's director resent, queued or dropped, and
+#                  how many packets shared each notification of QEMU
 # Only the director runs here: no client, no backend.
 set -eu
 . "$(dirname "$0")/../lib.sh"
@@ -142,7 +143,15 @@ params() {
 }
 
 counters() {
+	local d
 	cat /proc/net/ip_vs_l7 2>/dev/null || true
+	# the emulated NICs' notifications (kicks) and packets per queue:
+	# what each packet costs QEMU depends on how many share a kick
+	for d in $(in_dir ls /sys/class/net); do
+		[ "$d" != lo ] || continue
+		in_dir ethtool -S "$d" 2>/dev/null |
+			awk -v d="$d" '$1 ~ /^[rt]x_queue_0_(kicks|packets):$/ { sub(":", "", $1); print "nic", d, $1, $2 }'
+	done
 	in_dir nstat -asz 2>/dev/null | grep -E '^(Tcp(RetransSegs|OutRsts|InErrs)|TcpExt(TCPTimeouts|TCPLostRetransmit|ListenDrops|TCPBacklogDrop|TCPSynRetrans))' || true
 }
 
