@@ -62,7 +62,6 @@ static hsiphash_key_t l7_hash_key __read_mostly;
 static struct kmem_cache *l7_conn_cache __read_mostly;
 static atomic_t l7_conns_alive = ATOMIC_INIT(0);	/* for max_conns */
 
-
 /*
  * An IPv4 tuple hashes as four words, as it always did; an IPv6 one
  * as all of its address words (folding them first would let a client
@@ -366,8 +365,7 @@ static void l7_conn_free(struct l7_conn *c)
 {
 	l7_dst_cache_reset(&c->dst);
 	l7_head_mem_put(c->head_cap, 0);
-	if (c->head)
-		l7_head_mem_free(c->head, c->head_cap);
+	l7_head_mem_free(c->head, c->head_cap);
 	kmem_cache_free(l7_conn_cache, c);
 }
 
@@ -484,10 +482,9 @@ bool l7_head_reserve(struct l7_conn *c, u32 need)
 		l7_head_mem_put(cap, c->head_cap);
 		return false;
 	}
-	if (c->head) {
+	if (c->head_len)
 		memcpy(head, c->head, c->head_len);
-		l7_head_mem_free(c->head, c->head_cap);
-	}
+	l7_head_mem_free(c->head, c->head_cap);
 	c->head = head;
 	c->head_cap = cap;
 	return true;
@@ -501,8 +498,7 @@ void l7_head_release(struct l7_conn *c)
 	if (c->head_len)
 		return;
 	l7_head_mem_put(c->head_cap, 0);
-	if (c->head)
-		l7_head_mem_free(c->head, c->head_cap);
+	l7_head_mem_free(c->head, c->head_cap);
 	c->head = NULL;
 	c->head_cap = 0;
 }

@@ -101,8 +101,11 @@ u8 *l7_head_mem_alloc(u32 cap)
 	return kmalloc(cap, GFP_ATOMIC | __GFP_NOWARN);
 }
 
+/* As kfree(), NULL is nothing to free. */
 void l7_head_mem_free(u8 *head, u32 cap)
 {
+	if (!head)
+		return;
 	if (cap == L7_HEAD_MIN)
 		kmem_cache_free(l7_head_cache, head);
 	else
