@@ -9,7 +9,7 @@
 #   make demo-ha      boot the HA pair (keepalived) and show a failover (the ha suite)
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
-#   make bench-core   the head framers alone on the host: ns per head
+#   make bench-core   the head framers and rule matching alone on the host: ns per head
 #   make docs-check   README.md and docs/ against the code (seconds, host only)
 #   make layers       no circle among the module's files (../shared/tools/callgraph)
 #   make vm-test      VM suite only (KVER=... to pick the kernel)
@@ -100,8 +100,15 @@ $(BUILD)/bench/bench_framers: tests/bench/bench_framers.c $(BENCH_CORE_SRC) $(CO
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_CORE_SRC)
 
-bench-core: $(BUILD)/bench/bench_framers
+RULES_CORE_SRC := $(addprefix ip_vs_l7/core/,http_req.c l7_rule.c l7_rule_index.c)
+
+$(BUILD)/bench/bench_rules: tests/bench/bench_rules.c $(RULES_CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< $(RULES_CORE_SRC)
+
+bench-core: $(BUILD)/bench/bench_framers $(BUILD)/bench/bench_rules
 	$(BUILD)/bench/bench_framers
+	$(BUILD)/bench/bench_rules
 
 # ---- fuzzers of the pure-C core: libFuzzer with ASan and UBSan (clang) ----
 

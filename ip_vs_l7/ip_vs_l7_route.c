@@ -296,8 +296,8 @@ static struct l7_pconn *l7_route_by_rules(struct l7_route *r,
 				    &c->req, r->x->path, l7_max_head + 1);
 	if (*status)
 		return NULL;
-	l7_rules_decide(r->set->match, r->set->n_rules, &r->x->view,
-			l7_route_ready, r, &v);
+	l7_rules_decide(r->set->match, r->set->n_rules, r->set->index,
+			&r->x->view, l7_route_ready, r, &v);
 	if (v.kind == L7_V_SERVICE)
 		return l7_pick_among(r->ls, NULL, 0, r->want);
 	rule = v.rule >= 0 ? r->set->rules[v.rule] : NULL;

@@ -64,18 +64,22 @@ void ip_vs_l7_rrule_put(struct l7_rrule *rule)
 }
 EXPORT_SYMBOL_GPL(ip_vs_l7_rrule_put);
 
+/* one block: the set, its pools, its rules, the matcher's copy, its index */
 static struct l7_rset *l7_rset_alloc(u32 max_pools, u32 max_rules)
 {
+	size_t index_at = ALIGN(sizeof(struct l7_rset) +
+				max_pools * sizeof(struct l7_rpool *) +
+				max_rules * (sizeof(struct l7_rrule *) +
+					     sizeof(struct l7_rule)), 8);
 	struct l7_rset *s;
 
-	s = kvzalloc(sizeof(*s) + max_pools * sizeof(*s->pools) +
-		     max_rules * (sizeof(*s->rules) + sizeof(*s->match)),
-		     GFP_KERNEL);
+	s = kvzalloc(index_at + l7_rule_index_size(max_rules), GFP_KERNEL);
 	if (!s)
 		return NULL;
 	s->pools = (struct l7_rpool **)(s + 1);
 	s->rules = (struct l7_rrule **)(s->pools + max_pools);
 	s->match = (struct l7_rule *)(s->rules + max_rules);
+	s->index = (struct l7_rule_index *)((char *)s + index_at);
 	return s;
 }
 
@@ -299,6 +303,7 @@ static int l7_rset_link(struct l7_rset *s, struct netlink_ext_ack *extack)
 			return -EINVAL;
 		}
 	}
+	l7_rule_index_build(s->index, s->match, s->n_rules);
 	return 0;
 }
 

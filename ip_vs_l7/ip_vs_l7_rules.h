@@ -32,6 +32,7 @@
 #include "core/head_copy.h"
 #include "core/l7_chash.h"
 #include "core/l7_rule.h"
+#include "core/l7_rule_index.h"
 #include "uapi/ip_vs_l7_genl.h"
 
 struct net;
@@ -147,6 +148,7 @@ struct l7_rset {
 	struct l7_rpool		**pools;	/* by name */
 	struct l7_rrule		**rules;	/* by ascending id */
 	struct l7_rule		*match;		/* rules[i] for the matcher */
+	struct l7_rule_index	*index;		/* of ->match */
 };
 
 void ip_vs_l7_rpool_put(struct l7_rpool *pool);

@@ -9,6 +9,7 @@
  * head's length, so a glue bug cannot turn into an out-of-bounds read.
  */
 #include "l7_rule.h"
+#include "l7_rule_index.h"
 
 /* ---- characters ---- */
 
@@ -600,15 +601,45 @@ int l7_rules_match(const struct l7_rule *rules, unsigned int n,
 	return -1;
 }
 
+/* The first rule at or after @from among the candidates @cand that matches. */
+static int candidates_match(const struct l7_rule *rules, unsigned int n,
+			    const uint64_t *cand, unsigned int from,
+			    const struct l7_req_view *v)
+{
+	unsigned int i = from;
+	uint64_t w;
+
+	while (i < n) {
+		w = cand[i / 64] >> (i % 64);
+		if (!w) {
+			i = (i | 63) + 1;
+			continue;
+		}
+		i += __builtin_ctzll(w);
+		if (i >= n)
+			break;
+		if (rule_matches(&rules[i], v))
+			return (int)i;
+		i++;
+	}
+	return -1;
+}
+
 void l7_rules_decide(const struct l7_rule *rules, unsigned int n,
+		     const struct l7_rule_index *ix,
 		     const struct l7_req_view *v, l7_pool_ready_fn ready,
 		     void *ctx, struct l7_verdict *out)
 {
+	uint64_t cand[L7_RULE_WORDS];
+	bool indexed = ix && n && ix->nrules == n;
 	unsigned int from = 0;
 
 	*out = (struct l7_verdict){ .kind = L7_V_SERVICE, .rule = -1 };
+	if (indexed)
+		l7_rule_candidates(ix, v, cand);
 	for (;;) {
-		int i = l7_rules_match(rules, n, from, v);
+		int i = indexed ? candidates_match(rules, n, cand, from, v) :
+				  l7_rules_match(rules, n, from, v);
 		const struct l7_rule *r;
 
 		if (i < 0)

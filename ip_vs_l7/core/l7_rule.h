@@ -10,7 +10,8 @@
  * (struct l7_http_req said DONE), builds a struct l7_req_view of it in
  * one bounded pass and asks l7_rules_decide() what to do.  Nothing here
  * allocates, sleeps, recurses or backtracks; matching costs
- * O(rules * (value bytes + header fields)).
+ * O(rules * (value bytes + header fields)) walked, or that over only the
+ * candidates an index (l7_rule_index.h) finds.
  *
  * What a rule tests, and how (the rule language):
  *
@@ -260,13 +261,19 @@ struct l7_verdict {
  */
 typedef bool (*l7_pool_ready_fn)(void *ctx, unsigned int pool);
 
+struct l7_rule_index;
+
 /*
  * The whole decision: first match; a reject rule rejects; a pool rule
  * whose pool is ready routes there; one whose pool is not answers 503,
  * or, with L7_RULE_F_FALLTHROUGH, matching goes on with the next rule.
  * ->rule is the rule whose hit counter to bump (the 503 one included).
+ * @ix, the index of these @n rules (l7_rule_index.h), tests only the
+ * rules that could match; NULL (or an index of other rules) walks them
+ * all.  Either way the verdict is the same.
  */
 void l7_rules_decide(const struct l7_rule *rules, unsigned int n,
+		     const struct l7_rule_index *ix,
 		     const struct l7_req_view *v, l7_pool_ready_fn ready,
 		     void *ctx, struct l7_verdict *out);
 

@@ -18,9 +18,12 @@
  * normalises to itself; normalising never lengthens; the host is
  * lower-case, without port or final dot; the rule matched is the first
  * one that matches alone, and agrees with an independent reading of the
- * host and path tests; the verdict follows from it.
+ * host and path tests; the verdict follows from it, and is the same
+ * through the rules' index as walking them (every rule that matches is
+ * among the index's candidates).
  */
 #include "l7_rule.h"
+#include "l7_rule_index.h"
 #include "fuzz_util.h"
 
 #define MAX_RULES	16
@@ -288,6 +291,32 @@ static bool ready(void *ctx, unsigned int pool)
 	return *(uint8_t *)ctx & (1u << pool);
 }
 
+/* The index finds every rule that matches, and decides as the walk does. */
+static void check_index(unsigned int nr, uint8_t ready_bits)
+{
+	struct l7_rule_index *ix = malloc(l7_rule_index_size(nr));
+	uint64_t cand[L7_RULE_WORDS];
+	struct l7_verdict walked, indexed;
+	unsigned int j;
+
+	l7_rule_index_build(ix, rules, nr);
+	l7_rule_candidates(ix, &view, cand);
+	for (j = 0; j < L7_RULES_MAX; j++) {
+		bool is_cand = cand[j / 64] >> (j % 64) & 1;
+
+		FUZZ_ASSERT(j < nr || !is_cand);
+		if (j < nr && l7_rules_match(&rules[j], 1, 0, &view) == 0)
+			FUZZ_ASSERT(is_cand);
+	}
+	l7_rules_decide(rules, nr, NULL, &view, ready, &ready_bits, &walked);
+	l7_rules_decide(rules, nr, ix, &view, ready, &ready_bits, &indexed);
+	FUZZ_ASSERT(walked.kind == indexed.kind &&
+		    walked.rule == indexed.rule &&
+		    walked.status == indexed.status &&
+		    walked.pool == indexed.pool);
+	free(ix);
+}
+
 static void check_match(unsigned int nr, uint8_t ready_bits)
 {
 	struct l7_verdict v;
@@ -309,7 +338,8 @@ static void check_match(unsigned int nr, uint8_t ready_bits)
 			FUZZ_ASSERT(!(ref_host(&rules[j]) &&
 				      ref_path(&rules[j])));
 	}
-	l7_rules_decide(rules, nr, &view, ready, &ready_bits, &v);
+	check_index(nr, ready_bits);
+	l7_rules_decide(rules, nr, NULL, &view, ready, &ready_bits, &v);
 	if (first < 0) {
 		FUZZ_ASSERT(v.kind == L7_V_SERVICE && v.rule == -1);
 		return;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "l7_rule.h"
+#include "l7_rule_index.h"
 #include "l7_test.h"
 
 static struct l7_req_view view;
@@ -550,6 +551,27 @@ static bool ready_mask(void *ctx, unsigned int pool)
 	return *(unsigned int *)ctx & (1u << pool);
 }
 
+/*
+ * l7_rules_decide() of the current view, walking the rules and through
+ * their index: both must say the same.
+ */
+static void decide(const struct l7_rule *rules, unsigned int n,
+		   l7_pool_ready_fn ready, void *ctx, struct l7_verdict *v)
+{
+	struct l7_rule_index *ix = malloc(l7_rule_index_size(n));
+	struct l7_verdict walked;
+
+	l7_rule_index_build(ix, rules, n);
+	l7_rules_decide(rules, n, NULL, &view, ready, ctx, &walked);
+	l7_rules_decide(rules, n, ix, &view, ready, ctx, v);
+	CHECK(v->kind == walked.kind && v->rule == walked.rule &&
+	      (v->kind != L7_V_POOL || v->pool == walked.pool) &&
+	      (v->kind != L7_V_REJECT || v->status == walked.status),
+	      "indexed %d/%d, walked %d/%d", v->kind, v->rule, walked.kind,
+	      walked.rule);
+	free(ix);
+}
+
 static void test_decide(void)
 {
 	struct l7_rule rules[4];
@@ -570,28 +592,28 @@ static void test_decide(void)
 		CHECK(!l7_rule_invalid(&rules[i], 3), "rule %u", i);
 
 	CHECK(build_get("/api/x") == 0, "build");
-	l7_rules_decide(rules, 4, &view, ready_mask, &ready, &v);
+	decide(rules, 4, ready_mask, &ready, &v);
 	CHECK(v.kind == L7_V_POOL && v.pool == 0 && v.rule == 0, "first wins");
 	ready = ~1u;
-	l7_rules_decide(rules, 4, &view, ready_mask, &ready, &v);
+	decide(rules, 4, ready_mask, &ready, &v);
 	CHECK(v.kind == L7_V_POOL && v.pool == 1 && v.rule == 1,
 	      "fallthrough to rule 1: %d/%d", v.kind, v.rule);
-	l7_rules_decide(rules, 4, &view, ready_none, NULL, &v);
+	decide(rules, 4, ready_none, NULL, &v);
 	CHECK(v.kind == L7_V_REJECT && v.status == 503 && v.rule == 1,
 	      "no fallthrough on rule 1: 503");
 
 	CHECK(build_get("/admin/../admin/x") == 0, "build");
-	l7_rules_decide(rules, 4, &view, ready_none, NULL, &v);
+	decide(rules, 4, ready_none, NULL, &v);
 	CHECK(v.kind == L7_V_REJECT && v.status == 403 && v.rule == 2,
 	      "reject");
 
 	CHECK(build_get("/x") == 0, "build");
-	l7_rules_decide(rules, 4, &view, ready_none, NULL, &v);
+	decide(rules, 4, ready_none, NULL, &v);
 	CHECK(v.kind == L7_V_SERVICE && v.rule == -1, "no match: service");
 	CHECK(build("GET /x HTTP/1.1\r\nHost: img.static.example\r\n\r\n") == 0,
 	      "build");
 	ready = ~0u;
-	l7_rules_decide(rules, 4, &view, ready_mask, &ready, &v);
+	decide(rules, 4, ready_mask, &ready, &v);
 	CHECK(v.kind == L7_V_POOL && v.pool == 2 && v.rule == 3, "host rule");
 	CHECK(l7_rules_match(rules, 4, 0, &view) == 3 &&
 	      l7_rules_match(rules, 4, 4, &view) == -1, "match from");
@@ -757,6 +779,157 @@ static void test_many_rules(void)
 	CHECK(l7_rules_match(rules, L7_RULES_MAX - 1, 0, &view) == -1, "none");
 }
 
+/* The candidates the index finds for the current view, counted. */
+static unsigned int candidates(const struct l7_rule *rules, unsigned int n,
+			       unsigned int *first)
+{
+	struct l7_rule_index *ix = malloc(l7_rule_index_size(n));
+	uint64_t cand[L7_RULE_WORDS];
+	unsigned int i, count = 0;
+
+	l7_rule_index_build(ix, rules, n);
+	l7_rule_candidates(ix, &view, cand);
+	*first = n;
+	for (i = 0; i < L7_RULES_MAX; i++) {
+		if (!(cand[i / 64] >> (i % 64) & 1))
+			continue;
+		CHECK(i < n, "candidate %u of %u rules", i, n);
+		if (!count++)
+			*first = i;
+	}
+	free(ix);
+	return count;
+}
+
+/* The bench's rule sets: many prefixes under one, the last the match. */
+static void test_index_narrows(void)
+{
+	static struct l7_rule rules[L7_RULES_MAX];
+	struct l7_verdict v;
+	unsigned int i, first, ready = ~0u;
+	char p[32];
+
+	for (i = 0; i + 1 < L7_RULES_MAX; i++) {
+		snprintf(p, sizeof(p), "/static/r%u", i + 1);
+		rules[i] = rule_path(L7_PATH_PREFIX, p, 0);
+	}
+	rules[i] = rule_path(L7_PATH_PREFIX, "/static", 1);
+
+	CHECK(build_get("/static/1k.bin") == 0, "build");
+	CHECK(candidates(rules, L7_RULES_MAX, &first) == 1 &&
+	      first == L7_RULES_MAX - 1, "one candidate, the last rule");
+	decide(rules, L7_RULES_MAX, ready_mask, &ready, &v);
+	CHECK(v.kind == L7_V_POOL && v.pool == 1 &&
+	      v.rule == L7_RULES_MAX - 1, "the last rule: %d", v.rule);
+
+	CHECK(build_get("/static/r12/x") == 0, "build");
+	CHECK(candidates(rules, L7_RULES_MAX, &first) == 2 && first == 11,
+	      "r12 and /static");
+	decide(rules, L7_RULES_MAX, ready_mask, &ready, &v);
+	CHECK(v.kind == L7_V_POOL && v.pool == 0 && v.rule == 11, "r12");
+
+	/* not aligned on a segment: r12 is no candidate, /static is */
+	CHECK(build_get("/static/r12x") == 0, "build");
+	CHECK(candidates(rules, L7_RULES_MAX, &first) == 1 &&
+	      first == L7_RULES_MAX - 1, "only /static");
+	decide(rules, L7_RULES_MAX, ready_mask, &ready, &v);
+	CHECK(v.rule == L7_RULES_MAX - 1, "/static for r12x");
+
+	CHECK(build_get("/other") == 0, "build");
+	CHECK(candidates(rules, L7_RULES_MAX, &first) == 0, "none");
+	decide(rules, L7_RULES_MAX, ready_mask, &ready, &v);
+	CHECK(v.kind == L7_V_SERVICE && v.rule == -1, "service");
+}
+
+/* The rule that decides request @head (ready pools @ready), or -2. */
+static int decided_by(const struct l7_rule *rules, unsigned int n,
+		      const char *head, unsigned int ready)
+{
+	struct l7_verdict v;
+
+	if (build(head) != 0)
+		return -2;
+	decide(rules, n, ready_mask, &ready, &v);
+	return v.rule;
+}
+
+/* Hosts, exact and "*.", nocase paths, and order across keys. */
+static void test_index_keys(void)
+{
+	static const struct {
+		const char *target, *host;
+		int rule;
+	} cases[] = {
+		{ "/y", "a.example", 0 },	/* exact host, case folded */
+		{ "/cgi/x", "q", 1 },		/* nocase path: always */
+		{ "/x", "c.B.example", 2 },	/* a suffix after a label */
+		{ "/x", "b.example", 3 },	/* no label: the exact path */
+		{ "/x/y", "q", 4 },		/* an exact path is no prefix */
+		{ "/d/e", "q", 4 },		/* "/" before "/d/" */
+	};
+	struct l7_rule rules[8];
+	struct l7_verdict v;
+	unsigned int i, first, ready = ~(1u << 4);
+	char head[256];
+
+	rules[0] = rule_host("A.Example", 0);
+	rules[1] = rule_path(L7_PATH_PREFIX, "/CGI", 1);
+	rules[1].flags = L7_RULE_F_PATH_NOCASE;
+	rules[2] = rule_host("*.b.example", 2);
+	rules[3] = rule_path(L7_PATH_EXACT, "/x", 3);
+	rules[4] = rule_path(L7_PATH_PREFIX, "/", 4);
+	rules[5] = rule_host("a.example", 5);
+	add_hdr(&rules[5], "x-a", "1");
+	rules[6] = rule_path(L7_PATH_PREFIX, "/d/", 6);
+	rules[7] = (struct l7_rule){ .pool = 7 };	/* every request */
+	for (i = 0; i < 8; i++)
+		CHECK(!l7_rule_invalid(&rules[i], 8), "rule %u", i);
+
+	for (i = 0; i < L7_ARRAY_SIZE(cases); i++) {
+		snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n",
+			 cases[i].target, cases[i].host);
+		CHECK(decided_by(rules, 8, head, ~0u) == cases[i].rule,
+		      "%s on %s", cases[i].target, cases[i].host);
+	}
+	CHECK(build("GET /x HTTP/1.1\r\nHost: b.example\r\n\r\n") == 0,
+	      "build");
+	CHECK(candidates(rules, 8, &first) == 4 && first == 1,
+	      "nocase, exact, /, always");
+
+	/* pool 4 down: 503 unless it falls through, to the always rule */
+	CHECK(build("GET /x/y HTTP/1.1\r\nHost: q\r\n\r\n") == 0,
+	      "build");
+	decide(rules, 8, ready_mask, &ready, &v);
+	CHECK(v.kind == L7_V_REJECT && v.status == 503 && v.rule == 4,
+	      "pool down, no fallthrough");
+	rules[4].flags = L7_RULE_F_FALLTHROUGH;
+	decide(rules, 8, ready_mask, &ready, &v);
+	CHECK(v.kind == L7_V_POOL && v.rule == 7, "fallthrough to always");
+
+	rules[4].path_kind = L7_PATH_EXACT;
+	CHECK(decided_by(rules, 8, "GET /d/e HTTP/1.1\r\nHost: q\r\n\r\n",
+			 ~0u) == 6, "/d/ ends in '/'");
+}
+
+/* An index of other rules, or of too many, is not used. */
+static void test_index_stale(void)
+{
+	struct l7_rule rules[2] = { rule_path(L7_PATH_EXACT, "/a", 0),
+				    rule_path(L7_PATH_EXACT, "/b", 1) };
+	struct l7_rule_index *ix = malloc(l7_rule_index_size(2));
+	unsigned int ready = ~0u;
+	struct l7_verdict v;
+
+	l7_rule_index_build(ix, rules, 1);
+	CHECK(build_get("/b") == 0, "build");
+	l7_rules_decide(rules, 2, ix, &view, ready_mask, &ready, &v);
+	CHECK(v.rule == 1, "walked: %d", v.rule);
+	CHECK(l7_rule_index_size(0) < l7_rule_index_size(1) &&
+	      l7_rule_index_size(1) <= l7_rule_index_size(L7_RULES_MAX),
+	      "sizes grow");
+	free(ix);
+}
+
 int main(void)
 {
 	RUN(test_path_normalise);
@@ -775,5 +948,8 @@ int main(void)
 	RUN(test_hash_keys);
 	RUN(test_rule_validation);
 	RUN(test_many_rules);
+	RUN(test_index_narrows);
+	RUN(test_index_keys);
+	RUN(test_index_stale);
 	return l7_test_summary("l7_rule");
 }
