@@ -253,19 +253,23 @@ bench: setup
 # loaded cell, its symbols in profile/ of the results (costs not comparable
 # with an unprofiled run's); BENCH_CAPACITY: the configurations whose
 # ceiling is sought (closed loop against a minimal responder; default
-# B0 B1rr B4 B2 B3, "none" for none); BENCH_SHARES: the shares of a host
+# B0 B1rr B4 B2 B3, "none" for none) and BENCH_CAP_WORKLOADS their
+# workloads (default "W1 W6"); BENCH_SHARES: the shares of a host
 # core the director's vCPU thread is limited to in those cells, one round
 # each (e.g. "10 15"; default 0, no limit); BENCH_L7_PARAMS: ip_vs_l7's
-# parameters for the run (e.g. "pool_reuse_delay=0").
+# parameters for the run (e.g. "pool_reuse_delay=0"); BENCH_IO_CORE=1:
+# the director QEMU's main (I/O) thread on host core 1, its vCPU on 0.
 .PHONY: bench-director
 bench-director: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/bench-director -k $(KVER) $(if $(BENCH_QUICK),--quick) \
+		$(if $(BENCH_IO_CORE),--io-core $(BENCH_IO_CORE)) \
 		$(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
 		$(if $(BENCH_SECS),--secs $(BENCH_SECS)) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
 		$(if $(BENCH_CASES),--cases "$(filter-out none,$(BENCH_CASES))") \
 		$(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE)) \
 		$(if $(BENCH_CAPACITY),--capacity "$(filter-out none,$(BENCH_CAPACITY))") \
+		$(if $(BENCH_CAP_WORKLOADS),--cap-workloads "$(BENCH_CAP_WORKLOADS)") \
 		$(if $(BENCH_SHARES),--shares "$(BENCH_SHARES)") \
 		$(if $(BENCH_L7_PARAMS),--l7-params "$(BENCH_L7_PARAMS)")

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # testbed/bench/director-load.sh CLI-MAC SRV-MAC [--reps N] [--secs S]
 #     [--configs "B0 ..."] [--cases "W1@100 W1@200 ..."] [--profile 0|1]
-#     [--capacity "B0 B1rr ..."] [--shares "PCT ..."]
-#     [--l7-params "NAME=VALUE ..."]
+#     [--capacity "B0 B1rr ..."] [--cap-workloads "W1 W6"]
+#     [--shares "PCT ..."] [--l7-params "NAME=VALUE ..."]
 # The load guest of make bench-director (scripts/bench-director): the
 # client (l7cli) and the three Apache backends (l7s1..3, uncapped), the
 # director in a guest of its own (director.sh) reached through the links.
@@ -26,6 +26,7 @@
 # the same files, no log), and wrk runs W1 and W6 as closed loops over
 # CAP_CONNS connections (cases W1@max, W6@max): the most requests a second
 # the two guests reach, with how busy each was ("" skips it).
+# --cap-workloads: the workloads of those cells (default "W1 W6"; W3 too).
 # --shares: the capacity cells once per share, the director's vCPU thread
 # limited to PCT % of a host core (scripts/bench-director-sample; 0: no
 # limit): with a small enough share the director, not the load guest,
@@ -60,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--cases) CASES=$2 ;;
 	--profile) PROFILE=$2 ;;
 	--capacity) CAPACITY=$2 ;;
+	--cap-workloads) CAP_WORKLOADS=$2 ;;
 	--shares) SHARES=$2 ;;
 	--l7-params) L7_PARAMS=$2 ;;
 	*) echo "director-load.sh: unknown option $1" >&2; exit 2 ;;
