@@ -911,6 +911,43 @@ static void test_index_keys(void)
 			 ~0u) == 6, "/d/ ends in '/'");
 }
 
+/* Keys as long as a rule value may be, in paths and hosts longer still. */
+static void test_index_long_keys(void)
+{
+	struct l7_rule rules[3];
+	struct l7_verdict v;
+	unsigned int ready = ~0u, first;
+	char path[L7_RULE_VALUE_MAX + 1], target[512], host[200];
+	unsigned int i;
+
+	/* "/aaaa...a/" of exactly L7_RULE_VALUE_MAX bytes */
+	path[0] = '/';
+	for (i = 1; i + 1 < L7_RULE_VALUE_MAX; i++)
+		path[i] = 'a';
+	path[L7_RULE_VALUE_MAX - 1] = '/';
+	path[L7_RULE_VALUE_MAX] = '\0';
+	rules[0] = rule_path(L7_PATH_EXACT, "/b", 0);
+	rules[1] = rule_path(L7_PATH_PREFIX, path, 1);
+	rules[2] = rule_host("*.example", 2);
+	for (i = 0; i < 3; i++)
+		CHECK(!l7_rule_invalid(&rules[i], 3), "rule %u", i);
+
+	snprintf(target, sizeof(target), "%s%0300d", path, 7);
+	CHECK(build_get(target) == 0, "build");
+	/* and h.example's suffix */
+	CHECK(candidates(rules, 3, &first) == 2 && first == 1,
+	      "the longest prefix a rule can have");
+	decide(rules, 3, ready_mask, &ready, &v);
+	CHECK(v.rule == 1, "long prefix: %d", v.rule);
+
+	/* a host longer than any rule's: its short suffixes still count */
+	memset(host, 'h', sizeof(host));
+	memcpy(host + sizeof(host) - 9, ".example", 9);
+	snprintf(target, sizeof(target),
+		 "GET /c HTTP/1.1\r\nHost: %s\r\n\r\n", host);
+	CHECK(decided_by(rules, 3, target, ~0u) == 2, "long host, suffix");
+}
+
 /* An index of other rules, or of too many, is not used. */
 static void test_index_stale(void)
 {
@@ -950,6 +987,7 @@ int main(void)
 	RUN(test_many_rules);
 	RUN(test_index_narrows);
 	RUN(test_index_keys);
+	RUN(test_index_long_keys);
 	RUN(test_index_stale);
 	return l7_test_summary("l7_rule");
 }
