@@ -51,20 +51,21 @@ static uint32_t slot_home(const struct l7_rule_index *ix, uint8_t kind,
 	return (h ^ h >> 16) & (ix->nslots - 1);
 }
 
-/* The slot of the key, or NULL.  The table is never full: it ends. */
-static const struct l7_rule_slot *slot_lookup(const struct l7_rule_index *ix,
-					      uint8_t kind, uint32_t len,
-					      uint32_t hash)
+/*
+ * The slot of the key, or the empty slot where it would go.  The table
+ * is never full (twice the keys), so the probe ends.
+ */
+static uint32_t slot_probe(const struct l7_rule_index *ix, uint8_t kind,
+			   uint8_t len, uint32_t hash)
 {
-	uint32_t i = slot_home(ix, kind, (uint8_t)len, hash);
+	uint32_t i = slot_home(ix, kind, len, hash);
 	const struct l7_rule_slot *s;
 
 	for (;; i = (i + 1) & (ix->nslots - 1)) {
 		s = &ix->slots[i];
-		if (s->kind == L7_RK_NONE)
-			return NULL;
-		if (s->kind == kind && s->len == len && s->hash == hash)
-			return s;
+		if (s->kind == L7_RK_NONE ||
+		    (s->kind == kind && s->len == len && s->hash == hash))
+			return i;
 	}
 }
 
@@ -72,19 +73,17 @@ static const struct l7_rule_slot *slot_lookup(const struct l7_rule_index *ix,
 static struct l7_rule_slot *slot_claim(struct l7_rule_index *ix, uint8_t kind,
 				       uint8_t len, uint32_t hash)
 {
-	uint32_t i = slot_home(ix, kind, len, hash);
-	struct l7_rule_slot *s;
+	struct l7_rule_slot *s = &ix->slots[slot_probe(ix, kind, len, hash)];
 
-	for (;; i = (i + 1) & (ix->nslots - 1)) {
-		s = &ix->slots[i];
-		if (s->kind == L7_RK_NONE) {
-			*s = (struct l7_rule_slot){ .kind = kind, .len = len,
-						    .hash = hash };
-			return s;
-		}
-		if (s->kind == kind && s->len == len && s->hash == hash)
-			return s;
-	}
+	if (s->kind == L7_RK_NONE)
+		*s = (struct l7_rule_slot){ .kind = kind, .len = len,
+					    .hash = hash };
+	return s;
+}
+
+static void cand_set(uint64_t *cand, uint32_t i)
+{
+	cand[i / 64] |= 1ull << (i % 64);
 }
 
 /*
@@ -146,7 +145,7 @@ void l7_rule_index_build(struct l7_rule_index *ix,
 	for (i = 0; i < n; i++) {
 		kind = rule_key(&rules[i], &len, &hash);
 		if (kind == L7_RK_NONE) {
-			ix->always[i / 64] |= 1ull << (i % 64);
+			cand_set(ix->always, i);
 			continue;
 		}
 		slot_claim(ix, kind, len, hash)->count++;
@@ -170,19 +169,19 @@ void l7_rule_index_build(struct l7_rule_index *ix,
 	}
 }
 
+/* Every rule filed under the key (at most L7_RULE_VALUE_MAX bytes). */
 static void gather(const struct l7_rule_index *ix, uint8_t kind, uint32_t len,
 		   uint32_t hash, uint64_t *cand)
 {
-	const struct l7_rule_slot *s = slot_lookup(ix, kind, len, hash);
+	const struct l7_rule_slot *s =
+		&ix->slots[slot_probe(ix, kind, (uint8_t)len, hash)];
 	const uint16_t *order = index_order(ix);
-	uint32_t k, i;
+	uint32_t k;
 
-	if (!s)
+	if (s->kind == L7_RK_NONE)
 		return;
-	for (k = 0; k < s->count; k++) {
-		i = order[s->first + k];
-		cand[i / 64] |= 1ull << (i % 64);
-	}
+	for (k = 0; k < s->count; k++)
+		cand_set(cand, order[s->first + k]);
 }
 
 /*

@@ -291,12 +291,16 @@ static bool ready(void *ctx, unsigned int pool)
 	return *(uint8_t *)ctx & (1u << pool);
 }
 
-/* The index finds every rule that matches, and decides as the walk does. */
-static void check_index(unsigned int nr, uint8_t ready_bits)
+/*
+ * The index finds every rule that matches, and decides as the walk did
+ * (@walked).
+ */
+static void check_index(unsigned int nr, uint8_t ready_bits,
+			const struct l7_verdict *walked)
 {
 	struct l7_rule_index *ix = malloc(l7_rule_index_size(nr));
 	uint64_t cand[L7_RULE_WORDS];
-	struct l7_verdict walked, indexed;
+	struct l7_verdict indexed;
 	unsigned int j;
 
 	l7_rule_index_build(ix, rules, nr);
@@ -308,12 +312,11 @@ static void check_index(unsigned int nr, uint8_t ready_bits)
 		if (j < nr && l7_rules_match(&rules[j], 1, 0, &view) == 0)
 			FUZZ_ASSERT(is_cand);
 	}
-	l7_rules_decide(rules, nr, NULL, &view, ready, &ready_bits, &walked);
 	l7_rules_decide(rules, nr, ix, &view, ready, &ready_bits, &indexed);
-	FUZZ_ASSERT(walked.kind == indexed.kind &&
-		    walked.rule == indexed.rule &&
-		    walked.status == indexed.status &&
-		    walked.pool == indexed.pool);
+	FUZZ_ASSERT(walked->kind == indexed.kind &&
+		    walked->rule == indexed.rule &&
+		    walked->status == indexed.status &&
+		    walked->pool == indexed.pool);
 	free(ix);
 }
 
@@ -338,8 +341,8 @@ static void check_match(unsigned int nr, uint8_t ready_bits)
 			FUZZ_ASSERT(!(ref_host(&rules[j]) &&
 				      ref_path(&rules[j])));
 	}
-	check_index(nr, ready_bits);
 	l7_rules_decide(rules, nr, NULL, &view, ready, &ready_bits, &v);
+	check_index(nr, ready_bits, &v);
 	if (first < 0) {
 		FUZZ_ASSERT(v.kind == L7_V_SERVICE && v.rule == -1);
 		return;
