@@ -242,6 +242,10 @@ cell() {
 	fi
 	[ -z "$cpus" ] || echo "bench: $cfg $w rep $rep: CPUs online" \
 		"$(cat /sys/devices/system/cpu/online)" >> "$OUT/load.log"
+	if [ "$w" = W8 ]; then	# the round's order; each request's latency kept
+		mkdir -p "$OUT/w8lat"
+		export W8_ROUND=$rep W8_LAT_OUT=$OUT/w8lat/r$rep-$cfg.txt
+	fi
 	before=$(backend_counters)
 	res=$("$BENCH/load" "$gen" "$(base_of "$cfg")" "$SECS" 2>> "$OUT/load.log") ||
 		res="requests=0 secs=0 errors=-1 p50=- p90=- p99=- mean=- cpu=0"
@@ -273,7 +277,8 @@ cell() {
 # whichever configuration a workload's rotation put first: B4's first W1
 # cell once served 5,442 requests where its other four served 7,575-8,440.
 warm_up() {
-	"$BENCH/load" "$(gen_of "$2")" "$(base_of "$1")" 2 > /dev/null 2>&1 || true
+	W8_LAT_OUT='' "$BENCH/load" "$(gen_of "$2")" "$(base_of "$1")" 2 \
+		> /dev/null 2>&1 || true
 }
 
 # ---- MEM: the director's memory per idle client connection ----
@@ -490,20 +495,24 @@ w8_rate() {
 		}' <(echo "$p") "$1"
 }
 
-# w8_calibrate REP: W8's costs and rate again before each repetition's
-# round of W8 cells, exported as W8_RATE for testbed/bench/load: the
-# emulated guest's speed drifts over minutes, and a rate fixed at the
-# start could be 70 % of the servers at first and past them later.  Into
-# meta.txt as w8_*_repN (and, the first, as w8_*).
+# w8_calibrate REP: W8's costs measured again before each repetition's
+# round of W8 cells, into meta.txt as w8_*_repN (and, the first, as
+# w8_*); the rate they give is exported as W8_RATE for testbed/bench/load
+# in the first repetition only, and kept: every round offers the same
+# load, so that rounds can be pooled and compared, and the later
+# calibrations show how far the guest's speed drifted under it.
 w8_calibrate() {
 	local f=$OUT/w8-cal.txt
 	{ burn_calibrate w8; } > "$f"
 	w8_rate "$f" >> "$f"
-	W8_RATE=$(sed -n 's/^w8_rate=//p' "$f")
-	export W8_RATE
-	[ "$1" != 1 ] || cat "$f" >> "$OUT/meta.txt"
+	if [ "$1" = 1 ]; then
+		W8_RATE=$(sed -n 's/^w8_rate=//p' "$f")
+		export W8_RATE
+		cat "$f" >> "$OUT/meta.txt"
+	fi
 	sed "s/=/_rep$1=/" "$f" >> "$OUT/meta.txt"
-	echo "bench: W8 rep $1: $(tr '\n' ' ' < "$f")" | tee -a "$OUT/load.log"
+	echo "bench: W8 rep $1 (offered ${W8_RATE:-?} req/s): $(tr '\n' ' ' < "$f")" |
+		tee -a "$OUT/load.log"
 	rm "$f"
 }
 
