@@ -230,6 +230,7 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
  */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 {
+	unsigned int verdict = NF_DROP;
 	const struct tcphdr *th = tcp_hdr(skb);
 	struct l7_tcp_opts o;
 	struct l7_conn *c;
@@ -273,13 +274,18 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	if (!l7_conn_insert(c))
 		return NF_DROP;	/* a twin of this ACK made it already */
 
+	/*
+	 * The segment goes on as any client segment would: what it carries
+	 * (a head, body bytes, an ACK) may be sent on in it, and then it is
+	 * no longer the hook's to drop.
+	 */
 	spin_lock_bh(&c->lock);
 	if (!c->dead) {
 		if (!adopted)
 			l7_service_count(ls, conns);
-		l7_client_segment(c, skb);
+		verdict = l7_client_segment(c, skb);
 		l7_conn_settle(c);
 	}
 	spin_unlock_bh(&c->lock);
-	return NF_DROP;
+	return verdict;
 }

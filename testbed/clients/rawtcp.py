@@ -12,6 +12,9 @@ The client's own kernel knows nothing of these connections and would
 reset them: the suite drops its RSTs from ports 40000-40999 with nft.
 
 Tests:
+  ack-lost  the handshake's last ACK not sent: a GET completes it (with
+            and without timestamps), then another; a POST whose first
+            segment completes it and holds body bytes: echoed whole
   urgent    a POST to /cgi-bin/echo whose body has a segment with URG set
             and the urgent pointer inside it: the echo is the whole body
   options   the same with a TCP-MD5 option (kind 19, 18 bytes) and an
@@ -226,9 +229,11 @@ class Conn:
     def mine(self, p):
         return p[TCP].dport == self.sport and p[TCP].sport == self.dport
 
-    def connect(self):
+    def connect(self, final_ack=True):
         """Handshake; the SYN is resent twice, as a kernel would (an
-        emulated director still busy with a previous test may be slow)."""
+        emulated director still busy with a previous test may be slow).
+        Without @final_ack the handshake's last ACK is not sent, as if
+        lost: the next segment completes it."""
         syn_opts = [("MSS", 1460)] + ([("SAckOK", b"")] if self.sack else [])
         for _ in range(3):
             self.seg("S", options=syn_opts)
@@ -243,7 +248,8 @@ class Conn:
         for o in sa[TCP].options:
             if o[0] == "Timestamp":
                 self.ts_recent = o[1][0]
-        self.seg("A")
+        if final_ack:
+            self.seg("A")
 
     def take(self, p):
         """Note what a segment of ours says; ACK any data or FIN."""
@@ -357,6 +363,32 @@ def echo_post(peer, parts, opts_of=lambda i: (), urg_of=lambda i: 0,
         raise Fail("echo %r: %d bytes, want %d%s" %
                    (status, len(got), len(body),
                     "" if len(got) != len(body) else " (differ)"))
+
+
+def t_ack_lost(peer):
+    """The handshake's last ACK lost: the client's first request
+    completes it (its cookie), without and with timestamps - a GET whose
+    own segment carries the director's copy to its server, the same
+    bytes - then a POST whose first segment holds body bytes too: each
+    answered whole, the connection going on."""
+    for ts in (False, True):
+        c = Conn(peer, ts=ts)
+        c.connect(final_ack=False)
+        c.get_ok()
+        c.get_ok()
+        c.close()
+    body = body_of(400, 11)
+    c = Conn(peer)
+    c.connect(final_ack=False)
+    c.send(b"POST /cgi-bin/echo HTTP/1.1\r\nHost: h\r\n"
+           b"Content-Length: %d\r\n\r\n" % len(body) + body[:100])
+    c.send(body[100:])
+    status, got = c.response()
+    c.get_ok()
+    c.close()
+    if b" 200 " not in status or got != body:
+        raise Fail("echo %r: %d bytes, want %d" % (status, len(got),
+                                                   len(body)))
 
 
 def t_urgent(peer):
@@ -1097,7 +1129,7 @@ def t_adopt_not_ours(peer):
                         "not hold")
 
 
-TESTS = {"urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
+TESTS = {"ack-lost": t_ack_lost, "urgent": t_urgent, "options": t_options, "ipopts": t_ipopts,
          "synfin": t_synfin,
          "syn": t_syn, "rst-window": t_rst_window,
          "rst-outside": t_rst_outside, "rst-exact": t_rst_exact,

@@ -72,13 +72,14 @@ raw_client_rsts drop
 # One run of the raw client for all its tests: scapy takes long to load
 # in an emulated guest.  Each test then reads its line of the output,
 # which is kept with the boot's results.
-RAW_TESTS="urgent options ipopts synfin syn rst-window rst-outside rst-exact martian
+RAW_TESTS="ack-lost urgent options ipopts synfin syn rst-window rst-outside rst-exact martian
 	icmp-client icmp-backend paws window frag probe-dsack probe-silent"
 RAW_OUT=${L7_RESULTS:-$TMP}/rawtcp.out
 in_cli timeout 1200 env HOME=/tmp "${RAW[@]}" "$DMAC" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
 
 
+t_check "tcp_hygiene: a request that completes the handshake (its last ACK lost) is answered, with or without body bytes in it" raw_result ack-lost
 t_check "tcp_hygiene: urgent data in a body reaches the backend as plain bytes" raw_result urgent
 t_check "tcp_hygiene: MD5 and unknown options on body segments are not forwarded, the bytes are" raw_result options
 t_check "tcp_hygiene: IPv4 options on a body segment are not forwarded, the bytes are" raw_result ipopts
