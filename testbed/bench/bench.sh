@@ -245,6 +245,8 @@ cell() {
 	if [ "$w" = W8 ]; then	# the round's order; each request's latency kept
 		mkdir -p "$OUT/w8lat"
 		export W8_ROUND=$rep W8_LAT_OUT=$OUT/w8lat/r$rep-$cfg.txt
+		echo "bench: $cfg $w rep $rep: servers settled after" \
+			"$(backends_settle) s" >> "$OUT/load.log"
 	fi
 	before=$(backend_counters)
 	res=$("$BENCH/load" "$gen" "$(base_of "$cfg")" "$SECS" 2>> "$OUT/load.log") ||
@@ -458,6 +460,23 @@ backends_usec() {
 	done | awk '{ s += $1 } END { print s + 0 }'
 }
 
+# backends_settle: wait, at most 120 s, until the backends' CGIs are
+# done - their cgroups used less than 1 % of a CPU over the last half
+# second.  An open loop that fell behind leaves requests its client gave
+# up on still running at the servers; they would be charged to whatever
+# comes next (the next cell, a calibration).  Prints the seconds waited.
+backends_settle() {
+	local t=0 u0 u1
+	u0=$(backends_usec)
+	while [ "$t" -lt 240 ]; do
+		sleep 0.5
+		u1=$(backends_usec)
+		[ $((u1 - u0)) -ge 5000 ] || break
+		u0=$u1 t=$((t + 1))
+	done
+	echo $((t / 2))
+}
+
 # burn_all ITERS: one request to each backend at once; a failure costs
 # the calibration, not the run
 burn_all() {
@@ -503,6 +522,7 @@ w8_rate() {
 # calibrations show how far the guest's speed drifted under it.
 w8_calibrate() {
 	local f=$OUT/w8-cal.txt
+	echo "bench: W8 rep $1: servers settled after $(backends_settle) s" >> "$OUT/load.log"
 	{ burn_calibrate w8; } > "$f"
 	w8_rate "$f" >> "$f"
 	if [ "$1" = 1 ]; then
