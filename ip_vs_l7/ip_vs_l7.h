@@ -508,6 +508,13 @@ struct l7_conn {
 	unsigned int		nr_bindings;	/* at most l7_client_max_pooled */
 	struct l7_binding	*cur;		/* request/response under way */
 	/*
+	 * While a client segment's bytes are taken (l7_client_took_head()):
+	 * it is so far the whole of the next head, and a bind from it leaves
+	 * its copy unsent, at ->copy_waits, for the segment to carry.
+	 */
+	bool			seg_whole_head;
+	struct l7_binding	*copy_waits;
+	/*
 	 * Out of ->bindings: one whose response the client has whole and
 	 * whose server resent some of it, until L7_CLK_DUP_WAIT, for the
 	 * client's report of the duplicate (l7_bindings_finish_acked()).
@@ -721,7 +728,10 @@ void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win);
 void l7_binding_send_ack(struct l7_conn *c, struct l7_binding *b, u32 ack);
 void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 		      const struct l7_tcp_sack_block *dup);
+void l7_binding_copy_numbers(struct l7_conn *c, struct l7_binding *b,
+			     struct l7_tcp_seg *s);
 void l7_binding_send_copy(struct l7_conn *c, struct l7_binding *b);
+void l7_binding_send_first(struct l7_conn *c, struct l7_binding *b);
 void l7_binding_reset(struct l7_conn *c, struct l7_binding *b);
 
 /* ip_vs_l7_rsp_copy.c */
@@ -773,6 +783,8 @@ struct l7_body_seg {
 	bool			whole;	/* no bytes framed: it goes as it is */
 };
 
+unsigned int l7_relay_copy(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb);
 unsigned int l7_relay_c2b(struct l7_conn *c, struct l7_binding *b,
 			  struct sk_buff *skb);
 unsigned int l7_relay_body(struct l7_conn *c, struct l7_binding *b,

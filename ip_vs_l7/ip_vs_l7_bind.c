@@ -185,7 +185,9 @@ static void l7_binding_rsp_init(struct l7_conn *c, struct l7_binding *b)
 
 /*
  * @b is the request under way: the head leaves the buffer, the copy goes
- * to the server, and the body, if any, follows through the guard.
+ * to the server - or waits for the client segment being taken, which
+ * may carry it (l7_client_took_head()) - and the body, if any, follows
+ * through the guard.  Resent on L7_CLK_REQ_COPY until the server has it.
  */
 static void l7_binding_begin(struct l7_conn *c, struct l7_binding *b,
 			     const struct l7_routed *rt, bool body_done)
@@ -211,8 +213,12 @@ static void l7_binding_begin(struct l7_conn *c, struct l7_binding *b,
 		c->state = L7C_BODY;
 		l7_floor_body_start(c);
 	}
-	this_cpu_add(pc->pool->bytes->to_server, b->copy_len);
-	l7_binding_send_copy(c, b);
+	if (c->seg_whole_head) {	/* the segment in hand may carry it */
+		c->seg_whole_head = false;
+		c->copy_waits = b;
+	} else {
+		l7_binding_send_first(c, b);
+	}
 	l7_conn_due_in(c, L7_CLK_REQ_COPY, L7_RTO);
 }
 

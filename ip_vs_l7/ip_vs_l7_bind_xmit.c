@@ -87,6 +87,26 @@ void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 			l7_seq_inv(&b->map.rsp, b->c_ack_passed), dup, NULL, 0);
 }
 
+/*
+ * The numbers the first segment of the copy goes with, as
+ * l7_binding_send() writes them, for the client's own segment that
+ * carries it (l7_relay_copy()): at the copy's start, acknowledging what
+ * the server was last told.  @s->len stays the segment's.
+ */
+void l7_binding_copy_numbers(struct l7_conn *c, struct l7_binding *b,
+			     struct l7_tcp_seg *s)
+{
+	bool ts = b->pc->tcp.ts && c->c_ts;
+
+	s->seq = b->pc->tcp.snd_nxt;
+	s->ack = b->rsp_guard.fed;
+	s->win = l7_win_to_backend(c, b);
+	s->ts = ts;
+	s->tsval = ts ? l7_binding_tsval(c, b) : 0;
+	s->tsecr = b->b_tsval;
+	l7_binding_announced(b, s->ack, s->win);
+}
+
 /* (Re)send the director's copy of the request's first bytes. */
 void l7_binding_send_copy(struct l7_conn *c, struct l7_binding *b)
 {
@@ -98,6 +118,17 @@ void l7_binding_send_copy(struct l7_conn *c, struct l7_binding *b)
 		l7_binding_send(c, b, off + n == b->copy_len ? TCPHDR_PSH : 0,
 				b->pc->tcp.snd_nxt + off, b->copy + off, n);
 	}
+}
+
+/*
+ * The copy's first sending, by the director (l7_binding_begin() or, for
+ * a segment that could not carry it, l7_client_took_head()): its bytes
+ * count as the server's.
+ */
+void l7_binding_send_first(struct l7_conn *c, struct l7_binding *b)
+{
+	this_cpu_add(b->pc->pool->bytes->to_server, b->copy_len);
+	l7_binding_send_copy(c, b);
 }
 
 /*

@@ -211,15 +211,15 @@ static struct l7_cseg_plan l7_client_took_bytes(struct l7_conn *c,
 }
 
 /*
- * The rest of a segment the director took bytes of: the new request's
- * body, or the FIN and ACK; then its ACK goes on.
+ * The rest of a segment the director took bytes of, as
+ * l7_client_took_bytes() planned (@p): the new request's body, or only
+ * its ACK going on.
  */
-static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
-					 const struct l7_cseg *cs, u32 hlen)
+static unsigned int l7_client_after_take(struct l7_conn *c,
+					 struct sk_buff *skb,
+					 const struct l7_cseg_plan *p, u32 hlen)
 {
-	struct l7_cseg_plan p = l7_client_took_bytes(c, cs);
-
-	switch (p.act) {
+	switch (p->act) {
 	case L7_CSEG_BODY:
 		return l7_client_body(c, c->cur, skb);
 	case L7_CSEG_PASS:
@@ -227,6 +227,66 @@ static unsigned int l7_client_after_head(struct l7_conn *c, struct sk_buff *skb,
 	default:
 		return NF_DROP;
 	}
+}
+
+/*
+ * Whether the segment whose bytes went to @b's head carries the copy to
+ * the server itself (core/client_seg.c decides); else the director sends
+ * the copy now, and the segment goes on as any other.
+ */
+static unsigned int l7_client_carry_copy(struct l7_conn *c,
+					 struct l7_binding *b,
+					 struct sk_buff *skb,
+					 const struct l7_cseg *cs,
+					 struct l7_copy_carrier *k, u32 hlen)
+{
+	struct l7_cseg_plan p = l7_client_took_bytes(c, cs);
+
+	k->client_len = b->client_len;
+	k->same = b->copy_len == b->client_len &&
+		  !memcmp(b->copy, l7_binding_client_bytes(b), b->copy_len);
+	k->bindings = c->nr_bindings;
+	k->after = p.act;
+	k->ts_wanted = b->pc->tcp.ts && c->c_ts;
+	if (!c->dead && c->cur == b && l7_cseg_carries_copy(cs, k))
+		return l7_relay_copy(c, b, skb);
+	if (!c->dead && c->cur == b)
+		l7_binding_send_first(c, b);
+	return l7_client_after_take(c, skb, &p, hlen);
+}
+
+/*
+ * Bytes of a segment (from @p->skip on) the director takes into its
+ * head buffer; a head they complete goes on (l7_head_ready()).  A
+ * segment that starts a head at its first byte may carry that head's
+ * copy to the server itself, if it goes on at once: the bind leaves the
+ * copy to it (->seg_whole_head, ->copy_waits).
+ */
+static unsigned int l7_client_took_head(struct l7_conn *c,
+					struct sk_buff *skb,
+					const struct l7_cseg *cs,
+					const struct l7_cseg_plan *p, u32 hlen)
+{
+	struct l7_copy_carrier k = {
+		.skip = p->skip,
+		.buffered = c->head_len,
+	};
+	struct l7_cseg_plan after;
+	struct l7_binding *b;
+
+	c->seg_whole_head = !k.buffered && !k.skip && !cs->fin;
+	if (cs->len > p->skip &&
+	    l7_head_take(c, skb, hlen + p->skip, cs->len - p->skip))
+		l7_head_ready(c);
+	c->seg_whole_head = false;
+	b = c->copy_waits;
+	c->copy_waits = NULL;
+	if (c->dead)
+		return NF_DROP;	/* its bindings went with it */
+	if (b)
+		return l7_client_carry_copy(c, b, skb, cs, &k, hlen);
+	after = l7_client_took_bytes(c, cs);
+	return l7_client_after_take(c, skb, &after, hlen);
 }
 
 /*
@@ -424,9 +484,10 @@ static unsigned int l7_client_closing(struct l7_conn *c, struct sk_buff *skb,
  * acceptable (core/tcp_accept.c: window, PAWS, RST, SYN, ACK), is taken,
  * framed or passed on, and it changes nothing: a Linux endpoint would
  * drop it too.  One that is acceptable moves the client's numbers.
+ * Whether it carries a timestamp goes into @cs.
  */
 static bool l7_client_accept(struct l7_conn *c, const struct tcphdr *th,
-			     const struct l7_cseg *cs, struct l7_client_acked *a)
+			     struct l7_cseg *cs, struct l7_client_acked *a)
 {
 	struct l7_tcp_endpoint e;
 	struct l7_tcp_accept v;
@@ -444,6 +505,7 @@ static bool l7_client_accept(struct l7_conn *c, const struct tcphdr *th,
 		.flags = tcp_flag_byte(th),
 		.ts = o.present & L7_TCPO_TS,
 	};
+	cs->ts = in.ts;
 	e = l7_client_endpoint(c);
 	v = l7_tcp_accept(&e, &in);
 	if (v.act != L7_ACC_OK) {
@@ -469,12 +531,7 @@ static unsigned int l7_client_planned(struct l7_conn *c, struct sk_buff *skb,
 	case L7_CSEG_OLD:
 		return l7_client_resent_bytes(c, skb, cs->seq);
 	case L7_CSEG_TAKE:
-		if (cs->len > p.skip &&
-		    l7_head_take(c, skb, hlen + p.skip, cs->len - p.skip))
-			l7_head_ready(c);
-		if (c->dead)
-			return NF_DROP;
-		return l7_client_after_head(c, skb, cs, hlen);
+		return l7_client_took_head(c, skb, cs, &p, hlen);
 	case L7_CSEG_PASS:
 		if (c->state == L7C_CLOSING)
 			return l7_client_closing(c, skb, &p, hlen);

@@ -65,6 +65,33 @@ unsigned int l7_relay_body(struct l7_conn *c, struct l7_binding *b,
 }
 
 /*
+ * c->lock held: @skb, the client's segment that holds exactly the copy
+ * of the head just bound to @b (core/client_seg.c said so,
+ * l7_cseg_carries_copy()), goes to the server as the copy's first
+ * sending, with the numbers the director's own would have had - one skb
+ * less to allocate and fill per request.  Its SACK blocks, of older
+ * responses, map to nothing on the new binding.  The copy itself stays
+ * for resends (L7_CLK_REQ_COPY); if the segment cannot be rewritten the
+ * director sends the copy instead.
+ */
+unsigned int l7_relay_copy(struct l7_conn *c, struct l7_binding *b,
+			   struct sk_buff *skb)
+{
+	struct l7_tcp_opts o;
+	struct l7_tcp_seg s;
+
+	lockdep_assert_held(&c->lock);
+
+	if (l7_seg_take(skb, &o, &s)) {
+		l7_binding_send_first(c, b);
+		return NF_DROP;
+	}
+	l7_binding_copy_numbers(c, b, &s);
+	return l7_splice_out_server(c, b, skb, &o, &s,
+				    s.ts ? 0 : L7_SEG_STRIP_TS);
+}
+
+/*
  * c->lock held: a client segment whose payload the director took (or
  * that has none, @pure): what it says about @b's response stream - ACK,
  * window, SACK - still goes to its server, as a pure ACK, when

@@ -130,3 +130,11 @@ bool l7_cseg_server_acked(const struct l7_cseg_ctx *x, bool req_done,
 	       l7_seq_after(x->rcv_nxt, req_end) &&
 	       l7_seq_after(x->rcv_nxt, x->acked) && x->may_ack;
 }
+
+bool l7_cseg_carries_copy(const struct l7_cseg *s,
+			  const struct l7_copy_carrier *k)
+{
+	return k->same && !k->skip && !s->fin && !k->buffered && s->len &&
+	       s->len == k->client_len && k->bindings == 1 &&
+	       k->after == L7_CSEG_PASS && (s->ts || !k->ts_wanted);
+}

@@ -61,6 +61,7 @@ struct l7_cseg {
 	uint32_t seq;
 	uint32_t len;
 	bool fin;
+	bool ts;	/* it carries the timestamp option */
 };
 
 enum l7_cseg_act {
@@ -98,6 +99,35 @@ struct l7_cseg_plan l7_cseg_plan(const struct l7_cseg_ctx *x,
  */
 struct l7_cseg_plan l7_cseg_after_take(const struct l7_cseg_ctx *x,
 				       const struct l7_cseg *s);
+
+/*
+ * A segment whose payload the director took, and the binding a head in
+ * it went to at once: what l7_cseg_carries_copy() weighs.
+ */
+struct l7_copy_carrier {
+	uint32_t skip;		/* TAKE: bytes of it taken before */
+	uint32_t buffered;	/* head bytes the director held before it */
+	uint32_t client_len;	/* the client's bytes the copy stands for */
+	bool same;		/* the copy is those bytes, byte for byte */
+	unsigned int bindings;	/* the connection's, the new one included */
+	/* l7_cseg_after_take()'s act: PASS, only its ACK would go on */
+	enum l7_cseg_act after;
+	bool ts_wanted;		/* the copy carries a timestamp */
+};
+
+/*
+ * May the segment @s itself go to the server, rewritten, as the first
+ * sending of the copy (the copy stays for resends), instead of a segment
+ * of the director's?  Only when it holds the copy's bytes exactly - its
+ * whole payload, from the head's first byte, no byte before it in the
+ * head buffer, no FIN, nothing for a body guard after - so the server
+ * receives what the director framed; when its ACK, passed on, would
+ * reach only the new binding's server, which the copy tells the same
+ * (an older binding's server would miss it); and when its timestamp
+ * option is one the copy can carry or drop.
+ */
+bool l7_cseg_carries_copy(const struct l7_cseg *s,
+			  const struct l7_copy_carrier *k);
 
 /*
  * The segment ended the current request's body at ->rcv_nxt (its guard

@@ -27,7 +27,10 @@
  *    makes due tells the client something new;
  *  - once the servers acknowledge every body byte they were sent, the
  *    client has been acknowledged everything the director took: nothing
- *    it took waits for the client's retransmission timeout.
+ *    it took waits for the client's retransmission timeout;
+ *  - a segment carries the copy of the head it dispatched only when it
+ *    is exactly the copy's bytes, and one that is a whole head alone
+ *    does.
  */
 #include "client_seg.h"
 #include "tcp_map.h"
@@ -216,6 +219,36 @@ static void body_seg(struct model *m, uint32_t seq, uint32_t len, bool fin,
 	}
 }
 
+/*
+ * A head dispatched by the TAKE of [seq, seq + len) from @skip on, @n
+ * bytes taken, @held buffered before: the segment may carry its copy
+ * (l7_cseg_carries_copy()) only when it is exactly the copy's bytes -
+ * the head and the body bytes dispatched with it - and a head that came
+ * whole and alone is carried.
+ */
+static void check_carrier(const struct model *m, const struct req *r,
+			  const struct l7_cseg *s, uint32_t skip, uint32_t n,
+			  uint32_t held, enum l7_cseg_act after)
+{
+	uint32_t top = l7_seq_before(m->rcv_nxt, r->end) ? m->rcv_nxt : r->end;
+	struct l7_copy_carrier k = {
+		.skip = skip,
+		.buffered = held,
+		.client_len = top - r->head,
+		.same = true,
+		.bindings = 1,
+		.after = after,
+	};
+	bool whole = s->seq == r->head && s->len == k.client_len && !s->fin;
+
+	if (l7_cseg_carries_copy(s, &k))
+		FUZZ_ASSERT(whole && !skip && !held && n == s->len);
+	if (whole && !held && after == L7_CSEG_PASS)
+		FUZZ_ASSERT(l7_cseg_carries_copy(s, &k));
+	k.same = false;
+	FUZZ_ASSERT(!l7_cseg_carries_copy(s, &k));
+}
+
 /* TAKE from @skip on, then what l7_cseg_after_take() says. */
 static void take_rest(struct model *m, uint32_t seq, uint32_t len, bool fin,
 		      uint32_t skip, bool lost)
@@ -224,7 +257,10 @@ static void take_rest(struct model *m, uint32_t seq, uint32_t len, bool fin,
 	struct l7_cseg_plan p;
 	struct l7_cseg_ctx x;
 	uint32_t n = len > skip ? len - skip : 0;
-	uint32_t room = HEAD_ROOM - (m->rcv_nxt - m->seq0);
+	uint32_t held = m->rcv_nxt - m->seq0;
+	uint32_t room = HEAD_ROOM - held;
+	int first = m->cur;
+	bool was = first < m->nreq && m->bound[first];
 
 	FUZZ_ASSERT(!m->fin);
 	if (n > room)
@@ -233,6 +269,8 @@ static void take_rest(struct model *m, uint32_t seq, uint32_t len, bool fin,
 	dispatch(m);
 	x = m_ctx(m);
 	p = l7_cseg_after_take(&x, &s);
+	if (first < m->nreq && !was && m->bound[first])
+		check_carrier(m, &m->req[first], &s, skip, n, held, p.act);
 	if (p.take_fin) {
 		FUZZ_ASSERT(fin && seq + len == m->rcv_nxt);
 		m->fin = true;

@@ -334,6 +334,62 @@ static void server_ack_releases_our_ack(void)
 	CHECK(!l7_cseg_server_acked(&x, true, A - 10), "all acked already");
 }
 
+static const struct l7_copy_carrier carrier = {
+	.client_len = 80, .same = true, .bindings = 1, .after = L7_CSEG_PASS,
+	.ts_wanted = true,
+};
+
+static bool carries(const struct l7_cseg *s, const struct l7_copy_carrier *k)
+{
+	return l7_cseg_carries_copy(s, k);
+}
+
+/* The client's segment goes as the copy only when it is the copy. */
+static void segment_carries_the_copy(void)
+{
+	struct l7_cseg s = { .seq = R, .len = 80, .ts = true };
+	struct l7_cseg t = s;
+	struct l7_copy_carrier k = carrier;
+
+	CHECK(carries(&s, &k), "the whole head, alone: it goes");
+	k.ts_wanted = false;
+	CHECK(carries(&s, &k), "a timestamp the copy drops");
+	t.ts = false;
+	CHECK(carries(&t, &k), "no timestamp either side");
+	k.ts_wanted = true;
+	CHECK(!carries(&t, &k), "no timestamp where the copy needs one");
+	k = carrier;
+	k.same = false;
+	CHECK(!carries(&s, &k), "a copy that differs (a field added)");
+	k = carrier;
+	k.skip = 10;
+	CHECK(!carries(&s, &k), "a resend overlapping taken bytes");
+	k = carrier;
+	k.buffered = 20;	/* a head of 20 + 60, a pipelined one's 20 */
+	CHECK(!carries(&s, &k), "the head began in an earlier segment");
+	k = carrier;
+	t = s;
+	t.len = 120;
+	CHECK(!carries(&t, &k), "a pipelined head after it");
+	t.len = 40;
+	CHECK(!carries(&t, &k), "the copy holds bytes of an earlier segment");
+	t.len = 0;
+	k.client_len = 0;
+	CHECK(!carries(&t, &k), "no payload");
+	k = carrier;
+	t = s;
+	t.fin = true;
+	CHECK(!carries(&t, &k), "a FIN: the director takes it");
+	k.bindings = 2;
+	CHECK(!carries(&s, &k),
+	      "an older response's server still waits for its ACK");
+	k = carrier;
+	k.after = L7_CSEG_BODY;
+	CHECK(!carries(&s, &k), "body bytes follow: the guard's");
+	k.after = L7_CSEG_DROP;
+	CHECK(!carries(&s, &k), "nothing of it goes on");
+}
+
 int main(void)
 {
 	RUN(in_order_head_bytes_are_taken);
@@ -348,5 +404,6 @@ int main(void)
 	RUN(after_body);
 	RUN(ack_point);
 	RUN(tunnel_follows_the_stream);
+	RUN(segment_carries_the_copy);
 	return l7_test_summary("client_seg");
 }
