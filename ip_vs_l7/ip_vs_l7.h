@@ -525,6 +525,13 @@ struct l7_conn {
 	u64			ckpt_gen;
 };
 
+/* Whether the director's segments to @b's server carry a timestamp. */
+static inline bool l7_binding_ts(const struct l7_conn *c,
+				 const struct l7_binding *b)
+{
+	return b->pc->tcp.ts && c->c_ts;
+}
+
 /* @b of @c, as core/binding_life.h reads it. */
 static inline struct l7_bl l7_bl_of(const struct l7_conn *c,
 				    const struct l7_binding *b)

@@ -43,19 +43,33 @@ void l7_binding_announced(struct l7_binding *b, u32 ack, u16 win)
 		b->b_rcv_edge = edge;
 }
 
+/*
+ * The numbers every segment the director sends @b's server goes with,
+ * beyond @s->seq and @s->ack: the client's window at the server's scale,
+ * the binding's timestamps.  What it announces is noted.
+ */
+static void l7_binding_stamp(struct l7_conn *c, struct l7_binding *b,
+			     struct l7_tcp_seg *s)
+{
+	s->win = l7_win_to_backend(c, b);
+	s->ts = l7_binding_ts(c, b);
+	s->tsval = s->ts ? l7_binding_tsval(c, b) : 0;
+	s->tsecr = b->b_tsval;
+	l7_binding_announced(b, s->ack, s->win);
+}
+
 static void l7_binding_xmit(struct l7_conn *c, struct l7_binding *b, u8 flags,
 			    u32 seq, u32 ack,
 			    const struct l7_tcp_sack_block *dup,
 			    const void *data, u32 len)
 {
-	bool ts = b->pc->tcp.ts && c->c_ts;
-	u16 win = l7_win_to_backend(c, b);
+	struct l7_tcp_seg s = { .seq = seq, .ack = ack };
 	struct l7_tcp_opts o;
 
-	l7_tcp_opts_own(&o, ts, ts ? l7_binding_tsval(c, b) : 0, b->b_tsval,
+	l7_binding_stamp(c, b, &s);
+	l7_tcp_opts_own(&o, s.ts, s.tsval, s.tsecr,
 			b->pc->tcp.sack ? dup : NULL);
-	l7_binding_announced(b, ack, win);
-	l7_send_pconn(b->pc, flags, seq, ack, win, &o, data, len);
+	l7_send_pconn(b->pc, flags, seq, ack, s.win, &o, data, len);
 }
 
 /* A segment of the director's own to the backend of @b. */
@@ -96,15 +110,9 @@ void l7_binding_dsack(struct l7_conn *c, struct l7_binding *b,
 void l7_binding_copy_numbers(struct l7_conn *c, struct l7_binding *b,
 			     struct l7_tcp_seg *s)
 {
-	bool ts = b->pc->tcp.ts && c->c_ts;
-
 	s->seq = b->pc->tcp.snd_nxt;
 	s->ack = b->rsp_guard.fed;
-	s->win = l7_win_to_backend(c, b);
-	s->ts = ts;
-	s->tsval = ts ? l7_binding_tsval(c, b) : 0;
-	s->tsecr = b->b_tsval;
-	l7_binding_announced(b, s->ack, s->win);
+	l7_binding_stamp(c, b, s);
 }
 
 /* (Re)send the director's copy of the request's first bytes. */

@@ -242,16 +242,17 @@ static unsigned int l7_client_carry_copy(struct l7_conn *c,
 {
 	struct l7_cseg_plan p = l7_client_took_bytes(c, cs);
 
+	if (c->dead || c->cur != b)	/* gone meanwhile: nothing to send */
+		return l7_client_after_take(c, skb, &p, hlen);
 	k->client_len = b->client_len;
 	k->same = b->copy_len == b->client_len &&
 		  !memcmp(b->copy, l7_binding_client_bytes(b), b->copy_len);
 	k->bindings = c->nr_bindings;
 	k->after = p.act;
-	k->ts_wanted = b->pc->tcp.ts && c->c_ts;
-	if (!c->dead && c->cur == b && l7_cseg_carries_copy(cs, k))
+	k->ts_wanted = l7_binding_ts(c, b);
+	if (l7_cseg_carries_copy(cs, k))
 		return l7_relay_copy(c, b, skb);
-	if (!c->dead && c->cur == b)
-		l7_binding_send_first(c, b);
+	l7_binding_send_first(c, b);
 	return l7_client_after_take(c, skb, &p, hlen);
 }
 
