@@ -3,29 +3,34 @@
 """lastbyte.py HOST GO: clients answered just before the director dies,
 which send their next request afterwards.
 
-Two connections, each in a thread of its own: one pipelines (ten GETs of
-distinct static files in one send()), one sends a single keep-alive GET
-at a time.  Each does one round, then idles 1 s at the request boundary
-(an old record of it reaches the other director whatever the channel's
-timing).  Then, once the file GO exists, it holds the time of the
-director's death (s since the epoch; testbed/tests/ha.sh's kill_arm has
-the director drop everything from then on).  Each connection times more
-rounds, 150 ms apart, until its last one can start so as to end --before
-ms ahead of the death (the keep-alive one; the pipelining one 5 ms
-sooner), given the longest of its last two rounds (at once, should a
+--pairs pairs of connections, each connection in a thread of its own:
+in each pair one pipelines (ten GETs of distinct static files in one
+send()), one sends a single keep-alive GET at a time.  Each does one
+round, then idles 1 s at the request boundary (an old record of it
+reaches the other director whatever the channel's timing).  Then, once
+the file GO exists, it holds the time of the director's death (s since
+the epoch; testbed/tests/ha.sh's kill_arm has the director drop
+everything from then on).  Each connection times more rounds, 150 ms
+apart, until its last one can start so as to end its own gap ahead of
+the death, given the longest of its last two rounds (at once, should a
 slow round leave less time than that and a round still end before the
-death); a last round that ended more than twice --before ahead of the
+death); a last round that ended more than twice its gap ahead of the
 death is followed by another while one as long still ends before it.
+Pair i's keep-alive connection aims at --before + i * --step ms, its
+pipelining one 5 ms more: under a loaded guest a round can end tens of
+ms later than its estimate, and the spread keeps some of the clients
+inside any window the test asks for.
 --after S past the
-death both send their next round, on the same connection, and read it
+death all send their next round, on the same connection, and read it
 back within --timeout.  Prints one line per connection:
     NAME ANSWERED ok|error ELAPSED [REASON]
-ANSWERED: when it had its last round before the death whole (s since the
-epoch); ELAPSED: from the round's sending after the death to its last
-answer; "straddled" instead of ok|error: the last round before the
-death did not end before it (the test then tests nothing).  Gives up
-when GO has not come after 4 times --timeout.  Exits 0 in every case:
-the test decides.
+NAME: pipelineI or keepaliveI; ANSWERED: when it had its last round
+before the death whole (s since the epoch; when this thread read it,
+which is at or after when its last byte came); ELAPSED: from the round's
+sending after the death to its last answer; "straddled" instead of
+ok|error: the last round before the death did not end before it (that
+connection then tests nothing).  Gives up when GO has not come after 4
+times --timeout.  Exits 0 in every case: the test decides.
 """
 
 import argparse
@@ -39,8 +44,9 @@ import l7http  # noqa: E402
 
 
 class Conn:
-    def __init__(self, name, host, pipelined, timeout):
+    def __init__(self, name, host, pipelined, gap, timeout):
         self.name = name
+        self.gap = gap / 1000
         self.host = host
         self.pipelined = pipelined
         self.sock = l7http.connect(host)
@@ -90,7 +96,7 @@ def run(c, args, out):
         time.sleep(0.01)
     with open(args.go) as f:
         death = float(f.read())
-    before = (args.before + (5 if c.pipelined else 0)) / 1000
+    before = c.gap
     while True:
         d = max(took[-2:])
         start = death - before - d
@@ -108,7 +114,7 @@ def run(c, args, out):
                 took.append(round_trip())
                 # a round faster than the estimate ended too early:
                 # another, while one as long as it still ends in time
-                while (death - c.answered > args.before * 2 / 1000 and
+                while (death - c.answered > before * 2 and
                        l7http.now() + 1.5 * took[-1] < death - 0.003):
                     took.append(round_trip())
             except (OSError, ValueError, l7http.Mismatch) as e:
@@ -134,12 +140,21 @@ def main():
     ap.add_argument("host")
     ap.add_argument("go")
     ap.add_argument("--before", type=float, default=25,
-                    help="ms between the last answer and the death")
+                    help="ms between the first pair's last answer and "
+                    "the death")
+    ap.add_argument("--step", type=float, default=15,
+                    help="ms more for each next pair")
+    ap.add_argument("--pairs", type=int, default=4)
     ap.add_argument("--after", type=float, default=0.3)
     ap.add_argument("--timeout", type=float, default=25)
     args = ap.parse_args()
-    conns = (Conn("pipeline", args.host, True, args.timeout),
-             Conn("keepalive", args.host, False, args.timeout))
+    conns = []
+    for i in range(args.pairs):
+        gap = args.before + i * args.step
+        conns += [Conn("pipeline%d" % (i + 1), args.host, True, gap + 5,
+                       args.timeout),
+                  Conn("keepalive%d" % (i + 1), args.host, False, gap,
+                       args.timeout)]
     out = {}
     threads = [threading.Thread(target=run, args=(c, args, out))
                for c in conns]
