@@ -3,7 +3,9 @@
 """lastbyte.py HOST GO: clients answered just before the director dies,
 which send their next request afterwards.
 
---pairs pairs of connections, each connection in a thread of its own:
+--pairs pairs of connections, each connection in a process of its own
+(threads would share one interpreter lock, and a thread that waits for
+it reads its answer late):
 in each pair one pipelines (ten GETs of distinct static files in one
 send()), one sends a single keep-alive GET at a time.  Each does one
 round, then idles 1 s at the request boundary (an old record of it
@@ -25,7 +27,7 @@ death all send their next round, on the same connection, and read it
 back within --timeout.  Prints one line per connection:
     NAME ANSWERED ok|error ELAPSED [REASON]
 NAME: pipelineI or keepaliveI; ANSWERED: when it had its last round
-before the death whole (s since the epoch; when this thread read it,
+before the death whole (s since the epoch; when this process read it,
 which is at or after when its last byte came); ELAPSED: from the round's
 sending after the death to its last answer; "straddled" instead of
 ok|error: the last round before the death did not end before it (that
@@ -36,7 +38,7 @@ times --timeout.  Exits 0 in every case: the test decides.
 import argparse
 import os
 import sys
-import threading
+import multiprocessing
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,8 +75,17 @@ class Conn:
         return l7http.now()
 
 
-def run(c, args, out):
-    """One connection's rounds (see the module's docstring)."""
+def run(c, args, results):
+    """One connection's rounds (see the module's docstring), its line
+    put on @results."""
+    out = {}
+    try:
+        rounds(c, args, out)
+    finally:
+        results.put((c.name, out.get(c.name)))
+
+
+def rounds(c, args, out):
     r = 0
 
     def round_trip():
@@ -155,15 +166,16 @@ def main():
                        args.timeout),
                   Conn("keepalive%d" % (i + 1), args.host, False, gap,
                        args.timeout)]
-    out = {}
-    threads = [threading.Thread(target=run, args=(c, args, out))
-               for c in conns]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = multiprocessing.get_context("fork").Queue()
+    procs = [multiprocessing.get_context("fork").Process(
+        target=run, args=(c, args, results)) for c in conns]
+    for p in procs:
+        p.start()
+    out = dict(results.get() for _ in procs)
+    for p in procs:
+        p.join()
     for c in conns:
-        print(out.get(c.name, "%s - error 0 no result" % c.name))
+        print(out.get(c.name) or "%s - error 0 no result" % c.name)
     return 0
 
 

@@ -551,7 +551,7 @@ failover() {
 # must fall 20-60 ms before the death - inside sync_idle (50 ms) and its
 # batch, where only the record sent with the last byte can carry it - or
 # the test tested nothing.  A client's clock reads the answer when its
-# thread gets to it, at or after its last byte came: a gap it reports is
+# process gets to it, at or after its last byte came: a gap it reports is
 # at most the real one.
 answered_kept() {
 	local t
