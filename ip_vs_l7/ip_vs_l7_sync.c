@@ -38,44 +38,47 @@ unsigned int l7_sync_net_id __read_mostly;
 
 /* ---- datagrams ---- */
 
-static int l7_sync_sendto(struct l7_sync *s, size_t len)
+static int l7_sync_sendto(struct l7_sync *s, const union nf_inet_addr *to,
+			  size_t len)
 {
-	struct sockaddr_storage to = {};
-	struct msghdr msg = { .msg_name = &to };
+	struct sockaddr_storage ss = {};
+	struct msghdr msg = { .msg_name = &ss };
 	struct kvec iov = { .iov_base = s->tx_buf, .iov_len = len };
 
 	if (s->cfg.af == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)&to;
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 
 		sin->sin_family = AF_INET;
 		sin->sin_port = s->cfg.port;
-		sin->sin_addr.s_addr = s->cfg.peer.ip;
+		sin->sin_addr.s_addr = to->ip;
 		msg.msg_namelen = sizeof(*sin);
 	} else {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = s->cfg.port;
-		sin6->sin6_addr = s->cfg.peer.in6;
+		sin6->sin6_addr = to->in6;
 		msg.msg_namelen = sizeof(*sin6);
 	}
 	return kernel_sendmsg(s->sock, &msg, &iov, 1, len);
 }
 
 /*
- * The datagram in s->tx_buf, @count records of @plain bytes after its
- * header, sealed under the next sequence number and sent: 0, or an error.
- * A sequence number is never used twice, even for a datagram not sent.
+ * To peer @r: @count records of @plain bytes (in s->plain) after a
+ * header of its handshake's, sealed under the next sequence number and
+ * sent: 0, or an error.  A sequence number is never used twice, even for
+ * a datagram not sent, nor for two peers: it is the nonce under our key.
  */
-static int l7_sync_seal_send(struct l7_sync *s, u16 count, size_t plain)
+static int l7_sync_seal_send(struct l7_sync *s, struct l7_sync_remote *r,
+			     u16 count, size_t plain)
 {
 	struct l7_sync_hdr h = {
 		.count = count,
 		.sync_id = s->cfg.sync_id,
-		.sender = s->peer.self,
+		.sender = r->peer.self,
 		.seq = ++s->tx_seq,
-		.challenge = s->peer.challenge,
-		.echo = s->peer.echo,
+		.challenge = r->peer.challenge,
+		.echo = r->peer.echo,
 		/* written by l7_ckpt_apply() only, on this same workqueue */
 		.newest = s->store.newest,
 	};
@@ -83,20 +86,21 @@ static int l7_sync_seal_send(struct l7_sync *s, u16 count, size_t plain)
 	int err;
 
 	l7_sync_hdr_put(s->tx_buf, &h);
+	memcpy(s->tx_buf + L7_SYNC_HDR_LEN, s->plain, plain);
 	err = l7_seal(&s->tx, s->tx_buf, plain, h.seq);
 	if (err)
 		return err;
-	err = l7_sync_sendto(s, len);
+	err = l7_sync_sendto(s, &s->cfg.peers[r - s->remote], len);
 	return err == (int)len ? 0 : err < 0 ? err : -EIO;
 }
 
-/* A HELLO: a datagram of no record, for the peer's handshake. */
-void l7_sync_send_hello(struct l7_sync *s)
+/* A HELLO to @r: a datagram of no record, for its handshake. */
+void l7_sync_send_hello(struct l7_sync *s, struct l7_sync_remote *r)
 {
 	int err;
 
-	s->hello_at = jiffies;
-	err = l7_sync_seal_send(s, 0, 0);
+	r->hello_at = jiffies;
+	err = l7_sync_seal_send(s, r, 0, 0);
 	spin_lock_bh(&s->qlock);
 	if (!err)
 		s->stats.sent++;
@@ -104,15 +108,17 @@ void l7_sync_send_hello(struct l7_sync *s)
 }
 
 /*
- * Every second: a peer that starts, or lost our answer, learns our
- * challenge within one.
+ * Every second, to every peer: a peer that starts, or lost our answer,
+ * learns our challenge within one.
  */
 void l7_sync_hello_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(to_delayed_work(work),
 					 struct l7_sync, hello);
+	u8 i;
 
-	l7_sync_send_hello(s);
+	for (i = 0; i < s->cfg.npeers; i++)
+		l7_sync_send_hello(s, &s->remote[i]);
 	queue_delayed_work(s->wq, &s->hello,
 			   msecs_to_jiffies(L7_SYNC_HELLO_MS));
 }
@@ -120,14 +126,14 @@ void l7_sync_hello_work(struct work_struct *work)
 /* ---- master ---- */
 
 /*
- * Records from the queue into the datagram in s->tx_buf, as many as
- * fit: its record count, 0 when the queue is empty.  A record the writer
+ * Records from the queue into s->plain, as many as fit in a datagram:
+ * their count, 0 when the queue is empty.  A record the writer
  * refuses on its own (out of range: a bug of its maker) is dropped and
  * counted.
  */
 static u16 l7_sync_pack(struct l7_sync *s, struct l7_ckpt_writer *w)
 {
-	l7_ckpt_write_begin(w, s->tx_buf + L7_SYNC_HDR_LEN,
+	l7_ckpt_write_begin(w, s->plain,
 			    s->dgram_max - L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN);
 	spin_lock_bh(&s->qlock);
 	while (s->qlen) {
@@ -149,24 +155,28 @@ void l7_sync_send_work(struct work_struct *work)
 					 struct l7_sync, send);
 	struct l7_ckpt_writer w;
 	u16 n;
+	u8 i;
 	int err;
 
 	while ((n = l7_sync_pack(s, &w))) {
-		err = l7_sync_seal_send(s, n, l7_ckpt_write_end(&w));
-		spin_lock_bh(&s->qlock);
-		if (!err) {
-			s->stats.sent++;
-			s->stats.sent_records += n;
-		} else {
-			s->stats.dropped += n;
+		for (i = 0; i < s->cfg.npeers; i++) {
+			err = l7_sync_seal_send(s, &s->remote[i], n,
+						l7_ckpt_write_end(&w));
+			spin_lock_bh(&s->qlock);
+			if (!err) {
+				s->stats.sent++;
+				s->stats.sent_records += n;
+			} else {
+				s->stats.dropped += n;
+			}
+			spin_unlock_bh(&s->qlock);
 		}
-		spin_unlock_bh(&s->qlock);
 		cond_resched();
 	}
 }
 
 /*
- * A record for the peer, its generation given here: queued for the next
+ * A record for the peers, its generation given here: queued for the next
  * datagram.  That generation, or 0 where no master runs.
  */
 static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec)
@@ -371,7 +381,7 @@ void l7_sync_gen_raise(struct l7_sync *s, u64 gen)
 		;
 }
 
-/* @s keeps the peer's records and holds one at least: read, no lock */
+/* @s keeps its peers' records and holds one at least: read, no lock */
 static bool l7_sync_holds(const struct l7_sync *s)
 {
 	return s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count);

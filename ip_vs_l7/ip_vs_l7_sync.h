@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ip_vs_l7: the checkpoint channel between two directors (one per network
+ * ip_vs_l7: the checkpoint channel between directors (one per network
  * namespace), between the IPVS_L7 family (ip_vs_l7_sync_nl.c, in
  * ip_vs_l7_genl.ko) and the channel itself (ip_vs_l7_sync_ctl.c, in
  * ip_vs_l7.ko), and between the data path and the channel's records
@@ -23,9 +23,9 @@ struct net;
 struct l7_sync_cfg {
 	u8			role;		/* enum ipvs_l7_sync_role */
 	char			ifname[IFNAMSIZ];
-	u16			af;		/* of the socket and the peer */
-	bool			has_peer;
-	union nf_inet_addr	peer;
+	u16			af;		/* of the socket and the peers */
+	u8			npeers;		/* 1..IPVS_L7_SYNC_PEERS_MAX */
+	union nf_inet_addr	peers[IPVS_L7_SYNC_PEERS_MAX];
 	__be16			port;
 	u32			sync_id;
 	u32			idle_ms;

@@ -3,7 +3,8 @@
  * ip_vs_l7: the checkpoint channel of a network namespace, modelled on
  * IPVS's sync daemon (ip_vs_sync.c): a UDP kernel socket bound to a
  * dedicated interface, the master sending records of its idle client
- * connections to the peer, the backup keeping the newest record of each
+ * connections to its peers (the other director of a pair, or each of
+ * several side by side), the backup keeping the newest record of each
  * in a bounded store (core/conn_ckpt.h: the records, the datagram and
  * the store).  Its state, shared by its two files:
  *   ip_vs_l7_sync.c      what the data path calls: the master's records
@@ -17,9 +18,11 @@
  * Records carry the sequence numbers that let whoever holds them inject
  * into live connections, and whoever reaches the sync link is not
  * trusted: datagrams are sealed (ip_vs_l7_sync_seal.c), taken only from
- * the configured peer's address, and only from the one start of the peer
- * that proved it was sealed after ours, each once (core/sync_peer.h).
- * Both ends send HELLOs, datagrams of no record, for that handshake.
+ * a configured peer's address, and from each peer only from the one start
+ * of it that proved it was sealed after ours, each once
+ * (core/sync_peer.h).  Each datagram goes to every peer, sealed for each
+ * under its own sequence number.  Every end sends HELLOs, datagrams of
+ * no record, for that handshake.
  *
  * Every work item of a channel runs on its own ordered workqueue: the
  * sender, the receiver, the HELLOs and the probe never run at once, so
@@ -46,6 +49,18 @@
 /* records waiting for the sender at most */
 #define L7_SYNC_QUEUE		4096
 
+/*
+ * What a director holds of each of its peers: the peer's side of the
+ * handshake (its accepted sender, the challenge we gave it, its replay
+ * window) is its own, so a datagram one peer sealed is never taken as
+ * another's, even sent from the other's address.
+ */
+struct l7_sync_remote {
+	struct l7_sync_peer	peer;
+	struct l7_seal		rx;		/* for its accepted sender's */
+	unsigned long		hello_at;	/* jiffies of our last HELLO */
+};
+
 struct l7_sync {
 	struct l7_sync_cfg	cfg;		/* the key zeroed */
 	struct net		*net;
@@ -57,13 +72,12 @@ struct l7_sync {
 	atomic64_t		gen;		/* master: the last generation */
 
 	/* the work items' own, on the ordered workqueue */
-	struct l7_sync_peer	peer;
+	struct l7_sync_remote	remote[IPVS_L7_SYNC_PEERS_MAX]; /* cfg.npeers */
 	struct l7_seal		tx;		/* keyed for our sender id */
-	struct l7_seal		rx;		/* for the accepted sender's */
-	struct l7_seal		rx_new;		/* for any other sender's */
-	u64			tx_seq;
-	unsigned long		hello_at;	/* jiffies of the last HELLO */
+	struct l7_seal		rx_new;		/* for a sender not accepted */
+	u64			tx_seq;		/* over all peers: the nonce */
 	u8			*tx_buf;	/* dgram_max */
+	u8			*plain;		/* a datagram's records, clear */
 	u8			*rx_buf;	/* dgram_max + 1 */
 	struct delayed_work	hello;
 
@@ -94,7 +108,7 @@ struct l7_sync_net {
 
 /* ip_vs_l7_sync.c */
 extern unsigned int l7_sync_net_id;
-void l7_sync_send_hello(struct l7_sync *s);
+void l7_sync_send_hello(struct l7_sync *s, struct l7_sync_remote *r);
 void l7_sync_hello_work(struct work_struct *work);
 void l7_sync_send_work(struct work_struct *work);
 void l7_sync_gen_raise(struct l7_sync *s, u64 gen);

@@ -78,15 +78,16 @@ static DEFINE_MUTEX(l7_sync_mutex);
 /* ---- the receiver ---- */
 
 /*
- * To a sender that does not know our challenge yet; as often as a
- * forgery of one of its datagrams can make us, so at a bounded rate.
+ * To a sender at @r's address that does not know our challenge yet; as
+ * often as a forgery of one of its datagrams can make us, so at a
+ * bounded rate.
  */
-static void l7_sync_answer_hello(struct l7_sync *s)
+static void l7_sync_answer_hello(struct l7_sync *s, struct l7_sync_remote *r)
 {
-	if (time_before(jiffies, s->hello_at +
+	if (time_before(jiffies, r->hello_at +
 				 msecs_to_jiffies(L7_SYNC_HELLO_MIN_MS)))
 		return;
-	l7_sync_send_hello(s);
+	l7_sync_send_hello(s, r);
 }
 
 static void l7_sync_count(struct l7_sync *s, u64 *counter)
@@ -163,15 +164,16 @@ static u64 l7_sync_random(void)
 }
 
 /*
- * The key to open @h's datagram with: the accepted sender's, or one
- * derived now for another (a new start of the peer, or a forgery); NULL
- * if none can be had.
+ * The key to open @h's datagram from @r's address with: the sender's
+ * accepted there, or one derived now for another (a new start of that
+ * peer, or a forgery); NULL if none can be had.
  */
 static struct l7_seal *l7_sync_rx_key(struct l7_sync *s,
+				      struct l7_sync_remote *r,
 				      const struct l7_sync_hdr *h)
 {
-	if (s->rx.sender == h->sender)
-		return &s->rx;
+	if (r->rx.sender == h->sender)
+		return &r->rx;
 	if (s->rx_new.sender != h->sender &&
 	    l7_seal_key(&s->rx_new, s->kdf, s->cfg.sync_id, h->sender))
 		return NULL;
@@ -179,11 +181,12 @@ static struct l7_seal *l7_sync_rx_key(struct l7_sync *s,
 }
 
 /*
- * One datagram of @len bytes in s->rx_buf, from the peer's address:
+ * One datagram of @len bytes in s->rx_buf, from the address of peer @r:
  * checked, in the order of what each check costs, then opened and
  * applied whole.
  */
-static void l7_sync_take(struct l7_sync *s, size_t len)
+static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
+			 size_t len)
 {
 	u8 *buf = s->rx_buf;
 	enum l7_sync_verdict v;
@@ -198,30 +201,30 @@ static void l7_sync_take(struct l7_sync *s, size_t len)
 		l7_sync_count(s, &s->stats.bad_sync_id);
 		return;
 	}
-	v = l7_sync_peer_precheck(&s->peer, &h);
+	v = l7_sync_peer_precheck(&r->peer, &h);
 	if (v == L7_SYNC_TAKE) {
-		key = l7_sync_rx_key(s, &h);
+		key = l7_sync_rx_key(s, r, &h);
 		if (!key || l7_unseal(key, buf, len, h.seq)) {
 			l7_sync_count(s, &s->stats.bad_hmac);
 			return;
 		}
-		v = l7_sync_peer_accept(&s->peer, &h);
+		v = l7_sync_peer_accept(&r->peer, &h);
 	}
 	switch (v) {
 	case L7_SYNC_NEW_PEER:
 		/* rx_new is keyed for it: the accepted sender's key now */
-		swap(s->rx, s->rx_new);
+		swap(r->rx, s->rx_new);
 		/* no datagram of an earlier start can echo the next one */
-		l7_sync_peer_rechallenge(&s->peer, l7_sync_random());
+		l7_sync_peer_rechallenge(&r->peer, l7_sync_random());
 		l7_sync_count(s, &s->stats.peers);
 		/* it takes ours once we echo its challenge: at once */
-		l7_sync_send_hello(s);
+		l7_sync_send_hello(s, r);
 		break;
 	case L7_SYNC_TAKE:
 		break;
 	case L7_SYNC_UNKNOWN:
 		l7_sync_count(s, &s->stats.unknown_peer);
-		l7_sync_answer_hello(s);
+		l7_sync_answer_hello(s, r);
 		return;
 	case L7_SYNC_REFLECTED:
 		l7_sync_count(s, &s->stats.reflected);
@@ -237,23 +240,25 @@ static void l7_sync_take(struct l7_sync *s, size_t len)
 		      len - L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN, h.count);
 }
 
-/* whether @from is the peer's address and the channel's port */
-static bool l7_sync_from_peer(const struct l7_sync *s,
-			      const struct sockaddr_storage *from)
+/* the peer whose address and the channel's port @from is; NULL if none */
+static struct l7_sync_remote *l7_sync_from_peer(struct l7_sync *s,
+					       const struct sockaddr_storage *from)
 {
-	if (s->cfg.af == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)from;
+	const struct sockaddr_in6 *sin6 = (const void *)from;
+	const struct sockaddr_in *sin = (const void *)from;
+	u8 i;
 
-		return sin->sin_family == AF_INET &&
-		       sin->sin_port == s->cfg.port &&
-		       sin->sin_addr.s_addr == s->cfg.peer.ip;
-	} else {
-		const struct sockaddr_in6 *sin6 = (const void *)from;
-
-		return sin6->sin6_family == AF_INET6 &&
-		       sin6->sin6_port == s->cfg.port &&
-		       ipv6_addr_equal(&sin6->sin6_addr, &s->cfg.peer.in6);
+	if (s->cfg.af == AF_INET ?
+	    sin->sin_family != AF_INET || sin->sin_port != s->cfg.port :
+	    sin6->sin6_family != AF_INET6 || sin6->sin6_port != s->cfg.port)
+		return NULL;
+	for (i = 0; i < s->cfg.npeers; i++) {
+		if (s->cfg.af == AF_INET ?
+		    sin->sin_addr.s_addr == s->cfg.peers[i].ip :
+		    ipv6_addr_equal(&sin6->sin6_addr, &s->cfg.peers[i].in6))
+			return &s->remote[i];
 	}
+	return NULL;
 }
 
 static void l7_sync_recv_work(struct work_struct *work)
@@ -262,6 +267,7 @@ static void l7_sync_recv_work(struct work_struct *work)
 	/* one byte more than we send: a longer datagram is not the peer's */
 	struct kvec iov = { .iov_base = s->rx_buf,
 			    .iov_len = s->dgram_max + 1 };
+	struct l7_sync_remote *r;
 	struct sockaddr_storage from;
 	struct msghdr msg;
 	int i, len;
@@ -273,12 +279,13 @@ static void l7_sync_recv_work(struct work_struct *work)
 				     MSG_DONTWAIT);
 		if (len < 0)
 			return;		/* -EAGAIN: none left */
-		if (!l7_sync_from_peer(s, &from))
+		r = l7_sync_from_peer(s, &from);
+		if (!r)
 			l7_sync_count(s, &s->stats.bad_source);
 		else if (len > s->dgram_max)
 			l7_sync_count(s, &s->stats.malformed);
 		else
-			l7_sync_take(s, len);
+			l7_sync_take(s, r, len);
 	}
 	/* more may wait: what else is queued on the channel runs first */
 	queue_work(s->wq, &s->recv);
@@ -526,11 +533,14 @@ static int l7_sync_open(struct l7_sync *s, struct netlink_ext_ack *extack)
 
 /*
  * The shared key, kept only inside the key derivation's transform; our
- * own sender id, challenge and key; transforms for the peer's.
+ * own sender id and key; for each peer a challenge of its own and a
+ * transform for its sender's key.
  */
 static int l7_sync_keys(struct l7_sync *s, const u8 *key)
 {
+	u64 self = l7_sync_random();
 	int err;
+	u8 i;
 
 	s->kdf = l7_seal_kdf_alloc(key, IPVS_L7_SYNC_KEY_LEN);
 	if (IS_ERR(s->kdf)) {
@@ -538,25 +548,29 @@ static int l7_sync_keys(struct l7_sync *s, const u8 *key)
 		s->kdf = NULL;
 		return err;
 	}
-	l7_sync_peer_init(&s->peer, l7_sync_random(), l7_sync_random());
 	err = l7_seal_init(&s->tx);
 	if (!err)
-		err = l7_seal_init(&s->rx);
-	if (!err)
 		err = l7_seal_init(&s->rx_new);
+	for (i = 0; !err && i < s->cfg.npeers; i++) {
+		l7_sync_peer_init(&s->remote[i].peer, self, l7_sync_random());
+		err = l7_seal_init(&s->remote[i].rx);
+	}
 	if (!err)
-		err = l7_seal_key(&s->tx, s->kdf, s->cfg.sync_id, s->peer.self);
+		err = l7_seal_key(&s->tx, s->kdf, s->cfg.sync_id, self);
 	return err;
 }
 
 static void l7_sync_free(struct l7_sync *s)
 {
+	unsigned int i;
+
 	if (s->wq)
 		destroy_workqueue(s->wq);
 	if (s->sock)
 		sock_release(s->sock);
 	l7_seal_free(&s->tx);
-	l7_seal_free(&s->rx);
+	for (i = 0; i < ARRAY_SIZE(s->remote); i++)
+		l7_seal_free(&s->remote[i].rx);
 	l7_seal_free(&s->rx_new);
 	l7_seal_kdf_free(s->kdf);
 	kvfree(s->queue);
@@ -565,6 +579,7 @@ static void l7_sync_free(struct l7_sync *s)
 	kvfree(s->probe_batch);
 	kvfree(s->probe_idx);
 	kfree(s->tx_buf);
+	kfree(s->plain);
 	kfree(s->rx_buf);
 	kfree_sensitive(s);
 }
@@ -598,8 +613,9 @@ static int l7_sync_alloc_bufs(struct l7_sync *s)
 	s->wq = alloc_ordered_workqueue("ip_vs_l7_sync", 0);
 	/* kmalloc'ed: the AEAD reads and writes them through a scatterlist */
 	s->tx_buf = kmalloc(s->dgram_max, GFP_KERNEL);
+	s->plain = kmalloc(s->dgram_max, GFP_KERNEL);
 	s->rx_buf = kmalloc(s->dgram_max + 1, GFP_KERNEL);
-	if (!s->wq || !s->tx_buf || !s->rx_buf)
+	if (!s->wq || !s->tx_buf || !s->plain || !s->rx_buf)
 		return -ENOMEM;
 	if (l7_sync_sends(s)) {
 		s->queue = kvcalloc(L7_SYNC_QUEUE, sizeof(*s->queue),
@@ -650,8 +666,9 @@ fail:
 }
 
 /*
- * The socket wakes the receiver from now on, and a HELLO goes out: every
- * role hears the peer, whose challenge its records must echo.
+ * The socket wakes the receiver from now on, and a HELLO goes out to
+ * each peer: every role hears its peers, whose challenges its records
+ * must echo.
  */
 static void l7_sync_listen(struct l7_sync *s)
 {

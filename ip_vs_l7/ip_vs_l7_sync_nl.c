@@ -33,6 +33,7 @@ static const struct nla_policy l7_sync_policy[IPVS_L7_SYNC_ATTR_MAX + 1] = {
 	[IPVS_L7_SYNC_ATTR_IFNAME]	= { .type = NLA_NUL_STRING,
 					    .len = IFNAMSIZ - 1 },
 	[IPVS_L7_SYNC_ATTR_PEER]	= { .type = NLA_BINARY, .len = 16 },
+	[IPVS_L7_SYNC_ATTR_PEERS]	= { .type = NLA_NESTED },
 	[IPVS_L7_SYNC_ATTR_PORT]	= { .type = NLA_BE16 },
 	[IPVS_L7_SYNC_ATTR_SYNC_ID]	= { .type = NLA_U32 },
 	[IPVS_L7_SYNC_ATTR_KEY]	= NLA_POLICY_EXACT_LEN(IPVS_L7_SYNC_KEY_LEN),
@@ -65,7 +66,6 @@ static int l7_nl_sync_required(struct nlattr *nla, struct nlattr **tb,
 	} need[] = {
 		{ IPVS_L7_SYNC_ATTR_ROLE, "sync: role missing" },
 		{ IPVS_L7_SYNC_ATTR_IFNAME, "sync: interface missing" },
-		{ IPVS_L7_SYNC_ATTR_PEER, "sync: peer address missing" },
 		{ IPVS_L7_SYNC_ATTR_PORT, "sync: port missing" },
 		{ IPVS_L7_SYNC_ATTR_KEY, "sync: key missing" },
 	};
@@ -82,22 +82,94 @@ static int l7_nl_sync_required(struct nlattr *nla, struct nlattr **tb,
 	return 0;
 }
 
-static int l7_nl_sync_peer(struct nlattr *nla, struct l7_sync_cfg *cfg,
+/* one peer's address into cfg->peers[cfg->npeers], of the first's family */
+static int l7_nl_sync_peer(const struct nlattr *nla, struct l7_sync_cfg *cfg,
 			   struct netlink_ext_ack *extack)
 {
-	memset(&cfg->peer, 0, sizeof(cfg->peer));
-	if (nla_len(nla) == sizeof(cfg->peer.ip)) {
-		cfg->af = AF_INET;
-		cfg->peer.ip = nla_get_in_addr(nla);
-	} else if (nla_len(nla) == sizeof(cfg->peer.in6)) {
-		cfg->af = AF_INET6;
-		cfg->peer.in6 = nla_get_in6_addr(nla);
+	union nf_inet_addr *a = &cfg->peers[cfg->npeers];
+	u16 af;
+	u8 i;
+
+	memset(a, 0, sizeof(*a));
+	if (nla_type(nla) != IPVS_L7_SYNC_ATTR_PEER) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "sync: peers holds peer addresses only");
+		return -EINVAL;
+	}
+	if (nla_len(nla) == sizeof(a->ip)) {
+		af = AF_INET;
+		a->ip = nla_get_in_addr(nla);
+	} else if (nla_len(nla) == sizeof(a->in6)) {
+		af = AF_INET6;
+		a->in6 = nla_get_in6_addr(nla);
 	} else {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
 				    "sync: a peer address has 4 or 16 bytes");
 		return -EINVAL;
 	}
+	if (cfg->npeers && af != cfg->af) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "sync: the peers are of one family");
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->npeers; i++) {
+		if (nf_inet_addr_cmp(&cfg->peers[i], a)) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "sync: a peer given twice");
+			return -EINVAL;
+		}
+	}
+	if (cfg->npeers == IPVS_L7_SYNC_PEERS_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "sync: too many peers");
+		return -E2BIG;
+	}
+	cfg->af = af;
+	cfg->npeers++;
 	return 0;
+}
+
+/*
+ * The peers: IPVS_L7_SYNC_ATTR_PEERS' addresses, or the one
+ * IPVS_L7_SYNC_ATTR_PEER; when both are given, PEER is PEERS' first.
+ */
+static int l7_nl_sync_peers(struct nlattr *nla, struct nlattr **tb,
+			    struct l7_sync_cfg *cfg,
+			    struct netlink_ext_ack *extack)
+{
+	const struct nlattr *one = tb[IPVS_L7_SYNC_ATTR_PEER];
+	struct l7_sync_cfg alone = {};
+	const struct nlattr *pos;
+	int rem, err;
+
+	cfg->npeers = 0;
+	if (!tb[IPVS_L7_SYNC_ATTR_PEERS]) {
+		if (!one) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "sync: peer address missing");
+			return -EINVAL;
+		}
+		return l7_nl_sync_peer(one, cfg, extack);
+	}
+	nla_for_each_nested(pos, tb[IPVS_L7_SYNC_ATTR_PEERS], rem) {
+		err = l7_nl_sync_peer(pos, cfg, extack);
+		if (err)
+			return err;
+	}
+	if (!cfg->npeers) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IPVS_L7_SYNC_ATTR_PEERS],
+				    "sync: no peer in peers");
+		return -EINVAL;
+	}
+	if (!one)
+		return 0;
+	err = l7_nl_sync_peer(one, &alone, extack);
+	if (!err && (alone.af != cfg->af ||
+		     !nf_inet_addr_cmp(&alone.peers[0], &cfg->peers[0]))) {
+		NL_SET_ERR_MSG_ATTR(extack, one,
+				    "sync: peer is not the first of peers");
+		err = -EINVAL;
+	}
+	return err;
 }
 
 static int l7_nl_sync_cfg(struct nlattr *nla, struct l7_sync_cfg *cfg,
@@ -111,7 +183,7 @@ static int l7_nl_sync_cfg(struct nlattr *nla, struct l7_sync_cfg *cfg,
 	if (!err)
 		err = l7_nl_sync_required(nla, tb, extack);
 	if (!err)
-		err = l7_nl_sync_peer(tb[IPVS_L7_SYNC_ATTR_PEER], cfg, extack);
+		err = l7_nl_sync_peers(nla, tb, cfg, extack);
 	if (err)
 		return err;
 	cfg->role = nla_get_u8(tb[IPVS_L7_SYNC_ATTR_ROLE]);
@@ -209,6 +281,33 @@ static int l7_nl_put_sync_stats(struct sk_buff *skb,
 	return 0;
 }
 
+static int l7_nl_put_peer(struct sk_buff *skb, const struct l7_sync_cfg *cfg,
+			  const union nf_inet_addr *a)
+{
+	return cfg->af == AF_INET ?
+	       nla_put_in_addr(skb, IPVS_L7_SYNC_ATTR_PEER, a->ip) :
+	       nla_put_in6_addr(skb, IPVS_L7_SYNC_ATTR_PEER, &a->in6);
+}
+
+/* the first peer alone, as one-peer tools read it, then all of them */
+static int l7_nl_put_sync_peers(struct sk_buff *skb,
+				const struct l7_sync_cfg *cfg)
+{
+	struct nlattr *nest;
+	u8 i;
+
+	if (l7_nl_put_peer(skb, cfg, &cfg->peers[0]))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, IPVS_L7_SYNC_ATTR_PEERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < cfg->npeers; i++)
+		if (l7_nl_put_peer(skb, cfg, &cfg->peers[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int l7_nl_put_sync(struct sk_buff *skb, const struct l7_sync_cfg *cfg,
 			  const struct l7_sync_stats *st, u32 dgram_max)
 {
@@ -217,9 +316,7 @@ static int l7_nl_put_sync(struct sk_buff *skb, const struct l7_sync_cfg *cfg,
 	if (!nest ||
 	    nla_put_u8(skb, IPVS_L7_SYNC_ATTR_ROLE, cfg->role) ||
 	    nla_put_string(skb, IPVS_L7_SYNC_ATTR_IFNAME, cfg->ifname) ||
-	    (cfg->af == AF_INET ?
-	     nla_put_in_addr(skb, IPVS_L7_SYNC_ATTR_PEER, cfg->peer.ip) :
-	     nla_put_in6_addr(skb, IPVS_L7_SYNC_ATTR_PEER, &cfg->peer.in6)) ||
+	    l7_nl_put_sync_peers(skb, cfg) ||
 	    nla_put_be16(skb, IPVS_L7_SYNC_ATTR_PORT, cfg->port) ||
 	    nla_put_u32(skb, IPVS_L7_SYNC_ATTR_SYNC_ID, cfg->sync_id) ||
 	    nla_put_u32(skb, IPVS_L7_SYNC_ATTR_IDLE, cfg->idle_ms) ||

@@ -398,6 +398,8 @@ enum ipvs_l7_sync_role {
 #define IPVS_L7_SYNC_IDLE_MAX		60000	/* ms */
 #define IPVS_L7_SYNC_RECORDS_DEFAULT	65536
 #define IPVS_L7_SYNC_RECORDS_MAX	(1U << 20)
+/* directors a channel sends to and takes records from, at most */
+#define IPVS_L7_SYNC_PEERS_MAX		8
 
 enum {
 	IPVS_L7_SYNC_ATTR_UNSPEC,
@@ -405,10 +407,12 @@ enum {
 	/* string: the dedicated interface, bound to; required */
 	IPVS_L7_SYNC_ATTR_IFNAME,
 	/*
-	 * binary, 4 or 16 bytes; required: the other director's unicast
-	 * address.  Both directors send there, and take datagrams from
-	 * that address and IPVS_L7_SYNC_ATTR_PORT only.  Its size gives the
-	 * channel's address family.
+	 * binary, 4 or 16 bytes: the other director's unicast address, when
+	 * there is one other (else IPVS_L7_SYNC_ATTR_PEERS; one of the two
+	 * is required).  A director sends to each of its peers, and takes
+	 * datagrams from their addresses and IPVS_L7_SYNC_ATTR_PORT only.
+	 * Its size gives the channel's address family.  Answers carry the
+	 * first peer here.
 	 */
 	IPVS_L7_SYNC_ATTR_PEER,
 	IPVS_L7_SYNC_ATTR_PORT,		/* u16, network byte order, != 0; required */
@@ -422,6 +426,13 @@ enum {
 	IPVS_L7_SYNC_ATTR_STATS,	/* nested IPVS_L7_SYNC_STATS_* (answers) */
 	/* u32 (answers): bytes of a datagram at most, from the interface's MTU */
 	IPVS_L7_SYNC_ATTR_DGRAM_MAX,
+	/*
+	 * nested: 1 to IPVS_L7_SYNC_PEERS_MAX IPVS_L7_SYNC_ATTR_PEER, each
+	 * another director, all of one family and distinct: the channel's
+	 * peers, in place of IPVS_L7_SYNC_ATTR_PEER (which, if given too,
+	 * is the first of them).  Answers carry all of them here.
+	 */
+	IPVS_L7_SYNC_ATTR_PEERS,
 
 	__IPVS_L7_SYNC_ATTR_MAX,
 };
