@@ -154,23 +154,21 @@ void l7_sync_send_work(struct work_struct *work)
 	struct l7_sync *s = container_of(to_delayed_work(work),
 					 struct l7_sync, send);
 	struct l7_ckpt_writer w;
+	u8 i, sent;
 	u16 n;
-	u8 i;
-	int err;
 
 	while ((n = l7_sync_pack(s, &w))) {
-		for (i = 0; i < s->cfg.npeers; i++) {
-			err = l7_sync_seal_send(s, &s->remote[i], n,
-						l7_ckpt_write_end(&w));
-			spin_lock_bh(&s->qlock);
-			if (!err) {
-				s->stats.sent++;
-				s->stats.sent_records += n;
-			} else {
-				s->stats.dropped += n;
-			}
-			spin_unlock_bh(&s->qlock);
-		}
+		for (i = 0, sent = 0; i < s->cfg.npeers; i++)
+			sent += !l7_sync_seal_send(s, &s->remote[i], n,
+						   l7_ckpt_write_end(&w));
+		/* datagrams per peer; records once, dropped if none went */
+		spin_lock_bh(&s->qlock);
+		s->stats.sent += sent;
+		if (sent)
+			s->stats.sent_records += n;
+		else
+			s->stats.dropped += n;
+		spin_unlock_bh(&s->qlock);
 		cond_resched();
 	}
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The l7 checkpoint channel between two directors: started and stopped
+# The l7 checkpoint channel between directors: started and stopped
 # with the patched ipvsadm (--start-l7-sync, --stop-l7-sync, -L --daemon),
 # the master's records of keep-alive clients idle at a request boundary
 # held by the backup, a DELETE when one closes.  What whoever reaches the
@@ -13,20 +13,26 @@
 # of the format, version 2, and its AEAD of its own) from a third host
 # that is the backup's peer: the backup keeps what is authenticated,
 # drops and counts a wrong key, a wrong sync id and what does not read,
-# and evicts the oldest past its cap.  Then the first director in role
+# and evicts the oldest past its cap; a backup whose peers are the master
+# and the third host takes both's records, and not the master's
+# datagrams sent from the third host's address.  Then the first director in role
 # both: a client it has only a record of, its segments written by hand
 # (testbed/clients/rawtcp.py adopt*), is taken over; a forged segment or
 # a deleted record gets a RST; a newer record of a connection it holds
 # ends its copy (displaced).  Last, both directors in role both, one
 # flooded with forged datagrams from its peer's address while it sends
-# records: the other takes exactly the records sent.  Runs in the guest.
+# records: the other takes exactly the records sent; and three directors
+# with a kernel channel each, every one the others' peer.  Every
+# director also has a silent peer (203.0.113.4, 2001:db8:203::4: an
+# address on the bridge that listens on nothing), so that each test runs
+# with several peers.  Runs in the guest.
 #
 #   l7cli -- l7dir (master, the l7 service) -- s1..s3      (topology up)
 #              | sync0 203.0.113.1
 #   [l7syn: bridge sw] -- l7dir2 sync0 203.0.113.2 (backup)
 #              \-------- l7dir3 sync0 203.0.113.3 (a third sender)
 #
-# A director takes datagrams only from its --sync-peer's address and
+# A director takes datagrams only from its --sync-peer addresses and
 # port: tests that send from the third host start the receiving director
 # with the peer 203.0.113.3.
 set -u
@@ -39,6 +45,11 @@ SYNC="$PY $CLIENTS/l7sync.py"
 TMP=$(mktemp -d)
 PORT=8849
 ID=7
+# Every director has a second peer that never answers (sync_link), so
+# that every test here runs with several peers; the ha suite runs the
+# pair of one peer each.
+SILENT=203.0.113.4
+SILENT6=2001:db8:203::4
 
 [ -x "$IPVSADM" ] || { echo "FAIL no $IPVSADM (make ipvsadm)"; exit 1; }
 
@@ -62,6 +73,9 @@ sync_link() {
 		ip -n "$d" link set sync0 up
 		n=$((n + 1))
 	done
+	# the silent peer: an address on the link that listens on nothing
+	ip -n l7syn addr add "$SILENT/24" dev sw
+	ip -n l7syn addr add "$SILENT6/64" dev sw nodad
 }
 
 # new_key FILE: 64 hex digits, readable by its owner only
@@ -69,10 +83,16 @@ new_key() {
 	(umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$1"; echo >> "$1")
 }
 
-# start DIR ROLE PEER [options]
+# start DIR ROLE PEER [options]: PEER a list, or one address to which
+# the silent peer of its family is added
 start() {
 	local d=$1 role=$2 peer=$3
 	shift 3
+	case $peer in
+	*,*) ;;
+	*:*) peer=$peer,$SILENT6 ;;
+	*) peer=$peer,$SILENT ;;
+	esac
 	in_d "$d" "$IPVSADM" --start-l7-sync "$role" --mcast-interface sync0 \
 		--sync-peer "$peer" --mcast-port "$PORT" --syncid "$ID" \
 		--sync-key-file "$TMP/key" "$@"
@@ -174,8 +194,8 @@ starts_both() {
 	start l7dir2 backup 203.0.113.1 || return 1
 	m=$(show l7dir) b=$(show l7dir2)
 	note "$m" "$b"
-	printf '%s\n' "$m" | grep -q "^l7 master sync channel (interface=sync0, peer=203.0.113.2, port=$PORT, syncid=$ID, idle=100ms, max_records=65536, maxlen=1472)" &&
-	printf '%s\n' "$b" | grep -q "^l7 backup sync channel (interface=sync0, peer=203.0.113.1, port=$PORT, syncid=$ID, idle=200ms" ||
+	printf '%s\n' "$m" | grep -q "^l7 master sync channel (interface=sync0, peer=203.0.113.2,$SILENT, port=$PORT, syncid=$ID, idle=100ms, max_records=65536, maxlen=1472)" &&
+	printf '%s\n' "$b" | grep -q "^l7 backup sync channel (interface=sync0, peer=203.0.113.1,$SILENT, port=$PORT, syncid=$ID, idle=200ms" ||
 		return 1
 	# a second start is refused, the first runs on
 	! start l7dir2 backup 203.0.113.1 2> "$TMP/err" &&
@@ -373,6 +393,75 @@ third_sender_with_key() {
 	wait_eq $((before + 35)) sync_counter l7dir2 records || { show l7dir2; return 1; }
 }
 
+# A backup whose peers are the master and the third host: it takes the
+# records of both, each peer's start accepted at its own address.  Then
+# the master's datagrams, captured, sent to it from the third host's
+# address: authentic, but not of the start accepted there, nor echoing
+# the challenge given there - none is taken.
+several_peers() {
+	local stored n mark rc=0
+	restart l7dir2 backup 203.0.113.1,203.0.113.3 || return 1
+	wait_eq 1 sync_counter l7dir2 peers || { show l7dir2; return 1; }
+	capture_start np || return 1
+	in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/npready" \
+		"$TMP/npgo" --requests 1 > "$TMP/npheld" 2>&1 &
+	wait_for -s 60 test -e "$TMP/npready" &&
+	wait_for stored_at_least 2 &&
+	wait_for captured_records np || rc=1
+	capture_stop
+	[ $rc = 0 ] || { cat "$TMP/npheld"; show l7dir; show l7dir2; touch "$TMP/npgo"; return 1; }
+	send "$TMP/key" "$ID" upsert 35001 10 &&
+	wait_eq 2 sync_counter l7dir2 peers &&
+	wait_eq 11 sync_counter l7dir2 records || { show l7dir2; touch "$TMP/npgo"; return 1; }
+	note "$(show l7dir2 | grep '^l7 ')"
+	show l7dir2 | grep -q '^l7 backup sync channel (interface=sync0, peer=203.0.113.1,203.0.113.3, ' ||
+		{ touch "$TMP/npgo"; return 1; }
+	n=$(grep -c '"src": "203.0.113.1".*"count": [1-9]' "$TMP/np.jl")
+	mark=$(( $(cnt l7dir2 bad_source) + $(cnt l7dir2 malformed) ))
+	stored=$(cnt l7dir2 stored)
+	in_d l7dir3 $SYNC replay "$TMP/np.jl" 203.0.113.3 203.0.113.2 "$PORT" \
+		--from 203.0.113.1 --records &&
+	in_d l7dir3 $SYNC send-bad "$TMP/key" "$ID" 203.0.113.2 "$PORT" short ||
+		{ touch "$TMP/npgo"; return 1; }
+	wait_for refused_past "$mark"
+	note "the master's $n datagrams with records from the third host's address: $(show l7dir2 | tail -n 1)"
+	touch "$TMP/npgo"
+	wait_for -s 60 grep -q '^ok' "$TMP/npheld" || { cat "$TMP/npheld"; return 1; }
+	[ "$(cnt l7dir2 stored)" = "$stored" ] && [ "$(cnt l7dir2 peers)" = 2 ] &&
+		[ "$(cnt l7dir2 unknown_peer)" -ge "$n" ] || { show l7dir2; return 1; }
+	# the tests after this one count from a start of the third host's
+	restart l7dir2 backup 203.0.113.3
+}
+
+# Three directors, each the others' peer: the master's records held by
+# both backups, its DELETE applied by both.
+three_directors() {
+	local n=3 i d
+	restart l7dir both 203.0.113.2,203.0.113.3 --sync-idle 50 &&
+	restart l7dir2 backup 203.0.113.1,203.0.113.3 &&
+	restart l7dir3 backup 203.0.113.1,203.0.113.2 || return 1
+	for d in l7dir2 l7dir3; do
+		wait_eq 1 sync_counter $d peers || { show $d; return 1; }
+	done
+	wait_eq 2 sync_counter l7dir peers || { show l7dir; return 1; }
+	for i in $(seq 1 $n); do
+		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/tready$i" \
+			"$TMP/tgo$i" --requests 1 > "$TMP/theld$i" 2>&1 &
+	done
+	for i in $(seq 1 $n); do
+		wait_for -s 60 test -e "$TMP/tready$i" || { cat "$TMP/theld$i"; return 1; }
+	done
+	wait_eq $n sync_counter l7dir2 records && wait_eq $n sync_counter l7dir3 records ||
+		{ show l7dir; show l7dir2; show l7dir3; return 1; }
+	note "$n idle clients: l7dir2 holds $(sync_counter l7dir2 records), l7dir3 $(sync_counter l7dir3 records)"
+	for i in $(seq 1 $n); do touch "$TMP/tgo$i"; done
+	wait
+	wait_for -s 40 records_are 0 &&
+	wait_eq 0 sync_counter l7dir3 records || { show l7dir2; show l7dir3; return 1; }
+	note "$(show l7dir | tail -n 1)"
+	for d in l7dir l7dir2 l7dir3; do in_d $d "$IPVSADM" --stop-l7-sync || return 1; done
+}
+
 # dropped_as NAME CMD...: CMD's datagram counted as NAME (the first),
 # and the records held are as before
 dropped_as() {
@@ -523,7 +612,7 @@ over_ipv6() {
 	wait_for -s 60 test -e "$TMP/v6ready" || { cat "$TMP/v6held"; return 1; }
 	wait_eq 1 sync_counter l7dir2 records || { show l7dir; show l7dir2; return 1; }
 	note "$(show l7dir2 | grep '^l7 ')"
-	show l7dir2 | grep -q '^l7 backup sync channel (interface=sync0, peer=2001:db8:203::1,' ||
+	show l7dir2 | grep -q "^l7 backup sync channel (interface=sync0, peer=2001:db8:203::1,$SILENT6," ||
 		return 1
 	touch "$TMP/v6go"
 	wait_for -s 60 grep -q '^ok' "$TMP/v6held" || { cat "$TMP/v6held"; return 1; }
@@ -614,6 +703,7 @@ t_check "sync: the director's own datagram sent back to it is dropped (reflected
 t_check "sync: datagrams replayed to a restarted backup are not taken" replay_after_restart
 t_check "sync: a datagram with the key from another address than the peer's is dropped (bad_source)" foreign_source
 t_check "sync: a third sender with the key: its records and DELETEs applied" third_sender_with_key
+t_check "sync: a backup of two peers takes both's records; one peer's datagrams from the other's address are not taken" several_peers
 t_check "sync: a wrong key is dropped and counted (bad_hmac)" wrong_key
 t_check "sync: a wrong sync id is dropped and counted (bad_syncid)" wrong_sync_id
 t_check "sync: datagrams that do not read are dropped and counted (malformed), a flipped tag bit (bad_hmac)" malformed
@@ -624,6 +714,7 @@ t_check "sync: a client taken over from its record; a forged segment or a delete
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
 t_check "sync: records of absent clients probed twice when an address comes up, then dropped (expired); none probed again" probes_drain
 t_check "sync: both directors sending, one flooded with forged datagrams from its peer's address: the other takes exactly the records sent" both_under_flood
+t_check "sync: three directors, each the others' peer: the master's records and DELETEs at both others" three_directors
 
 testbed_down
 rm -rf "$TMP"
