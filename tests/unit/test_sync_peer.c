@@ -10,7 +10,8 @@
  * within a few datagrams whichever starts first, even when their first
  * HELLOs cross; nothing taken once is taken again, nothing of our own is
  * taken, and after either end restarts nothing sealed by an earlier
- * start is taken; the window's edges.
+ * start is taken; the window's edges.  Last, a director of two peers,
+ * one state for each: neither's datagrams are taken at the other's.
  */
 #include <string.h>
 
@@ -725,6 +726,59 @@ static void echo_from_newest(void)
 	CHECK(p.echo == 0xa1, "echo after a replay");
 }
 
+/*
+ * Directors side by side: C holds one state per peer address, each with
+ * its own challenge, and numbers its datagrams once over both.  A and B
+ * are each accepted at their own state; a datagram A sealed for C,
+ * delivered at B's state (sent from B's address), echoes the wrong
+ * challenge and is not taken, and B's acceptance stands.  C's datagrams
+ * to A skip the numbers it gave B's: taken all the same, each once.
+ */
+static void several_peers(void)
+{
+	struct dir a, b, ca, cb;
+	struct l7_sync_hdr h, old;
+	enum l7_sync_verdict v;
+	int i;
+
+	start(&a, "A");
+	start(&b, "B");
+	start(&ca, "C@A");
+	cb = ca;
+	cb.name = "C@B";
+	l7_sync_peer_init(&cb.p, ca.p.self, draw());
+	CHECK(converge(&a, &ca, 8) > 0, "A and C meet");
+	CHECK(converge(&b, &cb, 8) > 0, "B and C meet");
+	CHECK(ca.p.challenge != cb.p.challenge, "one challenge per peer");
+
+	/* A echoes the challenge C's state for it holds now */
+	h = seal(&ca);
+	CHECK(deliver(&a, &h) == L7_SYNC_TAKE, "C's datagram at A");
+	CHECK(a.p.echo == ca.p.challenge, "A echoes C's current challenge");
+	h = seal(&a);
+	v = deliver(&cb, &h);
+	CHECK(v == L7_SYNC_UNKNOWN, "A's datagram at B's state: %d", v);
+	CHECK(cb.p.sender == b.p.self, "B still accepted at its state");
+	h = seal(&b);
+	CHECK(deliver(&cb, &h) == L7_SYNC_TAKE, "B's next datagram");
+	h = seal(&a);
+	CHECK(deliver(&ca, &h) == L7_SYNC_TAKE, "A's next datagram at A's");
+
+	/* one counter over both peers: gaps at each, every one taken once */
+	for (i = 0; i < 10; i++) {
+		struct dir *to = i % 2 ? &cb : &ca;
+		struct dir *at = i % 2 ? &b : &a;
+
+		cb.seq = ca.seq = (ca.seq > cb.seq ? ca.seq : cb.seq);
+		h = seal(to);
+		if (i == 4)
+			old = h;
+		CHECK(deliver(at, &h) == L7_SYNC_TAKE, "C's datagram %d at %s",
+		      i, at->name);
+	}
+	CHECK(deliver(&a, &old) == L7_SYNC_REPLAY, "a replay at A");
+}
+
 /* A challenge of 0 accepts no one: 0 is what a HELLO echoes first. */
 static void challenge_zero(void)
 {
@@ -768,5 +822,6 @@ int main(void)
 	RUN(window_model);
 	RUN(echo_from_newest);
 	RUN(challenge_zero);
+	RUN(several_peers);
 	return l7_test_summary("sync_peer");
 }
