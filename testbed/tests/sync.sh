@@ -429,10 +429,10 @@ several_peers() {
 		[ "$(cnt l7dir2 unknown_peer)" -ge "$n" ] || rc=1
 	# its next request, then it closes
 	touch "$TMP/npgo"
-	wait_for -s 60 grep -q '^ok' "$TMP/npheld" || { cat "$TMP/npheld"; return 1; }
-	[ $rc = 0 ] || { show l7dir2; return 1; }
+	wait_for -s 60 grep -q '^ok' "$TMP/npheld" || { cat "$TMP/npheld"; rc=1; }
+	[ $rc = 0 ] || show l7dir2
 	# the tests after this one count from a start of the third host's
-	restart l7dir2 backup 203.0.113.3
+	restart l7dir2 backup 203.0.113.3 && [ $rc = 0 ]
 }
 
 # Three directors, each the others' peer: the master's records held by
