@@ -12,6 +12,11 @@ L7TB_BACKENDS="s1 s2 s3"
 L7TB_VIP6=2001:db8:100::1
 L7TB_CLIENT6=2001:db8:100::10
 L7TB_GW6=2001:db8:2::1
+# directors side by side (topology up-ecmp): the router's addresses on
+# the directors' link and on the clients', the directors
+L7TB_ECMP_RTR=203.0.113.65
+L7TB_ECMP_RTR_CLI=198.51.100.129
+L7TB_ECMP_DIRS="l7dir l7dir2 l7dir3"
 L7TB_BUILD=${L7_BUILD:-$L7TB_DIR/../build}
 # the test clients' Python: the guest's own (a venv on PATH is the host's);
 # they find the build tree through L7_BUILD
