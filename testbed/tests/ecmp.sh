@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Directors side by side (topology up-ecmp): three directors, each with
+# the l7 service and its own pools, announce the VIP over BGP to a router
+# (testbed/frr) that spreads the clients' flows over all three (ECMP).
+# Their checkpoint channel runs among the three (role both, each the
+# others' peer), so each holds a record of every other's idle client
+# connections.  Keep-alive clients idle at a request boundary whose flow
+# the router moves to another director - one drained (its route
+# withdrawn), one killed (its links cut; the router's BGP hold timer
+# takes the route away), one joining (announcing again) - are taken over
+# at their next request by the director they reach, from its record,
+# with not one request lost nor a connection reset.  Only clients between
+# two requests are carried so far: a flow moved in the middle of a
+# request or a response is not yet forwarded to the director that holds
+# it.  Runs inside the guest.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+VS=$L7TB_VIP:80
+IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
+CLIENTS=$L7TB_DIR/clients
+TMP=$(mktemp -d)
+KEY=$TMP/key
+CONNS=30
+
+[ -x "$IPVSADM" ] || { echo "FAIL no $IPVSADM (make ipvsadm)"; exit 1; }
+[ -x /usr/lib/frr/bgpd ] || { echo "FAIL no FRR (scripts/setup installs it)"; exit 1; }
+
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+in_d() { local d=$1; shift; ip netns exec "$d" "$@"; }
+
+# peers_of DIR: the other directors' sync addresses, comma-separated
+peers_of() {
+	local d n=1 out=
+	for d in $L7TB_ECMP_DIRS; do
+		[ "$d" != "$1" ] && out=${out:+$out,}203.0.113.$n
+		n=$((n + 1))
+	done
+	echo "$out"
+}
+
+# director_up DIR: the l7 service to the three backends, and the channel
+director_up() {
+	local d=$1 b
+	in_d "$d" "$IPVSADM" -A -t "$VS" -s l7 || return 1
+	for b in $L7TB_BACKENDS; do
+		in_d "$d" "$IPVSADM" -a -t "$VS" -r "$(backend_ip "$b"):80" -m ||
+			return 1
+	done
+	in_d "$d" "$IPVSADM" --start-l7-sync both --mcast-interface sync \
+		--sync-peer "$(peers_of "$d")" --sync-key-file "$KEY" --sync-idle 50
+}
+
+# dir_col DIR NAME: column NAME of DIR's service line
+dir_col() {
+	in_d "$1" cat /proc/net/ip_vs_l7 | l7_awk -v vs="$VS" -v n="$2" \
+		'$1 != "->" && $2 == vs { print sv(n) }'
+}
+
+# dir_pools_ready DIR: every backend has an idle pooled connection in DIR
+dir_pools_ready() {
+	in_d "$1" cat /proc/net/ip_vs_l7 |
+		l7_awk '$1 == "->" && rv("Idle") >= 1 && rv("State") == "up" { n++ }
+			END { exit !(n == 3) }'
+}
+
+# paths: next hops of the router's route to the VIP
+paths() {
+	ip -n l7rtr route show "$L7TB_VIP/32" |
+		awk '/nexthop via/ { n++ } / via / && !/nexthop/ { n++ } END { print n + 0 }'
+}
+
+# per_dir NAME: "l7dir=N l7dir2=N l7dir3=N", DIR's counter NAME (conns
+# and the like: its service's column; a sync counter: the channel's)
+per_dir() {
+	local d v out=
+	for d in $L7TB_ECMP_DIRS; do
+		case $1 in
+		conns|active) v=$(dir_col "$d" "$1") ;;
+		*) v=$(sync_counter "$d" "$1") ;;
+		esac
+		out="$out $d=${v:-0}"
+	done
+	echo "${out# }"
+}
+
+sum_of() { echo "$1" | tr ' ' '\n' | awk -F= '{ s += $2 } END { print s + 0 }'; }
+
+# the directors' peers met: each has accepted both others' starts
+channels_met() {
+	local d
+	for d in $L7TB_ECMP_DIRS; do
+		[ "$(sync_counter "$d" peers)" -ge 2 ] || return 1
+	done
+}
+
+# idle_start NAME: $CONNS keep-alive connections from 30 client
+# addresses, one request each, then idle until NAME.go
+idle_start() {
+	rm -f "$TMP/$1.ready" "$TMP/$1.go"
+	in_cli "$PY" "$CLIENTS/idle_conns.py" "$L7TB_VIP" --conns "$CONNS" \
+		--stage "$TMP/$1.ready" "$TMP/$1.go" > "$TMP/$1.out" 2>&1 &
+	IDLE_PID=$!
+	wait_for -s 60 test -e "$TMP/$1.ready" || { cat "$TMP/$1.out"; return 1; }
+}
+
+# idle_finish NAME: their next request; every one answered on its
+# connection
+idle_finish() {
+	touch "$TMP/$1.go"
+	wait "$IDLE_PID"
+	local rc=$?
+	note "clients: $(head -n 1 "$TMP/$1.out")"
+	[ $rc = 0 ] || { cat "$TMP/$1.out"; return 1; }
+}
+
+# ---- tests ----
+
+# Flows from many client addresses reach all three directors, and every
+# answer is byte-exact.
+spread() {
+	local before after d n
+	[ "$(paths)" = 3 ] || { ip -n l7rtr route; return 1; }
+	before=$(per_dir conns)
+	idle_start spread || return 1
+	idle_finish spread || return 1
+	after=$(per_dir conns)
+	note "router: $(paths) next hops to the VIP; connections per director before $before, after $after"
+	for d in $L7TB_ECMP_DIRS; do
+		n=$(( $(echo "$after" | tr ' ' '\n' | awk -F= -v d="$d" '$1 == d { print $2 }') -
+		      $(echo "$before" | tr ' ' '\n' | awk -F= -v d="$d" '$1 == d { print $2 }') ))
+		[ "$n" -ge 1 ] || { echo "$d had no connection"; return 1; }
+	done
+}
+
+# moved CHANGE...: idle clients, then CHANGE (a command), then their next
+# request: none lost; how many moved (adopted), counted per director
+moved() {
+	local adopted0 adopted1 refused0 refused1
+	idle_start moved || return 1
+	# every director holds the others' records of these clients
+	sleep 1
+	adopted0=$(per_dir adopted) refused0=$(per_dir refused)
+	"$@" || { touch "$TMP/moved.go"; wait "$IDLE_PID"; return 1; }
+	idle_finish moved || return 1
+	adopted1=$(per_dir adopted) refused1=$(per_dir refused)
+	note "taken over by the director their flow reached: $(( $(sum_of "$adopted1") - $(sum_of "$adopted0") )) of $CONNS ($adopted1; before $adopted0)" \
+		"refused: $refused1; displaced: $(per_dir displaced)"
+	[ $(( $(sum_of "$adopted1") - $(sum_of "$adopted0") )) -ge 1 ] ||
+		{ echo "no flow moved: the change tested nothing"; return 1; }
+}
+
+# drain DIR: its route withdrawn, the router down to two next hops
+drain() {
+	"$L7TB_DIR/frr" withdraw "$1" && wait_for -s 20 eq_paths 2 ||
+		{ ip -n l7rtr route; return 1; }
+}
+
+# join DIR: its route announced again, three next hops
+join() {
+	"$L7TB_DIR/frr" announce "$1" && wait_for -s 20 eq_paths 3 ||
+		{ ip -n l7rtr route; return 1; }
+}
+
+eq_paths() { [ "$(paths)" = "$1" ]; }
+
+# kill_dir DIR: every link of DIR down at once (its front, back and sync
+# ports on the bridges): the router's BGP session to it times out
+kill_dir() {
+	local p t0
+	t0=$(date +%s.%N)
+	for p in f b s; do ip -n l7net link set "$p-$1" down; done
+	wait_for -s 20 eq_paths 2 || { ip -n l7rtr route; return 1; }
+	note "$1's links cut: its route gone from the router after $(echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./') s"
+}
+
+"$L7TB_DIR/topology" up-ecmp
+"$L7TB_DIR/apache" start
+(umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$KEY"; echo >> "$KEY")
+for d in $L7TB_ECMP_DIRS; do director_up "$d" || echo "FAIL $d: l7 service or channel"; done
+"$L7TB_DIR/frr" router
+n=1
+for d in $L7TB_ECMP_DIRS; do "$L7TB_DIR/frr" director "$d" $n; n=$((n + 1)); done
+wait_for -s 60 eq_paths 3 || { echo "FAIL the router has no route over three directors"; ip -n l7rtr route; }
+wait_for -s 30 channels_met || echo "FAIL the directors' channels did not meet"
+for d in $L7TB_ECMP_DIRS; do wait_for -s 60 dir_pools_ready "$d" >/dev/null; done
+
+t_check "ecmp: the router reaches the VIP over three directors (BGP); flows from 30 client addresses reach each, byte-exact" spread
+t_check "ecmp: a director drained (route withdrawn): idle keep-alive clients whose flow moved are taken over, none lost" moved drain l7dir2
+t_check "ecmp: the drained director joins again (route announced): the flows that move back are taken over, none lost" moved join l7dir2
+t_check "ecmp: a director killed (links cut, BGP hold timer): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
+
+"$L7TB_DIR/frr" stop
+for d in $L7TB_ECMP_DIRS; do
+	in_d "$d" "$IPVSADM" --stop-l7-sync 2>/dev/null
+	in_d "$d" "$IPVSADM" -C
+done
+"$L7TB_DIR/apache" stop
+"$L7TB_DIR/topology" down
+l7_unload
+rm -rf "$TMP"
+t_summary
