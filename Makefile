@@ -38,7 +38,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers \
 	-Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iip_vs_l7/core -Itests/unit
 VM_SUITES ?= foundation pool pool_hostile datapath splice splice_loss rebind tcp_hygiene tcp_accept bounds hostile \
-	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha ipv6 observe sync
+	forwarded bodyhead rules_nl ipvsadm_l7 rules_route ha ipv6 observe sync ecmp
 # one boot runs every suite: about 45-60 minutes under emulation
 VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
@@ -180,7 +180,7 @@ $(BUILD)/keepalived/keepalived: $(KEEPALIVED_SRC)
 # ipvsadm_l7, rules_route, ha, ipv6, observe and sync run the patched build/ipvsadm/ipvsadm;
 # ha runs the patched build/keepalived/keepalived
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
-	 $(if $(filter ipvsadm_l7 rules_route ha ipv6 observe sync,$(VM_SUITES)),ipvsadm) \
+	 $(if $(filter ipvsadm_l7 rules_route ha ipv6 observe sync ecmp,$(VM_SUITES)),ipvsadm) \
 	 $(if $(filter ha,$(VM_SUITES)),keepalived)
 	L7_ONLY="$(VM_ONLY)" scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
