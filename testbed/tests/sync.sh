@@ -442,10 +442,10 @@ three_directors() {
 	restart l7dir both 203.0.113.2,203.0.113.3 --sync-idle 50 &&
 	restart l7dir2 backup 203.0.113.1,203.0.113.3 &&
 	restart l7dir3 backup 203.0.113.1,203.0.113.2 || return 1
-	for d in l7dir2 l7dir3; do
-		wait_eq 1 sync_counter $d peers || { show $d; return 1; }
+	# each has accepted both others' starts
+	for d in l7dir l7dir2 l7dir3; do
+		wait_eq 2 sync_counter $d peers || { show $d; return 1; }
 	done
-	wait_eq 2 sync_counter l7dir peers || { show l7dir; return 1; }
 	for i in $(seq 1 $n); do
 		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/tready$i" \
 			"$TMP/tgo$i" --requests 1 > "$TMP/theld$i" 2>&1 &
