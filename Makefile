@@ -7,6 +7,7 @@
 #   make check-install the DKMS package installed and used in the guest, 6.1 and 6.12 (slow)
 #   make demo         boot the testbed and show how keep-alive requests spread
 #   make demo-ha      boot the HA pair (keepalived) and show a failover (the ha suite)
+#   make demo-ecmp    three directors behind a BGP router: a drain, a join, a kill (the ecmp suite)
 #   make unit         host unit tests only (ASan/UBSan)
 #   make fuzz         libFuzzer targets of the core, FUZZ_SECONDS (60) each
 #   make bench-core   the head framers and rule matching alone on the host: ns per head
@@ -44,7 +45,7 @@ VM_TIMEOUT ?= 4200
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 CGIS := $(patsubst testbed/cgi/%.c,$(BUILD)/cgi/%,$(wildcard testbed/cgi/*.c))
 
-.PHONY: all module setup unit testbed ipvsadm keepalived demo-ha vm-test vm-selftest sparse checkpatch check demo clean deb docs-check
+.PHONY: all module setup unit testbed ipvsadm keepalived demo-ha demo-ecmp vm-test vm-selftest sparse checkpatch check demo clean deb docs-check
 
 all: module
 
@@ -206,6 +207,12 @@ demo: setup
 demo-ha: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm keepalived
 	scripts/vm -k $(KVER) testbed/tests/ha.sh
+
+# directors side by side: the ecmp suite prints how the clients' flows
+# spread and how many moved, and were taken over, at each change
+demo-ecmp: setup
+	@$(MAKE) --no-print-directory module testbed ipvsadm
+	scripts/vm -k $(KVER) testbed/tests/ecmp.sh
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/fuzz $(BUILD)/cgi $(BUILD)/www $(BUILD)/vm $(BUILD)/[0-9]* $(BUILD)/deb $(BUILD)/docs-check
