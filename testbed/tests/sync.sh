@@ -151,6 +151,19 @@ held_port() {
 		awk '{ n = split($3, a, ":"); print a[n] }'
 }
 
+# held_clients P N: N keep-alive clients (held_conn.py) idle at a
+# boundary after one request, each until $TMP/PgoI exists
+held_clients() {
+	local i
+	for i in $(seq 1 "$2"); do
+		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/$1ready$i" \
+			"$TMP/$1go$i" --requests 1 > "$TMP/$1held$i" 2>&1 &
+	done
+	for i in $(seq 1 "$2"); do
+		wait_for -s 60 test -e "$TMP/$1ready$i" || { cat "$TMP/$1held$i"; return 1; }
+	done
+}
+
 # ---- tests ----
 
 refuses_open_key() {
@@ -240,13 +253,7 @@ master_records() {
 	local i n=4
 	# the backup took the master's start (its handshake): records count
 	wait_eq 1 sync_counter l7dir2 peers || { show l7dir2; return 1; }
-	for i in $(seq 1 $n); do
-		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/ready$i" \
-			"$TMP/go$i" --requests 1 > "$TMP/held$i" 2>&1 &
-	done
-	for i in $(seq 1 $n); do
-		wait_for -s 60 test -e "$TMP/ready$i" || { cat "$TMP/held$i"; return 1; }
-	done
+	held_clients "" $n || return 1
 	wait_eq $n sync_counter l7dir2 records ||
 		{ show l7dir; show l7dir2; return 1; }
 	note "$n idle clients: master $(sync_counter l7dir sent_records) records sent; backup holds $(sync_counter l7dir2 records)"
@@ -446,13 +453,7 @@ three_directors() {
 	for d in l7dir l7dir2 l7dir3; do
 		wait_eq 2 sync_counter $d peers || { show $d; return 1; }
 	done
-	for i in $(seq 1 $n); do
-		in_cli $PY "$CLIENTS/held_conn.py" "$L7TB_VIP" "$TMP/tready$i" \
-			"$TMP/tgo$i" --requests 1 > "$TMP/theld$i" 2>&1 &
-	done
-	for i in $(seq 1 $n); do
-		wait_for -s 60 test -e "$TMP/tready$i" || { cat "$TMP/theld$i"; return 1; }
-	done
+	held_clients t $n || return 1
 	wait_eq $n sync_counter l7dir2 records && wait_eq $n sync_counter l7dir3 records ||
 		{ show l7dir; show l7dir2; show l7dir3; return 1; }
 	note "$n idle clients: l7dir2 holds $(sync_counter l7dir2 records), l7dir3 $(sync_counter l7dir3 records)"
