@@ -455,7 +455,7 @@ static void gen_taken(struct l7_ckpt_store *s, uint64_t gen)
 /* An UPSERT newer than everything known of its tuple becomes its record. */
 static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 					const struct l7_ckpt_conn *c,
-					uint32_t now_ms)
+					uint8_t from, uint32_t now_ms)
 {
 	uint32_t i = slot_find(s, &c->t);
 
@@ -472,6 +472,7 @@ static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 	s->slots[i].waits = 0;
 	s->slots[i].probes = 0;
 	s->slots[i].probe_any = false;
+	s->slots[i].owner = from;
 	s->slots[i].ts_off = l7_ckpt_ts_offset(c, now_ms);
 	gen_taken(s, c->gen);
 	s->stats.stored++;
@@ -529,7 +530,7 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 	}
 	if (r->kind == L7_CKPT_DELETE)
 		return ckpt_delete(s, &r->conn);
-	return ckpt_upsert(s, &r->conn, now_ms);
+	return ckpt_upsert(s, &r->conn, r->from, now_ms);
 }
 
 uint32_t l7_ckpt_bucket(const struct l7_ckpt_store *s,

@@ -136,10 +136,15 @@ struct l7_ckpt_conn {
 	bool busy;	/* a request under way: never adopted (above) */
 };
 
-/* One decoded record; a DELETE has only ->conn.t and ->conn.gen. */
+/*
+ * One decoded record; a DELETE has only ->conn.t and ->conn.gen.  ->from
+ * is not on the wire: the caller's number for the director it came from
+ * (the channel's peer), which the store keeps with the record.
+ */
 struct l7_ckpt_rec {
 	enum l7_ckpt_kind kind;
 	struct l7_ckpt_conn conn;
+	uint8_t from;
 };
 
 /* Bytes of one record of @kind and @family on the wire; 0 if neither. */
@@ -229,6 +234,7 @@ struct l7_ckpt_slot {
 	uint32_t probe_at;	/* when it was last probed, if probe_any */
 	uint8_t waits;		/* answers past the record it waited out */
 	uint8_t probes;		/* takeover probes (l7_ckpt_probe_mark()) */
+	uint8_t owner;		/* the director that holds it: its ->from */
 	bool probe_any;		/* a probe of it went, at probe_at */
 	uint32_t hnext;		/* in its hash bucket */
 	uint32_t prev;		/* in its age list, oldest first */

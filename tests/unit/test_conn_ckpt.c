@@ -888,6 +888,33 @@ static void busy_record_resets(void)
  * L7_CKPT_PROBES times expires, one the walk's copy no longer names is
  * left alone (N6).
  */
+/*
+ * Each record is kept as the director's it came from (->from, the
+ * caller's number for a peer): a newer record of the connection from
+ * another director makes that one its holder; a walk returns it.
+ */
+static void records_keep_their_owner(void)
+{
+	struct l7_ckpt_slot out[CAP_RECS + CAP_TOMBS];
+	struct l7_ckpt_tuple t = tuple4(1, 9001);
+	struct l7_ckpt_rec r = upsert(conn_of(t, 10));
+	uint32_t cursor = 0;
+	struct store st;
+
+	store_init(&st);
+	r.from = 3;
+	CHECK(put(&st, r) == L7_CKPT_STORED && held(&st.s, &t)->owner == 3,
+	      "from peer 3");
+	r.from = 5;
+	CHECK(put(&st, r) == L7_CKPT_STALE && held(&st.s, &t)->owner == 3,
+	      "a copy no newer changes no holder");
+	r.conn.gen = 11;
+	CHECK(put(&st, r) == L7_CKPT_STORED && held(&st.s, &t)->owner == 5,
+	      "taken over by peer 5");
+	CHECK(l7_ckpt_walk(&st.s, &cursor, CAP_RECS + CAP_TOMBS, out, NULL,
+			   CAP_RECS) == 1 && out[0].owner == 5, "walked");
+}
+
 static void walk_probe_expire(void)
 {
 	struct l7_ckpt_slot out[CAP_RECS + CAP_TOMBS];
@@ -970,5 +997,6 @@ int main(void)
 	RUN(blind_segment_probed);
 	RUN(walk_probe_expire);
 	RUN(busy_record_resets);
+	RUN(records_keep_their_owner);
 	return l7_test_summary("conn_ckpt");
 }
