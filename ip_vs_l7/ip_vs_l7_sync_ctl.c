@@ -70,8 +70,6 @@
  * dropped (l7_ckpt_expire()).
  */
 #define L7_SYNC_PROBE_EXPIRE_MS	3000
-/* a peer silent this long is lost: three of its HELLOs (one a second) */
-#define L7_SYNC_PEER_LOST_MS	3000
 /* the largest UDP payload */
 #define L7_SYNC_UDP_MAX		65507
 
@@ -135,7 +133,7 @@ static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 
 /*
  * @len bytes of @count records of an authentic datagram from peer @from:
- * applied whole, each kept as that peer's.
+ * applied whole, each kept as that peer's (the director that holds it).
  */
 static void l7_sync_apply(struct l7_sync *s, const u8 *recs, size_t len,
 			  u16 count, u8 from)
@@ -239,9 +237,6 @@ static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
 		l7_sync_count(s, &s->stats.replayed);
 		return;
 	}
-	/* the peer lives (l7_sync_watch_work()) */
-	r->heard = jiffies;
-	r->lost = false;
 	/* what the peer holds of ours: our records go on past it */
 	if (h.newest < L7_CKPT_GEN_MAX)
 		l7_sync_gen_raise(s, h.newest);
@@ -334,12 +329,11 @@ static bool l7_sync_probe_wanted(struct net *net,
 }
 
 /*
- * One pass of the takeover's probe over the records of the peers in
- * @owners (bit i: peer i), @expire for the last: a probe to each client
- * whose record is on a VIP:port served here, or, on the last pass, each
- * record probed L7_CKPT_PROBES times dropped.
+ * One pass of the takeover's probe over the store, @expire for the last:
+ * a probe to each client whose record is on a VIP:port served here, or,
+ * on the last pass, each record probed L7_CKPT_PROBES times dropped.
  */
-static void l7_sync_probe_pass(struct l7_sync *s, bool expire, u32 owners)
+static void l7_sync_probe_pass(struct l7_sync *s, bool expire)
 {
 	struct l7_ckpt_slot *batch = s->probe_batch;
 	u32 cursor = 0, n, k, done;
@@ -353,8 +347,6 @@ static void l7_sync_probe_pass(struct l7_sync *s, bool expire, u32 owners)
 		for (k = 0, done = 0; k < n; k++) {
 			const struct l7_ckpt_conn *c = &batch[k].conn;
 
-			if (!(owners & BIT(batch[k].owner)))
-				continue;
 			if (!expire) {
 				if (!l7_sync_probe_wanted(s->net, &c->t))
 					continue;
@@ -399,69 +391,14 @@ static void l7_sync_probe_work(struct work_struct *work)
 
 	if (!pass)
 		return;
-	l7_sync_probe_pass(s, pass > L7_CKPT_PROBES,
-			   (u32)atomic_read(&s->probe_owners));
+	l7_sync_probe_pass(s, pass > L7_CKPT_PROBES);
 	next_ms = pass < L7_CKPT_PROBES ? L7_SYNC_PROBE_AGAIN_MS :
 					   L7_SYNC_PROBE_EXPIRE_MS;
 	/* an address that came up meanwhile started the passes over */
 	if (atomic_cmpxchg(&s->probe_pass, pass,
-			   pass > L7_CKPT_PROBES ? 0 : pass + 1) != pass)
-		return;
-	if (pass <= L7_CKPT_PROBES)
+			   pass > L7_CKPT_PROBES ? 0 : pass + 1) == pass &&
+	    pass <= L7_CKPT_PROBES)
 		queue_delayed_work(s->wq, &s->probe, msecs_to_jiffies(next_ms));
-	else
-		atomic_set(&s->probe_owners, 0);
-}
-
-/*
- * The probe's passes over the records of the peers in @owners, started
- * over (an address came up: records of it are ours to probe now), or,
- * with @again false, only if passes over those records are not under
- * way already.
- */
-static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
-{
-	u32 had = (u32)atomic_fetch_or(owners, &s->probe_owners);
-
-	if (!again && atomic_read(&s->probe_pass) && (had & owners) == owners)
-		return;
-	atomic_set(&s->probe_pass, 1);
-	mod_delayed_work(s->wq, &s->probe,
-			 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
-}
-
-/*
- * Every second: a peer whose accepted start has sent nothing for
- * L7_SYNC_PEER_LOST_MS (its HELLOs come every second) is lost - dead, or
- * cut off - and the clients of its records are probed, as at a takeover:
- * behind routers that spread the VIP's flows over directors (ECMP), its
- * flows now reach the others without any address coming up here.  One
- * idle at a boundary answers and is taken over by the director its flow
- * reaches; one whose request or response was under way is reset rather
- * than left waiting for its own timeout.  It is lost once until heard
- * again.
- */
-static void l7_sync_watch_work(struct work_struct *work)
-{
-	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
-					 watch);
-	unsigned long silent = msecs_to_jiffies(L7_SYNC_PEER_LOST_MS);
-	u32 lost = 0;
-	u8 i;
-
-	for (i = 0; i < s->cfg.npeers; i++) {
-		struct l7_sync_remote *r = &s->remote[i];
-
-		if (!r->peer.sender || r->lost ||
-		    time_before(jiffies, r->heard + silent))
-			continue;
-		r->lost = true;
-		lost |= BIT(i);
-		l7_sync_count(s, &s->stats.lost);
-	}
-	if (lost && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count))
-		l7_sync_probe_start(s, lost, false);
-	queue_delayed_work(s->wq, &s->watch, HZ);
 }
 
 /* An address of @net came up: probe if there are records to. */
@@ -471,8 +408,11 @@ static void l7_sync_addr_up(struct net *net)
 
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
-	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count))
-		l7_sync_probe_start(s, ~0u, true);
+	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count)) {
+		atomic_set(&s->probe_pass, 1);
+		mod_delayed_work(s->wq, &s->probe,
+				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
+	}
 	rcu_read_unlock();
 }
 
@@ -668,7 +608,6 @@ static void l7_sync_setup(struct l7_sync *s, struct net *net,
 	INIT_WORK(&s->recv, l7_sync_recv_work);
 	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
 	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
-	INIT_DELAYED_WORK(&s->watch, l7_sync_watch_work);
 }
 
 /* The workqueue, the datagram buffers, and what @s's roles keep. */
@@ -747,7 +686,6 @@ static void l7_sync_listen(struct l7_sync *s)
 	/* what came before the callback was set */
 	queue_work(s->wq, &s->recv);
 	queue_delayed_work(s->wq, &s->hello, 0);
-	queue_delayed_work(s->wq, &s->watch, HZ);
 }
 
 int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
@@ -795,7 +733,6 @@ static int __l7_sync_stop(struct net *net)
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&s->recv);
 	cancel_delayed_work_sync(&s->hello);
-	cancel_delayed_work_sync(&s->watch);
 	cancel_delayed_work_sync(&s->probe);
 	cancel_delayed_work_sync(&s->send);
 	l7_sync_free(s);
@@ -855,7 +792,6 @@ int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->unknown_peer = s->stats.unknown_peer;
 	st->bad_source = s->stats.bad_source;
 	st->peers = s->stats.peers;
-	st->lost = s->stats.lost;
 	spin_unlock_bh(&s->slock);
 out:
 	mutex_unlock(&l7_sync_mutex);

@@ -341,12 +341,6 @@ def cmd_send(a):
             return 1
         for i in range(0, len(recs), PER_DGRAM):
             p.send(p.dgram(recs[i:i + PER_DGRAM]))
-        # a live director's HELLO every second: the director does not
-        # count this end lost (3 s of silence) and probe its records
-        end = time.monotonic() + a.linger
-        while time.monotonic() < end:
-            time.sleep(1)
-            p.send(p.dgram([]))
     finally:
         p.close()
     return 0
@@ -804,8 +798,6 @@ def main(argv):
     sp.add_argument("--sack", action=argparse.BooleanOptionalAction,
                     default=True)
     sp.add_argument("--no-handshake", action="store_true")
-    sp.add_argument("--linger", type=float, default=0,
-                    help="then a HELLO every second for this many s")
     sp.set_defaults(fn=cmd_send)
 
     sp = sub.add_parser("send-bad")
