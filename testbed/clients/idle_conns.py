@@ -1,124 +1,116 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""idle_conns.py HOST --conns K --stage READY GO [--stage READY GO ...]:
-keep-alive connections idle at a request boundary while something
-changes under them, from many client addresses.
+"""idle_conns.py hold HOST PORT N READY | listen HOST PORT N READY
 
-Opens K connections to HOST:80, connection i from --src-base's address
-plus i modulo --src-count (so that a router hashing on addresses and
-ports spreads them), each with one GET of /static/1k.bin.  Then for each
---stage in turn: creates READY, waits (up to --timeout) for GO to exist,
-and sends one more GET on every connection, all of them at once.  Every
-answer must be 200 with the right body, on the same connection: none is
-ever reopened.  Prints
-    conns K requests R ok R errors E
-then one line per failed connection, and exits 0 when E is 0.
+hold: open N TCP connections to HOST:PORT, send nothing on them, write
+"held=K" (K of them established) to the file READY, and keep them open
+until SIGTERM, then reset them all (SO_LINGER 0: no FIN exchange and no
+TIME_WAIT left behind to be counted by the next measurement).
+
+listen: the baseline's server end: accept up to N connections on
+HOST:PORT and hold every accepted socket until SIGTERM, writing
+"accepted=K" to READY on the way.
+
+Both ends are plain sockets with a file descriptor and no epoll
+registration, so that one connection of the baseline costs the same on
+its two ends and half of it is what the client's own end costs (the
+benchmark subtracts that from what a director's measurement saw).
 """
-
-import argparse
-import http.client
-import ipaddress
 import os
+import resource
+import select
+import signal
+import socket
+import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import l7http  # noqa: E402
-
-PATH = "/static/1k.bin"
+BATCH = 256	# connects in flight at once: the accept queues stay short
+WAIT = 10.0	# seconds a batch may take before its laggards are dropped
 
 
-class Conn:
-    def __init__(self, host, src, timeout):
-        self.c = http.client.HTTPConnection(host, 80, timeout=timeout,
-                                            source_address=(src, 0))
-        self.src = src
-        self.error = None
-        self.c.connect()
-        # http.client opens a new connection by itself when the old one
-        # closed: every request must go on this one
-        self.sock = self.c.sock
+def raise_nofile(n):
+    want = n + 64
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(hard, want)))
 
-    def send(self):
-        if self.c.sock is not self.sock:
-            raise l7http.Mismatch("connection closed")
-        self.c.request("GET", PATH)
 
-    def read(self, checker):
-        resp = self.c.getresponse()
-        body = resp.read()
-        if resp.status != 200:
-            raise l7http.Mismatch("status %d" % resp.status)
-        checker.check(PATH, resp.getheader("X-Backend"), body)
+def wait_for_term():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while True:
+        signal.pause()
 
-    def port(self):
+
+def report(path, line):
+    with open(path + ".tmp", "w") as fh:
+        fh.write(line + "\n")
+    os.rename(path + ".tmp", path)
+
+
+def connect_batch(host, port, n):
+    """n non-blocking connects, polled (not epoll: nothing stays
+    registered in the kernel) until established or WAIT passes."""
+    pending = {}
+    poller = select.poll()
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.connect_ex((host, port))
+        pending[s.fileno()] = s
+        poller.register(s, select.POLLOUT)
+    done = []
+    end = time.monotonic() + WAIT
+    while pending and time.monotonic() < end:
+        for fd, _ in poller.poll(200):
+            s = pending.pop(fd)
+            poller.unregister(fd)
+            if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                done.append(s)
+            else:
+                s.close()
+    for s in pending.values():
+        s.close()
+    return done
+
+
+def hold(host, port, n, ready):
+    raise_nofile(n)
+    socks = []
+    while len(socks) < n:
+        got = connect_batch(host, port, min(BATCH, n - len(socks)))
+        if not got:
+            break	# the far end takes no more: report what is held
+        socks += got
+    report(ready, "held=%d" % len(socks))
+    linger = struct.pack("ii", 1, 0)
+    try:
+        wait_for_term()
+    finally:
+        for s in socks:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            s.close()
+
+
+def listen(host, port, n, ready):
+    raise_nofile(n)
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((host, port))
+    ls.listen(4096)
+    ls.settimeout(1.0)
+    report(ready, "accepted=0")
+    held = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while len(held) < n:
         try:
-            return self.sock.getsockname()[1]
-        except OSError:
-            return 0
-
-
-def wait_file(path, timeout):
-    end = time.monotonic() + timeout
-    while not os.path.exists(path):
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("host")
-    ap.add_argument("--conns", type=int, default=24)
-    ap.add_argument("--src-base", default="198.51.100.130")
-    ap.add_argument("--src-count", type=int, default=30)
-    ap.add_argument("--stage", nargs=2, action="append", default=[],
-                    metavar=("READY", "GO"))
-    ap.add_argument("--timeout", type=float, default=60)
-    args = ap.parse_args()
-    base = ipaddress.ip_address(args.src_base)
-    checker = l7http.Checker()
-    conns = [Conn(args.host, str(base + i % args.src_count), args.timeout)
-             for i in range(args.conns)]
-    requests = ok = 0
-
-    def round_trip(live):
-        nonlocal requests, ok
-        for c in live:
-            try:
-                c.send()
-            except (OSError, http.client.HTTPException, l7http.Mismatch) as e:
-                c.error = "%s:%d send: %s" % (c.src, c.port(), e)
-        for c in live:
-            if c.error:
-                continue
-            requests += 1
-            try:
-                c.read(checker)
-                if c.c.sock is not c.sock:
-                    raise l7http.Mismatch("closed after the answer")
-                ok += 1
-            except (OSError, ValueError, http.client.HTTPException,
-                    l7http.Mismatch) as e:
-                c.error = "%s:%d %s: %s" % (c.src, c.port(),
-                                            type(e).__name__, e)
-
-    round_trip(conns)
-    for ready, go in args.stage:
-        with open(ready, "w"):
-            pass
-        if not wait_file(go, args.timeout):
-            print("no %s after %d s" % (go, args.timeout))
-            return 1
-        round_trip([c for c in conns if not c.error])
-    errors = [c for c in conns if c.error]
-    print("conns %d requests %d ok %d errors %d" % (len(conns), requests, ok,
-                                                   len(errors)))
-    for c in errors:
-        print("  " + c.error)
-    return 1 if errors else 0
+            held.append(ls.accept()[0])
+        except socket.timeout:
+            report(ready, "accepted=%d" % len(held))
+    report(ready, "accepted=%d" % len(held))
+    wait_for_term()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    mode, host, port, n, ready = sys.argv[1:6]
+    {"hold": hold, "listen": listen}[mode](host, int(port), int(n), ready)

@@ -100,7 +100,7 @@ channels_met() {
 # addresses, one request each, then idle until NAME.go
 idle_start() {
 	rm -f "$TMP/$1.ready" "$TMP/$1.go"
-	in_cli "$PY" "$CLIENTS/idle_conns.py" "$L7TB_VIP" --conns "$CONNS" \
+	in_cli "$PY" "$CLIENTS/boundary_conns.py" "$L7TB_VIP" --conns "$CONNS" \
 		--stage "$TMP/$1.ready" "$TMP/$1.go" > "$TMP/$1.out" 2>&1 &
 	IDLE_PID=$!
 	wait_for -s 60 test -e "$TMP/$1.ready" || { cat "$TMP/$1.out"; return 1; }
