@@ -82,49 +82,53 @@ static int l7_nl_sync_required(struct nlattr *nla, struct nlattr **tb,
 	return 0;
 }
 
-/* one peer's address into cfg->peers[cfg->npeers], of the first's family */
-static int l7_nl_sync_peer(const struct nlattr *nla, struct l7_sync_cfg *cfg,
-			   struct netlink_ext_ack *extack)
+/* a peer address attribute: 4 bytes (IPv4) or 16 (IPv6) */
+static int l7_nl_sync_addr(const struct nlattr *nla, union nf_inet_addr *a,
+			   u16 *af, struct netlink_ext_ack *extack)
 {
-	union nf_inet_addr *a = &cfg->peers[cfg->npeers];
-	u16 af;
-	u8 i;
-
 	memset(a, 0, sizeof(*a));
-	if (nla_type(nla) != IPVS_L7_SYNC_ATTR_PEER) {
-		NL_SET_ERR_MSG_ATTR(extack, nla,
-				    "sync: peers holds peer addresses only");
-		return -EINVAL;
-	}
 	if (nla_len(nla) == sizeof(a->ip)) {
-		af = AF_INET;
+		*af = AF_INET;
 		a->ip = nla_get_in_addr(nla);
 	} else if (nla_len(nla) == sizeof(a->in6)) {
-		af = AF_INET6;
+		*af = AF_INET6;
 		a->in6 = nla_get_in6_addr(nla);
 	} else {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
 				    "sync: a peer address has 4 or 16 bytes");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* one more peer: of the first's family, not given before, room for it */
+static int l7_nl_sync_peer(const struct nlattr *nla, struct l7_sync_cfg *cfg,
+			   struct netlink_ext_ack *extack)
+{
+	union nf_inet_addr a;
+	u16 af;
+	u8 i;
+
+	if (cfg->npeers == IPVS_L7_SYNC_PEERS_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "sync: too many peers");
+		return -E2BIG;
+	}
+	if (l7_nl_sync_addr(nla, &a, &af, extack))
+		return -EINVAL;
 	if (cfg->npeers && af != cfg->af) {
 		NL_SET_ERR_MSG_ATTR(extack, nla,
 				    "sync: the peers are of one family");
 		return -EINVAL;
 	}
 	for (i = 0; i < cfg->npeers; i++) {
-		if (nf_inet_addr_cmp(&cfg->peers[i], a)) {
+		if (nf_inet_addr_cmp(&cfg->peers[i], &a)) {
 			NL_SET_ERR_MSG_ATTR(extack, nla,
 					    "sync: a peer given twice");
 			return -EINVAL;
 		}
 	}
-	if (cfg->npeers == IPVS_L7_SYNC_PEERS_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, nla, "sync: too many peers");
-		return -E2BIG;
-	}
 	cfg->af = af;
-	cfg->npeers++;
+	cfg->peers[cfg->npeers++] = a;
 	return 0;
 }
 
@@ -137,9 +141,10 @@ static int l7_nl_sync_peers(struct nlattr *nla, struct nlattr **tb,
 			    struct netlink_ext_ack *extack)
 {
 	const struct nlattr *one = tb[IPVS_L7_SYNC_ATTR_PEER];
-	struct l7_sync_cfg alone = {};
 	const struct nlattr *pos;
+	union nf_inet_addr first;
 	int rem, err;
+	u16 af;
 
 	cfg->npeers = 0;
 	if (!tb[IPVS_L7_SYNC_ATTR_PEERS]) {
@@ -151,6 +156,11 @@ static int l7_nl_sync_peers(struct nlattr *nla, struct nlattr **tb,
 		return l7_nl_sync_peer(one, cfg, extack);
 	}
 	nla_for_each_nested(pos, tb[IPVS_L7_SYNC_ATTR_PEERS], rem) {
+		if (nla_type(pos) != IPVS_L7_SYNC_ATTR_PEER) {
+			NL_SET_ERR_MSG_ATTR(extack, pos,
+					    "sync: peers holds peer addresses only");
+			return -EINVAL;
+		}
 		err = l7_nl_sync_peer(pos, cfg, extack);
 		if (err)
 			return err;
@@ -162,14 +172,14 @@ static int l7_nl_sync_peers(struct nlattr *nla, struct nlattr **tb,
 	}
 	if (!one)
 		return 0;
-	err = l7_nl_sync_peer(one, &alone, extack);
-	if (!err && (alone.af != cfg->af ||
-		     !nf_inet_addr_cmp(&alone.peers[0], &cfg->peers[0]))) {
+	if (l7_nl_sync_addr(one, &first, &af, extack))
+		return -EINVAL;
+	if (af != cfg->af || !nf_inet_addr_cmp(&first, &cfg->peers[0])) {
 		NL_SET_ERR_MSG_ATTR(extack, one,
 				    "sync: peer is not the first of peers");
-		err = -EINVAL;
+		return -EINVAL;
 	}
-	return err;
+	return 0;
 }
 
 static int l7_nl_sync_cfg(struct nlattr *nla, struct l7_sync_cfg *cfg,

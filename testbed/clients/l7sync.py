@@ -122,6 +122,7 @@ DEFAULT_PORT = 8849
 CMD_START_SYNC, CMD_STOP_SYNC, CMD_GET_SYNC = 14, 15, 16
 A_SYNC = 8
 SYNC_ROLE, SYNC_IFNAME, SYNC_PEER, SYNC_PORT, SYNC_ID, SYNC_KEY = range(1, 7)
+SYNC_PEERS = 11
 
 
 # ---- the format ----
@@ -572,6 +573,56 @@ def cmd_start_eperm(a):
     return 0
 
 
+def cmd_start_peers(a):
+    """START_SYNC with peer lists a kernel must refuse, each refused with
+    EINVAL or E2BIG and nothing started; then eight peers, started, and
+    stopped again.  Prints one line per case."""
+    from l7nl import Genl, NlError, nest, nla, u8, be16
+    g = Genl()
+    v4 = [socket.inet_aton("203.0.113.%d" % (10 + i)) for i in range(9)]
+
+    def start(*peer_attrs):
+        return nest(A_SYNC, u8(SYNC_ROLE, 3), nla(SYNC_IFNAME, b"sync0\0"),
+                    be16(SYNC_PORT, 8849), nla(SYNC_KEY, os.urandom(32)),
+                    *peer_attrs)
+
+    def peers(*addrs):
+        return nest(SYNC_PEERS, *(nla(SYNC_PEER, x) for x in addrs))
+
+    refused = (
+        ("nine peers", start(peers(*v4))),
+        ("a peer twice", start(peers(v4[0], v4[1], v4[0]))),
+        ("two families", start(peers(v4[0], socket.inet_pton(
+            socket.AF_INET6, "2001:db8:203::9")))),
+        ("an address of 5 bytes", start(peers(v4[0], v4[1] + b"\0"))),
+        ("another attribute among the peers",
+         start(nest(SYNC_PEERS, nla(SYNC_PEER, v4[0]), nla(SYNC_ID, v4[1])))),
+        ("peer not the first of peers",
+         start(nla(SYNC_PEER, v4[1]), peers(v4[0], v4[1]))),
+        ("no peer in peers", start(nest(SYNC_PEERS))),
+    )
+    bad = 0
+    for name, attrs in refused:
+        try:
+            g.do(CMD_START_SYNC, attrs)
+        except NlError as e:
+            ok = e.errno in (errno.EINVAL, errno.E2BIG)
+            print("%s %s: errno %d" % ("ok  " if ok else "FAIL", name, e.errno))
+            bad += not ok
+            continue
+        print("FAIL %s: started" % name)
+        g.do(CMD_STOP_SYNC)
+        bad += 1
+    try:
+        g.do(CMD_START_SYNC, start(nla(SYNC_PEER, v4[0]), peers(*v4[:8])))
+        g.do(CMD_STOP_SYNC)
+        print("ok   eight peers: started and stopped")
+    except NlError as e:
+        print("FAIL eight peers: errno %d" % e.errno)
+        bad += 1
+    return 1 if bad else 0
+
+
 # ---- the self-test ----
 
 class Director:
@@ -841,6 +892,7 @@ def main(argv):
 
     sub.add_parser("selftest").set_defaults(fn=selftest)
     sub.add_parser("start-eperm").set_defaults(fn=cmd_start_eperm)
+    sub.add_parser("start-peers").set_defaults(fn=cmd_start_peers)
 
     if len(argv) < 2 or argv[1] not in sub.choices:
         print(__doc__, file=sys.stderr)

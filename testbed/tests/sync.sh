@@ -712,6 +712,7 @@ t_check "sync: a wrong sync id is dropped and counted (bad_syncid)" wrong_sync_i
 t_check "sync: datagrams that do not read are dropped and counted (malformed), a flipped tag bit (bad_hmac)" malformed
 t_check "sync: past its cap the backup evicts the oldest, counted" cap_evicts_oldest
 t_check "sync: stop removes both channels" stop_removes_all
+t_check "sync: peer lists refused whole (nine, a peer twice, two families, a bad address, another attribute, PEER not PEERS' first, none); eight started" in_d l7dir $SYNC start-peers
 t_check "sync: the channel over IPv6: a record and its DELETE" over_ipv6
 t_check "sync: a client taken over from its record; a forged segment or a deleted record gets a RST" takeover
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
