@@ -349,8 +349,8 @@ l7_awk() {
 	'"$prog"
 }
 
-# l7_table: the director's /proc/net/ip_vs_l7
-l7_table() { in_dir cat /proc/net/ip_vs_l7; }
+# l7_table [NETNS]: a director's /proc/net/ip_vs_l7 (default l7dir's)
+l7_table() { ip netns exec "${1:-l7dir}" cat /proc/net/ip_vs_l7; }
 
 # svc_col NAME [VS]: column NAME of the line of service VS (default $VS)
 svc_col() {
@@ -367,8 +367,9 @@ rs_col() {
 # pool_col BACKEND NAME: column NAME of the backend's line (port 80)
 pool_col() { rs_col "$(backend_ip "$1"):80" "$2"; }
 
-# pools_ready: every backend of the l7 service has an idle pooled connection
+# pools_ready [NETNS]: every backend of the l7 service has an idle pooled
+# connection (in l7dir, or NETNS)
 pools_ready() {
-	l7_table | l7_awk '$1 == "->" && rv("Idle") >= 1 && rv("State") == "up" { n++ }
+	l7_table "${1:-}" | l7_awk '$1 == "->" && rv("Idle") >= 1 && rv("State") == "up" { n++ }
 		END { exit !(n == 3) }'
 }

@@ -55,15 +55,8 @@ director_up() {
 
 # dir_col DIR NAME: column NAME of DIR's service line
 dir_col() {
-	in_d "$1" cat /proc/net/ip_vs_l7 | l7_awk -v vs="$VS" -v n="$2" \
+	l7_table "$1" | l7_awk -v vs="$VS" -v n="$2" \
 		'$1 != "->" && $2 == vs { print sv(n) }'
-}
-
-# dir_pools_ready DIR: every backend has an idle pooled connection in DIR
-dir_pools_ready() {
-	in_d "$1" cat /proc/net/ip_vs_l7 |
-		l7_awk '$1 == "->" && rv("Idle") >= 1 && rv("State") == "up" { n++ }
-			END { exit !(n == 3) }'
 }
 
 # paths: next hops of the router's route to the VIP
@@ -187,7 +180,7 @@ n=1
 for d in $L7TB_ECMP_DIRS; do "$L7TB_DIR/frr" director "$d" $n; n=$((n + 1)); done
 wait_for -s 60 eq_paths 3 || { echo "FAIL the router has no route over three directors"; ip -n l7rtr route; }
 wait_for -s 30 channels_met || echo "FAIL the directors' channels did not meet"
-for d in $L7TB_ECMP_DIRS; do wait_for -s 60 dir_pools_ready "$d" >/dev/null; done
+for d in $L7TB_ECMP_DIRS; do wait_for -s 60 pools_ready "$d" >/dev/null; done
 
 t_check "ecmp: the router reaches the VIP over three directors (BGP), which 30 client addresses' flows all reach; one drained (route withdrawn): idle keep-alive clients whose flow moved are taken over, none lost" moved drain l7dir2
 SPREAD_SEEN=1
