@@ -823,6 +823,7 @@ struct l7_seg {
 
 void l7_xmit(struct net *net, const struct l7_seg *s);
 u32 l7_conn_ts_now(const struct l7_conn *c);
+u32 l7_client_tsval(const struct l7_conn *c);
 void l7_conn_ts_continue(struct l7_conn *c, u32 offset);
 void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		    u16 mss, int wscale, bool sack, bool ts, u32 tsecr);

@@ -135,7 +135,7 @@ static void l7_binding_numbers(struct l7_conn *c, struct l7_binding *b)
 		.b_seq = pc->tcp.snd_nxt + b->copy_len,
 		.b_rcv = pc->tcp.rcv_nxt,
 		.c_snd = l7_next_rsp_start(c),
-		.c_tsval = c->c_tsval,
+		.c_tsval = l7_client_tsval(c),
 		.b_ts_floor = pc->tcp.ts_last + 1,
 		.b_tsval = pc->tcp.ts_recent,
 		.c_ts_floor = c->d_ts_last + 1,

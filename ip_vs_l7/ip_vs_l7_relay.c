@@ -25,6 +25,10 @@ static unsigned int l7_relay_to_server(struct l7_conn *c, struct l7_binding *b,
 
 	lockdep_assert_held(&c->lock);
 
+	if (!s.ts) {	/* what it would carry if one is added */
+		s.tsval = l7_client_tsval(c);
+		s.tsecr = b->b_tsval;
+	}
 	p = l7_c2b_plan(&b->map, &ok, b->b_snd_nxt, &s, tcp_hdr(skb)->ack);
 	if (!p.go)
 		return NF_DROP;

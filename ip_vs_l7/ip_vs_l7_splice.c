@@ -329,6 +329,8 @@ void l7_seg_read(const struct sk_buff *skb, const struct l7_tcp_opts *o,
 	s->len = skb->len - l7_nhlen(skb) - th->doff * 4 + th->syn + th->fin;
 	s->win = ntohs(th->window);
 	s->ts = o->present & L7_TCPO_TS;
+	s->ts_room = th->doff * 4 + TCPOLEN_TSTAMP_ALIGNED <=
+		     sizeof(*th) + MAX_TCP_OPTION_SPACE;
 	s->tsval = o->tsval;
 	s->tsecr = o->tsecr;
 }
@@ -365,6 +367,37 @@ int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 }
 
 /*
+ * A timestamp option (@tsval, @tsecr) after the options of @skb, a pure
+ * ACK (L7_SEG_ADD_TS): its header grows by 12 bytes at the tail, made
+ * the skb's own first.  If that cannot be, it goes without, as the
+ * client sent it.
+ */
+static void l7_seg_add_ts(struct sk_buff *skb, u32 tsval, u32 tsecr)
+{
+	int short_by = TCPOLEN_TSTAMP_ALIGNED - skb_tailroom(skb);
+	struct tcphdr *th;
+	__be32 *opt;
+
+	if (skb_is_nonlinear(skb))
+		return;
+	if ((skb_cloned(skb) || short_by > 0) &&
+	    pskb_expand_head(skb, 0, max(short_by, 0), GFP_ATOMIC))
+		return;
+	th = tcp_hdr(skb);
+	opt = skb_put(skb, TCPOLEN_TSTAMP_ALIGNED);
+	*opt++ = htonl((TCPOPT_NOP << 24) | (TCPOPT_NOP << 16) |
+		       (TCPOPT_TIMESTAMP << 8) | TCPOLEN_TIMESTAMP);
+	*opt++ = htonl(tsval);
+	*opt = htonl(tsecr);
+	th->doff += TCPOLEN_TSTAMP_ALIGNED / 4;
+	if (ip_hdr(skb)->version == 4)
+		be16_add_cpu(&ip_hdr(skb)->tot_len, TCPOLEN_TSTAMP_ALIGNED);
+	else
+		be16_add_cpu(&ipv6_hdr(skb)->payload_len,
+			     TCPOLEN_TSTAMP_ALIGNED);
+}
+
+/*
  * c->lock held: a client segment to @b's server, rewritten with the
  * numbers core/splice_plan.c gave (@s, @flags) and sent.
  */
@@ -377,6 +410,8 @@ unsigned int l7_splice_out_server(struct l7_conn *c, struct l7_binding *b,
 	lockdep_assert_held(&c->lock);
 
 	l7_seg_rewrite(skb, o, s, flags, &b->map, l7_sack_c2b);
+	if (flags & L7_SEG_ADD_TS)
+		l7_seg_add_ts(skb, s->tsval, s->tsecr);
 	this_cpu_add(pc->pool->bytes->to_server, s->len - tcp_hdr(skb)->fin);
 	if (l7_seg_readdress(skb, pc->pool->af, &pc->tcp.laddr, pc->tcp.lport,
 			     &pc->pool->baddr, pc->pool->bport))

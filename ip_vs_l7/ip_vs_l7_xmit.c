@@ -73,6 +73,17 @@ u32 l7_conn_ts_now(const struct l7_conn *c)
 }
 
 /*
+ * The client's newest TSval; for a client without timestamps, the
+ * director's clock standing in for one, which the TSvals it adds to the
+ * client's ACKs for a server with timestamps follow (core/tcp_map.h,
+ * l7_map_c2b()).
+ */
+u32 l7_client_tsval(const struct l7_conn *c)
+{
+	return c->c_ts ? c->c_tsval : l7_now_ts();
+}
+
+/*
  * @c, taken over from the other director, goes on with that director's
  * TSval clock, @offset ahead of ours (l7_ckpt_ts_offset()): the client
  * sees one clock, at one rate, and its PAWS check passes.

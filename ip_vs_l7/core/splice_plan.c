@@ -16,7 +16,8 @@ struct l7_c2b_plan l7_c2b_plan(const struct l7_binding_map *m,
 		return p;	/* never bytes of another request */
 	p.go = true;
 	p.announce = has_ack;
-	p.ts_sent = s->ts && !(p.flags & L7_SEG_STRIP_TS);
+	p.ts_sent = (s->ts && !(p.flags & L7_SEG_STRIP_TS)) ||
+		    (p.flags & L7_SEG_ADD_TS);
 	p.snd_moved = l7_seq_after(s->seq + s->len, b_snd_nxt);
 	return p;
 }

@@ -109,12 +109,12 @@ void l7_binding_init(struct l7_binding_map *m,
 	m->b_ts = p->b_ts;
 	m->c_sack = p->c_sack;
 	m->b_sack = p->b_sack;
-	if (p->c_ts && p->b_ts) {
+	if (p->b_ts)
 		m->ts_c2b = l7_ts_offset(p->c_tsval, p->b_ts_floor,
 					 prev ? &prev->ts_c2b : NULL);
+	if (p->c_ts && p->b_ts)
 		m->ts_b2c = l7_ts_offset(p->b_tsval, p->c_ts_floor,
 					 prev ? &prev->ts_b2c : NULL);
-	}
 	m->win_c2b.from = p->c_wscale;
 	m->win_c2b.to = p->bd_wscale;
 	m->win_b2c.from = p->b_wscale;
@@ -222,6 +222,10 @@ unsigned int l7_map_c2b(const struct l7_binding_map *m, struct l7_tcp_seg *s,
 	flags |= clamp_ack(&m->rsp_range, &s->ack, &ok->ack);
 	s->ack = l7_seq_inv(&m->rsp, s->ack);
 	s->win = l7_win_rescale(s->win, m->win_c2b.from, m->win_c2b.to);
+	if (!s->ts && !m->c_ts && m->b_ts && !s->len && s->ts_room) {
+		s->tsval += m->ts_c2b;	/* the stand-in's clock */
+		return flags | L7_SEG_ADD_TS;
+	}
 	return flags | map_ts(s, m->b_ts, m->ts_c2b, m->ts_b2c);
 }
 

@@ -144,7 +144,7 @@ struct l7_binding_params {
 	uint32_t b_seq;		/* director's snd_nxt on B: where it goes */
 	uint32_t b_rcv;		/* director's rcv_nxt on B: backend's next */
 	uint32_t c_snd;		/* director's snd_nxt on C: where that goes */
-	uint32_t c_tsval;	/* client's newest TSval */
+	uint32_t c_tsval;	/* client's newest TSval, or the stand-in's */
 	uint32_t b_ts_floor;	/* last TSval the backend saw on B, + 1 */
 	uint32_t b_tsval;	/* backend's newest TSval on B */
 	uint32_t c_ts_floor;	/* last TSval the client saw on C, + 1 */
@@ -178,8 +178,11 @@ struct l7_binding_map {
  * joined the same C and B and nothing else used B in between; otherwise
  * NULL.  Both ranges start open; the caller closes each with
  * l7_range_close() once the request or response is known to end, so that
- * later bindings can tell this one's stragglers from their own.  TS
- * offsets are only set when both connections negotiated timestamps.
+ * later bindings can tell this one's stragglers from their own.  The
+ * backend's TSvals map to the client only when both connections
+ * negotiated timestamps; the client's map to the backend whenever B did:
+ * without timestamps on C, @p->c_tsval is a clock of the director's
+ * standing in for the client's (l7_map_c2b() says why).
  */
 void l7_binding_init(struct l7_binding_map *m,
 		     const struct l7_binding_params *p,
@@ -208,6 +211,7 @@ struct l7_tcp_seg {
 	uint32_t tsecr;
 	uint16_t win;		/* raw window field */
 	bool ts;		/* carries the timestamp option */
+	bool ts_room;		/* a timestamp option would fit in its header */
 };
 
 /* What the caller has to do besides writing the numbers back. */
@@ -216,6 +220,7 @@ struct l7_tcp_seg {
 #define L7_SEG_ACK_EARLIER	0x04	/* ACK raised to the binding start */
 #define L7_SEG_ACK_LATER	0x08	/* ACK lowered to the binding end */
 #define L7_SEG_FOREIGN		0x10	/* names nothing it could: drop it */
+#define L7_SEG_ADD_TS		0x20	/* sender has no TS, receiver has: add */
 
 /* [lo, hi] of a sequence space, modulo 2^32 */
 struct l7_seq_span {
@@ -239,6 +244,13 @@ struct l7_seg_bounds {
  * but outside the binding it is pinned to the binding's nearer end: the
  * connection vouches for it (an ACK of an earlier or later binding's
  * response, a pure ACK sent after the next request began).
+ *
+ * A pure ACK from a client without timestamps, to a backend with them,
+ * gets one (L7_SEG_ADD_TS) where it fits: @s->tsval the stand-in clock,
+ * @s->tsecr the backend's newest TSval, as the caller set them.  Without
+ * it the server takes no RTT sample from an ACK that covers a resend
+ * (Karn), and only a sample resets its retransmission timer's backoff:
+ * under loss the timer doubles hole after hole to tens of seconds.
  */
 unsigned int l7_map_c2b(const struct l7_binding_map *m, struct l7_tcp_seg *s,
 			const struct l7_seg_bounds *ok);

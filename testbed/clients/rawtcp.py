@@ -58,6 +58,9 @@ Tests:
                 passing that D-SACK to the server, naming what it resent
   probe-silent  the same without the D-SACK: no pooled connection stays
                 bound a second later, and the connection serves again
+  ack-ts    a client without timestamps GETs 10 KB three times: every
+            pure ACK to the servers on br0 carries a timestamp, TSvals
+            never going back, each TSecr one of that server's TSvals
   adopt     a connection the director has only a checkpoint record of
             (the sync suite sends it): the next request on it is answered,
             and the one after, TSvals going on from the record's
@@ -903,6 +906,61 @@ def t_probe_dsack(peer):
                    (key[0], b_seq, b_end, got or "none"))
 
 
+def t_ack_ts(peer):
+    """A client without timestamps, to servers with them: its ACKs of a
+    response reach the server stamped by the director - a TSval that
+    never goes back, and a TSecr that is one of the server's own - so
+    that the server samples RTT from them even after a resend (Karn's
+    rule forbids a sample from the ACK's timing then), and its
+    retransmission timer's backoff is reset by the sample."""
+    cap = Capture("ack-ts-backend", "br0", "tcp port 80")
+    try:
+        c = Conn(peer)          # no timestamps, no SACK, no scaling
+        c.connect()
+        for _ in range(3):
+            c.send(GET10K)
+            status, body = c.response()
+            if b" 200 " not in status or len(body) != 10240:
+                raise Fail("GET answered %r, %d bytes" % (status, len(body)))
+        c.close()
+    finally:
+        pkts = cap.stop()
+    flows = {}
+    for p in pkts:
+        if IP in p and TCP in p and p[TCP].sport == 80 and \
+           len(payload_of(p)) > 0:
+            flows.setdefault((p[IP].src, p[TCP].dport), 0)
+            flows[(p[IP].src, p[TCP].dport)] += 1
+    if not flows:
+        raise Fail("no response bytes from a server on br0")
+    sent_ts, acks, stamped, last_tsval = set(), 0, 0, None
+    for p in pkts:
+        if IP not in p or TCP not in p:
+            continue
+        t = p[TCP]
+        ts = [o[1] for o in t.options if o[0] == "Timestamp"]
+        if t.sport == 80 and (p[IP].src, t.dport) in flows:
+            sent_ts.update(v for v, _ in ts)
+            continue
+        if (p[IP].dst, t.sport) not in flows or len(payload_of(p)) or \
+           str(t.flags) != "A":
+            continue
+        acks += 1
+        if not ts:
+            continue
+        stamped += 1
+        tsval, tsecr = ts[0]
+        if tsecr not in sent_ts:
+            raise Fail("an ACK to %s echoes TSval %d, which it never sent" %
+                       (p[IP].dst, tsecr))
+        if last_tsval is not None and not after_eq(tsval, last_tsval):
+            raise Fail("TSval %d after %d" % (tsval, last_tsval))
+        last_tsval = tsval
+    if acks < 3 or stamped < acks:
+        raise Fail("%d of %d pure ACKs to the servers carry a timestamp" %
+                   (stamped, acks))
+
+
 def t_probe_silent(peer):
     """The same without the client's report: its pooled connection goes
     back to the pool within a second, and the client's connection serves
@@ -1136,7 +1194,8 @@ TESTS = {"ack-lost": t_ack_lost, "urgent": t_urgent, "options": t_options, "ipop
          "martian": t_martian, "icmp-client": t_icmp_client,
          "icmp-backend": t_icmp_backend, "paws": t_paws,
          "window": t_window, "frag": t_frag, "probe-dsack": t_probe_dsack,
-         "probe-silent": t_probe_silent, "adopt": t_adopt,
+         "probe-silent": t_probe_silent, "ack-ts": t_ack_ts,
+         "adopt": t_adopt,
          "adopt-forged": t_adopt_forged, "adopt-deleted": t_adopt_deleted,
          "adopt-blind": t_adopt_blind, "adopt-mss12": t_adopt_mss12,
          "adopt-not-ours": t_adopt_not_ours}

@@ -73,7 +73,7 @@ raw_client_rsts drop
 # in an emulated guest.  Each test then reads its line of the output,
 # which is kept with the boot's results.
 RAW_TESTS="ack-lost urgent options ipopts synfin syn rst-window rst-outside rst-exact martian
-	icmp-client icmp-backend paws window frag probe-dsack probe-silent"
+	icmp-client icmp-backend paws window frag probe-dsack probe-silent ack-ts"
 RAW_OUT=${L7_RESULTS:-$TMP}/rawtcp.out
 in_cli timeout 1200 env HOME=/tmp "${RAW[@]}" "$DMAC" $RAW_TESTS \
 	> "$RAW_OUT" 2>&1
@@ -97,6 +97,7 @@ t_check "tcp_hygiene: no body byte goes past the right edge of a backend's windo
 t_check "tcp_hygiene: a request sent as IP fragments is answered" raw_result frag
 t_check "tcp_hygiene: a client's D-SACK of a server's resend, after its ACK of the whole response, reaches that server" raw_result probe-dsack
 t_check "tcp_hygiene: without it, the pooled connection is back in the pool within a second" raw_result probe-silent
+t_check "tcp_hygiene: a client without timestamps: its ACKs reach servers with them stamped, echoing the server's (RTT samples after a resend)" raw_result ack-ts
 
 # ICMP "fragmentation needed, MTU 68" from a client about its own
 # download: the director lowers the segment size no further than Linux

@@ -42,6 +42,8 @@ struct model {
 	uint32_t rsp_c;			/* ... client-side seq of it */
 	uint32_t snd_una;		/* oldest unacked byte to the client */
 	uint32_t passed;		/* newest client ACK passed on */
+	uint32_t c_tsval;		/* the client's (or stand-in's) at bind */
+	uint32_t b_ts_floor;		/* the backend's floor then */
 	bool copied;
 };
 
@@ -85,6 +87,8 @@ static void m_start(struct model *md, const uint8_t *d)
 	memset(md, 0, sizeof(*md));
 	l7_binding_init(&md->m, &p, NULL);
 	md->c_seq = p.c_seq;
+	md->c_tsval = p.c_tsval;
+	md->b_ts_floor = p.b_ts_floor;
 	md->b_seq = p.b_seq;
 	md->b_snd_nxt = p.b_seq;
 	md->rsp_b = p.b_rcv;
@@ -128,6 +132,7 @@ static struct l7_tcp_seg seg_of(const uint8_t *a, uint32_t seq_at,
 		.tsecr = rd32(a + 6) >> 3,
 		.win = rd16(a + 8),
 		.ts = a[3] & 0x40,
+		.ts_room = a[3] & 0x80,
 	};
 }
 
@@ -182,6 +187,7 @@ static void op_c2b(struct model *md, const uint8_t *a)
 	struct l7_tcp_seg s = seg_of(a, md->c_seq, md->rsp_c, &payload,
 				     &has_ack);
 	uint32_t seq0 = s.seq, ack0 = s.ack, snd0 = md->b_snd_nxt;
+	struct l7_tcp_seg in = s;
 	struct l7_c2b_plan p = l7_c2b_plan(&md->m, &md->ok, md->b_snd_nxt,
 					   &s, has_ack);
 
@@ -196,6 +202,23 @@ static void op_c2b(struct model *md, const uint8_t *a)
 	/* an ACK the client's connection did not vouch for never goes */
 	FUZZ_ASSERT(l7_seq_between(ack0, md->ok.ack.lo, md->ok.ack.hi));
 	FUZZ_ASSERT(p.announce == has_ack);
+	/*
+	 * A TS added only to a pure ACK of a client without, for a backend
+	 * with, where it fits; the stand-in's clock from the bind on lands
+	 * at or past what the backend saw.
+	 */
+	if (p.flags & L7_SEG_ADD_TS) {
+		FUZZ_ASSERT(!in.ts && !md->m.c_ts && md->m.b_ts && !in.len &&
+			    in.ts_room && p.ts_sent);
+		FUZZ_ASSERT(!(p.flags & L7_SEG_STRIP_TS));
+		FUZZ_ASSERT(s.tsval == in.tsval + md->m.ts_c2b &&
+			    s.tsecr == in.tsecr);
+		if (l7_seq_between(in.tsval, md->c_tsval,
+				   md->c_tsval + 0x3fffffff))
+			FUZZ_ASSERT(!l7_seq_before(s.tsval, md->b_ts_floor));
+	} else {
+		FUZZ_ASSERT(p.ts_sent == (in.ts && md->m.b_ts));
+	}
 	if (p.snd_moved)
 		md->b_snd_nxt = s.seq + s.len;
 	FUZZ_ASSERT(!l7_seq_before(md->b_snd_nxt, snd0));

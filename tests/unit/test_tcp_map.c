@@ -178,6 +178,56 @@ static void test_map_segments_across_wrap(void)
 	CHECK(s.tsecr == 1003, "tsecr %u: the client's own clock", s.tsecr);
 }
 
+/*
+ * A client without timestamps, a backend with: its pure ACKs get one, on
+ * the director's stand-in clock through the binding's offset (never
+ * behind what the backend saw), echoing the backend's newest TSval, so
+ * the server takes RTT samples that reset its RTO backoff.  Not data,
+ * not where the option would not fit, never the other way.
+ */
+static void test_ts_added_for_client_without(void)
+{
+	struct l7_binding_params p;
+	struct l7_binding_map m;
+	struct l7_tcp_seg s;
+	unsigned int f;
+
+	wrap_params(&p);
+	p.c_ts = false;
+	p.c_tsval = 70;			/* the stand-in's clock at the bind */
+	l7_binding_init(&m, &p, NULL);
+	CHECK(m.ts_b2c == 0, "no backend TSvals go to the client");
+
+	s = (struct l7_tcp_seg){ .seq = 0xfffffff0, .ack = 0x80000022,
+				 .win = 1000, .ts_room = true,
+				 .tsval = 75, .tsecr = 0xfffffff7 };
+	f = l7_map_c2b(&m, &s, &any);
+	CHECK(f == L7_SEG_ADD_TS, "pure ACK: %#x", f);
+	CHECK(s.tsval == 5006, "tsval %u: 5 ticks past floor 5001", s.tsval);
+	CHECK(s.tsecr == 0xfffffff7, "tsecr %#x: the backend's, as given",
+	      s.tsecr);
+
+	s = (struct l7_tcp_seg){ .seq = 0xfffffff0, .ack = 0x80000022,
+				 .len = 10, .ts_room = true, .tsval = 75 };
+	CHECK(l7_map_c2b(&m, &s, &any) == 0, "data: none added");
+	s = (struct l7_tcp_seg){ .seq = 0xfffffff0, .ack = 0x80000022,
+				 .tsval = 75 };
+	CHECK(l7_map_c2b(&m, &s, &any) == 0, "no room: none added");
+
+	p.b_ts = false;
+	l7_binding_init(&m, &p, NULL);
+	s = (struct l7_tcp_seg){ .seq = 0xfffffff0, .ack = 0x80000022,
+				 .ts_room = true, .tsval = 75 };
+	CHECK(l7_map_c2b(&m, &s, &any) == 0, "backend without: none added");
+
+	p.b_ts = true;
+	l7_binding_init(&m, &p, NULL);
+	s = (struct l7_tcp_seg){ .seq = 0xfffffffe, .ack = 0x1000, .len = 10,
+				 .ts = true, .tsval = 9, .tsecr = 5006 };
+	CHECK(l7_map_b2c(&m, &s) == L7_SEG_STRIP_TS,
+	      "the backend's to the client: stripped");
+}
+
 static void test_map_flags(void)
 {
 	struct l7_binding_params p;
@@ -726,6 +776,7 @@ int main(void)
 	RUN(test_range);
 	RUN(test_map_segments_across_wrap);
 	RUN(test_map_flags);
+	RUN(test_ts_added_for_client_without);
 	RUN(test_ts_offset);
 	RUN(test_ts_note);
 	RUN(test_ts_pooled_connection_monotonic);
