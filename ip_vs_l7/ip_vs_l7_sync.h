@@ -61,6 +61,7 @@ struct l7_sync_stats {
 	u64	peers;
 	u64	blind;
 	u64	busy;
+	u64	lost;
 };
 
 /* ip_vs_l7_sync_ctl.c: the family's way in */

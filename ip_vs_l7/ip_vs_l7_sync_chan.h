@@ -59,6 +59,8 @@ struct l7_sync_remote {
 	struct l7_sync_peer	peer;
 	struct l7_seal		rx;		/* for its accepted sender's */
 	unsigned long		hello_at;	/* jiffies of our last HELLO */
+	unsigned long		heard;		/* of its last datagram taken */
+	bool			lost;		/* silent since (the watch) */
 };
 
 struct l7_sync {
@@ -90,11 +92,13 @@ struct l7_sync {
 
 	/* backup */
 	struct work_struct	recv;
-	struct delayed_work	probe;		/* an address came up */
+	struct delayed_work	probe;		/* an address came up, a peer lost */
+	struct delayed_work	watch;		/* every second: peers silent */
 	struct l7_ckpt_slot	*probe_batch;	/* the probe's copies */
 	u32			*probe_idx;	/* and their slots */
-	atomic_t		probe_pass;	/* the next: 1, 2, then expiry */
-	spinlock_t		slock;		/* the store, backup counters */
+	int			probe_pass;	/* the next: 1, 2, then expiry */
+	u32			probe_owners;	/* bit i: peer i's records */
+	spinlock_t		slock;		/* the store, the probe, counters */
 	struct l7_ckpt_store	store;
 	struct l7_ckpt_slot	*slots;
 	u32			*buckets;

@@ -70,6 +70,8 @@
  * dropped (l7_ckpt_expire()).
  */
 #define L7_SYNC_PROBE_EXPIRE_MS	3000
+/* a peer silent this long is lost: three of its HELLOs (one a second) */
+#define L7_SYNC_PEER_LOST_MS	3000
 /* the largest UDP payload */
 #define L7_SYNC_UDP_MAX		65507
 
@@ -237,6 +239,9 @@ static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
 		l7_sync_count(s, &s->stats.replayed);
 		return;
 	}
+	/* the peer lives (l7_sync_watch_work()) */
+	r->heard = jiffies;
+	r->lost = false;
 	/* what the peer holds of ours: our records go on past it */
 	if (h.newest < L7_CKPT_GEN_MAX)
 		l7_sync_gen_raise(s, h.newest);
@@ -329,11 +334,12 @@ static bool l7_sync_probe_wanted(struct net *net,
 }
 
 /*
- * One pass of the takeover's probe over the store, @expire for the last:
- * a probe to each client whose record is on a VIP:port served here, or,
- * on the last pass, each record probed L7_CKPT_PROBES times dropped.
+ * One pass of the takeover's probe over the records of the peers in
+ * @owners (bit i: peer i), @expire for the last: a probe to each client
+ * whose record is on a VIP:port served here, or, on the last pass, each
+ * record probed L7_CKPT_PROBES times dropped.
  */
-static void l7_sync_probe_pass(struct l7_sync *s, bool expire)
+static void l7_sync_probe_pass(struct l7_sync *s, bool expire, u32 owners)
 {
 	struct l7_ckpt_slot *batch = s->probe_batch;
 	u32 cursor = 0, n, k, done;
@@ -347,6 +353,8 @@ static void l7_sync_probe_pass(struct l7_sync *s, bool expire)
 		for (k = 0, done = 0; k < n; k++) {
 			const struct l7_ckpt_conn *c = &batch[k].conn;
 
+			if (!(owners & BIT(batch[k].owner)))
+				continue;
 			if (!expire) {
 				if (!l7_sync_probe_wanted(s->net, &c->t))
 					continue;
@@ -386,19 +394,91 @@ static void l7_sync_probe_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
 					 probe);
-	int pass = atomic_read(&s->probe_pass);
-	unsigned int next_ms;
+	bool again = false;
+	u32 owners;
+	int pass;
 
+	/* the second pass refuses a client still past its record */
+	BUILD_BUG_ON(L7_SYNC_PROBE_AGAIN_MS <= L7_CKPT_PAST_GAP_MS);
+	spin_lock_bh(&s->slock);
+	pass = s->probe_pass;
+	owners = s->probe_owners;
+	spin_unlock_bh(&s->slock);
 	if (!pass)
 		return;
-	l7_sync_probe_pass(s, pass > L7_CKPT_PROBES);
-	next_ms = pass < L7_CKPT_PROBES ? L7_SYNC_PROBE_AGAIN_MS :
-					   L7_SYNC_PROBE_EXPIRE_MS;
-	/* an address that came up meanwhile started the passes over */
-	if (atomic_cmpxchg(&s->probe_pass, pass,
-			   pass > L7_CKPT_PROBES ? 0 : pass + 1) == pass &&
-	    pass <= L7_CKPT_PROBES)
-		queue_delayed_work(s->wq, &s->probe, msecs_to_jiffies(next_ms));
+	l7_sync_probe_pass(s, pass > L7_CKPT_PROBES, owners);
+	spin_lock_bh(&s->slock);
+	/* unless passes were started over meanwhile (l7_sync_probe_start()) */
+	if (s->probe_pass == pass) {
+		again = pass <= L7_CKPT_PROBES;
+		s->probe_pass = again ? pass + 1 : 0;
+		if (!again)
+			s->probe_owners = 0;
+	}
+	spin_unlock_bh(&s->slock);
+	if (again)
+		queue_delayed_work(s->wq, &s->probe,
+				   msecs_to_jiffies(pass < L7_CKPT_PROBES ?
+						    L7_SYNC_PROBE_AGAIN_MS :
+						    L7_SYNC_PROBE_EXPIRE_MS));
+}
+
+/*
+ * The probe's passes over the records of the peers in @owners, started
+ * over (an address came up: records of it are ours to probe now), or,
+ * with @again false, only if passes over those records are not under
+ * way already.  A client that answers two first passes close together
+ * is waited out twice, not refused (L7_CKPT_PAST_GAP_MS).
+ */
+static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
+{
+	bool start;
+
+	spin_lock_bh(&s->slock);
+	start = again || !s->probe_pass ||
+		(s->probe_owners & owners) != owners;
+	if (start) {
+		s->probe_owners |= owners;
+		s->probe_pass = 1;
+	}
+	spin_unlock_bh(&s->slock);
+	if (start)
+		mod_delayed_work(s->wq, &s->probe,
+				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
+}
+
+/*
+ * Every second: a peer whose accepted start has sent nothing for
+ * L7_SYNC_PEER_LOST_MS (its HELLOs come every second) is lost - dead, or
+ * cut off - and the clients of its records are probed, as at a takeover:
+ * behind routers that spread the VIP's flows over directors (ECMP), its
+ * flows now reach the others without any address coming up here.  One
+ * idle at a boundary answers and is taken over by the director its flow
+ * reaches; one whose request or response was under way is reset rather
+ * than left waiting for its own timeout.  It is lost once until heard
+ * again.
+ */
+static void l7_sync_watch_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
+					 watch);
+	unsigned long silent = msecs_to_jiffies(L7_SYNC_PEER_LOST_MS);
+	u32 lost = 0;
+	u8 i;
+
+	for (i = 0; i < s->cfg.npeers; i++) {
+		struct l7_sync_remote *r = &s->remote[i];
+
+		if (!r->peer.sender || r->lost ||
+		    time_before(jiffies, r->heard + silent))
+			continue;
+		r->lost = true;
+		lost |= BIT(i);
+		l7_sync_count(s, &s->stats.lost);
+	}
+	if (lost && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count))
+		l7_sync_probe_start(s, lost, false);
+	queue_delayed_work(s->wq, &s->watch, HZ);
 }
 
 /* An address of @net came up: probe if there are records to. */
@@ -408,11 +488,8 @@ static void l7_sync_addr_up(struct net *net)
 
 	rcu_read_lock();
 	s = rcu_dereference(l7_sync_net(net)->sync);
-	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count)) {
-		atomic_set(&s->probe_pass, 1);
-		mod_delayed_work(s->wq, &s->probe,
-				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
-	}
+	if (s && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count))
+		l7_sync_probe_start(s, ~0u, true);
 	rcu_read_unlock();
 }
 
@@ -608,6 +685,7 @@ static void l7_sync_setup(struct l7_sync *s, struct net *net,
 	INIT_WORK(&s->recv, l7_sync_recv_work);
 	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
 	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
+	INIT_DELAYED_WORK(&s->watch, l7_sync_watch_work);
 }
 
 /* The workqueue, the datagram buffers, and what @s's roles keep. */
@@ -686,6 +764,7 @@ static void l7_sync_listen(struct l7_sync *s)
 	/* what came before the callback was set */
 	queue_work(s->wq, &s->recv);
 	queue_delayed_work(s->wq, &s->hello, 0);
+	queue_delayed_work(s->wq, &s->watch, HZ);
 }
 
 int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
@@ -733,6 +812,7 @@ static int __l7_sync_stop(struct net *net)
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&s->recv);
 	cancel_delayed_work_sync(&s->hello);
+	cancel_delayed_work_sync(&s->watch);
 	cancel_delayed_work_sync(&s->probe);
 	cancel_delayed_work_sync(&s->send);
 	l7_sync_free(s);
@@ -792,6 +872,7 @@ int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->unknown_peer = s->stats.unknown_peer;
 	st->bad_source = s->stats.bad_source;
 	st->peers = s->stats.peers;
+	st->lost = s->stats.lost;
 	spin_unlock_bh(&s->slock);
 out:
 	mutex_unlock(&l7_sync_mutex);

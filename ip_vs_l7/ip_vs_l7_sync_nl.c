@@ -278,6 +278,7 @@ static int l7_nl_put_sync_stats(struct sk_buff *skb,
 		[IPVS_L7_SYNC_STATS_PEERS]		= st->peers,
 		[IPVS_L7_SYNC_STATS_BLIND]		= st->blind,
 		[IPVS_L7_SYNC_STATS_BUSY]		= st->busy,
+		[IPVS_L7_SYNC_STATS_LOST]		= st->lost,
 	};
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_SYNC_ATTR_STATS);
 	unsigned int i;

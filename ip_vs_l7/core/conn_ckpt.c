@@ -674,8 +674,13 @@ enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 		slot_bury(s, i, s->slots[i].conn.gen);
 		return L7_CKPT_REFUSE;
 	}
-	if (!s->slots[i].waits && l7_ckpt_past(&s->slots[i].conn, g)) {
-		s->slots[i].waits++;
+	if (l7_ckpt_past(&s->slots[i].conn, g) &&
+	    (!s->slots[i].waits ||
+	     now_ms - s->slots[i].wait_at < L7_CKPT_PAST_GAP_MS)) {
+		if (!s->slots[i].waits)
+			s->slots[i].wait_at = now_ms;
+		if (s->slots[i].waits < 0xff)
+			s->slots[i].waits++;
 		s->stats.waited++;
 		return L7_CKPT_WAIT;
 	}

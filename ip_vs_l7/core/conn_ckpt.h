@@ -232,6 +232,7 @@ struct l7_ckpt_slot {
 	struct l7_ckpt_conn conn;
 	uint32_t ts_off;	/* the connection's TSval clock - ours */
 	uint32_t probe_at;	/* when it was last probed, if probe_any */
+	uint32_t wait_at;	/* when it waited out its first, if waits */
 	uint8_t waits;		/* answers past the record it waited out */
 	uint8_t probes;		/* takeover probes (l7_ckpt_probe_mark()) */
 	uint8_t owner;		/* the director that holds it: its ->from */
@@ -419,9 +420,22 @@ bool l7_ckpt_match(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
  * also when the dead director had acknowledged them: the segment cannot
  * tell which.  Once, the record waits for the client's retransmission
  * at rcv_nxt (unacknowledged bytes); a second such answer refuses (the
- * director had them, and the client waits for a response never coming).
+ * director had them, and the client waits for a response never coming) -
+ * if it comes L7_CKPT_PAST_GAP_MS or more after the first.
  */
 bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
+
+/*
+ * A second answer from past the record sooner than this after the first
+ * is waited out too: the client has not had the time to send its bytes
+ * again (its retransmission timer backs off while its director is dead),
+ * and the answer is to another probe of the same pass - several
+ * directors probe a lost peer's clients at once, and a pass may start
+ * over when an address comes up.  The takeover's second pass comes later
+ * than this (ip_vs_l7_sync_ctl.c), so a client that had its bytes
+ * acknowledged is still refused by it.
+ */
+#define L7_CKPT_PAST_GAP_MS	4000
 
 /*
  * A segment @g with no connection, at @now_ms (the clock of
@@ -430,8 +444,9 @@ bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
  * [rcv_wup, rcv_edge], or a RST not exactly at rcv_nxt, leaves the record
  * as it was and is counted as blind - PROBE, or WAIT within
  * L7_CKPT_PROBE_GAP_MS of the record's last probe.  In the window: adopt
- * if it fits (the record and its TSval offset into @out), wait once for a
- * bare ACK from past it (l7_ckpt_past()), else refuse; a RST at rcv_nxt
+ * if it fits (the record and its TSval offset into @out), wait for a
+ * bare ACK from past it (l7_ckpt_past(): once, and again within
+ * L7_CKPT_PAST_GAP_MS of that), else refuse; a RST at rcv_nxt
  * (the client ended the connection) refuses too.  Adopted or refused,
  * the record goes, leaving a tombstone of its generation: a late copy of
  * it is never adopted again.  A busy record refuses any segment in its

@@ -493,6 +493,11 @@ enum {
 	IPVS_L7_SYNC_STATS_BLIND,
 	/* clients of a busy record (request under way at the failover) reset */
 	IPVS_L7_SYNC_STATS_BUSY,
+	/*
+	 * peers that fell silent (no datagram for 3 s, three HELLOs): the
+	 * records of their connections probed, as at a takeover
+	 */
+	IPVS_L7_SYNC_STATS_LOST,
 
 	__IPVS_L7_SYNC_STATS_MAX,
 };

@@ -18,7 +18,7 @@ the header.  A HELLO is a datagram of no records (64 bytes).
 
   l7sync.py send KEYFILE SYNCID HOST PORT upsert|delete FIRST COUNT [GEN]
             [--mss N] [--ts|--no-ts] [--sack|--no-sack] [--bind ADDR]
-            [--wait S] [--no-handshake] [--caddr ADDR]
+            [--wait S] [--no-handshake] [--caddr ADDR] [--linger S]
       acts as the director's peer: binds ADDR:PORT (default the wildcard
       address), draws a random sender id and challenge, sends a HELLO to
       HOST:PORT (again every second) and waits up to S seconds (10) for a
@@ -33,6 +33,10 @@ the header.  A HELLO is a datagram of no records (64 bytes).
       shared key is in KEYFILE (64 hex digits).  An UPSERT is a connection
       between two requests, 100 bytes in and 1000 out, of MSS N (1460),
       timestamps and SACK agreed unless --no-ts, --no-sack.
+      --linger S: then a HELLO a second for S seconds more, from a child
+      process (the command returns at once), as a live director sends
+      them: the director does not find this peer silent and probe the
+      clients of its records.  Killed, it stops.
       --no-handshake: no HELLO, no waiting: the records' datagrams at once,
       echo 0 (for datagrams the director must refuse before it looks at
       the sender: a wrong key, a wrong sync id, a foreign source).
@@ -342,9 +346,26 @@ def cmd_send(a):
             return 1
         for i in range(0, len(recs), PER_DGRAM):
             p.send(p.dgram(recs[i:i + PER_DGRAM]))
+        if a.linger > 0 and not a.no_handshake and os.fork() == 0:
+            linger(p, a.linger)
     finally:
         p.close()
     return 0
+
+
+def linger(p, secs):
+    """In the child: a HELLO a second for @secs, then exit."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        try:
+            p.send(p.dgram([]))
+        except OSError:         # the director's port closed meanwhile
+            pass
+        time.sleep(1)
+    os._exit(0)
 
 
 def cmd_send_bad(a):
@@ -849,6 +870,7 @@ def main(argv):
     sp.add_argument("--sack", action=argparse.BooleanOptionalAction,
                     default=True)
     sp.add_argument("--no-handshake", action="store_true")
+    sp.add_argument("--linger", type=float, default=0)
     sp.set_defaults(fn=cmd_send)
 
     sp = sub.add_parser("send-bad")

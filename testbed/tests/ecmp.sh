@@ -13,7 +13,9 @@
 # with not one request lost nor a connection reset.  Only clients between
 # two requests are carried so far: a flow moved in the middle of a
 # request or a response is not yet forwarded to the director that holds
-# it.  Runs inside the guest.
+# it.  A client in the middle of a response when its director dies is
+# reset: the others find that peer silent and probe its clients.  Runs
+# inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -167,8 +169,36 @@ kill_dir() {
 	local p t0
 	t0=$(date +%s.%N)
 	for p in f b s; do ip -n l7net link set "$p-$1" down; done
+	echo "$1" >> "$TMP/killed"
 	wait_for -s 20 eq_paths 2 || { ip -n l7rtr route; return 1; }
 	note "$1's links cut: its route gone from the router after $(echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./') s"
+}
+
+# A client in the middle of a 1 MB response (midresp.py) when the
+# director that holds it is killed: the others lose that peer (its
+# channel silent for 3 s) and probe the clients of its records; the
+# client's answers reach the director its flow moved to, which resets it
+# at the second probe rather than leave it waiting for its own timeout
+# (40 s here).
+mid_reset() {
+	local d holder= pid secs
+	declare -A was
+	for d in $L7TB_ECMP_DIRS; do was[$d]=$(dir_col "$d" active); done
+	rm -f "$TMP/mid.ready"
+	in_cli "$PY" "$CLIENTS/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
+		--timeout 40 > "$TMP/mid" 2>&1 &
+	pid=$!
+	wait_for -s 60 test -e "$TMP/mid.ready" || { kill $pid; cat "$TMP/mid"; return 1; }
+	for d in $L7TB_ECMP_DIRS; do
+		grep -qx "$d" "$TMP/killed" 2>/dev/null && continue
+		[ "$(dir_col "$d" active)" -gt "${was[$d]}" ] && holder=$d
+	done
+	[ -n "$holder" ] || { kill $pid; echo "no director holds the client"; return 1; }
+	kill_dir "$holder" || { kill $pid; return 1; }
+	wait $pid
+	note "the client reading a 1 MB response from $holder at its kill: $(cat "$TMP/mid"); lost: $(per_dir lost), probed: $(per_dir probed)"
+	secs=$(awk '$1 == "reset" { print int($2) }' "$TMP/mid")
+	[ -n "$secs" ] && [ "$secs" -le 20 ]
 }
 
 "$L7TB_DIR/topology" up-ecmp
@@ -186,6 +216,7 @@ t_check "ecmp: the router reaches the VIP over three directors (BGP), which 30 c
 SPREAD_SEEN=1
 t_check "ecmp: the drained director joins again (route announced): the flows that move back are taken over, none lost" moved join l7dir2
 t_check "ecmp: a director killed (links cut, BGP hold timer): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
+t_check "ecmp: the director holding a client in the middle of a response killed: the others lose it as a peer and reset that client within 20 s" mid_reset
 
 "$L7TB_DIR/frr" stop
 for d in $L7TB_ECMP_DIRS; do

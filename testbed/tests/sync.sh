@@ -88,6 +88,7 @@ new_key() {
 start() {
 	local d=$1 role=$2 peer=$3
 	shift 3
+	lingering_stop
 	case $peer in
 	*,*) ;;
 	*:*) peer=$peer,$SILENT6 ;;
@@ -118,12 +119,22 @@ records_are() { [ "$(sync_counter l7dir2 records)" = "$1" ]; }
 # first request that lasts sync_idle one more (busy)
 stored_at_least() { [ "$(sync_counter l7dir2 stored)" -ge "$1" ]; }
 
-# send ARGS...: l7sync.py send from the third host, to the backup
-send() {
-	local keyfile=$1 id=$2
-	shift 2
-	in_d l7dir3 $SYNC send "$keyfile" "$id" 203.0.113.2 "$PORT" "$@"
+# send_to HOST KEYFILE ID ARGS...: l7sync.py send from the third host to
+# HOST, which then lingers as a live director does, a HELLO a second
+# (else HOST finds it silent after 3 s and probes the clients of its
+# records): the sender of the send before stops.
+send_to() {
+	local host=$1 keyfile=$2 id=$3
+	shift 3
+	lingering_stop
+	in_d l7dir3 $SYNC send "$keyfile" "$id" "$host" "$PORT" --linger 300 "$@"
 }
+
+# send ARGS...: the same to the backup
+send() { send_to 203.0.113.2 "$@"; }
+
+# lingering_stop: the third host's lingering sender stops
+lingering_stop() { pkill -f 'l7sync.py send .*--linger' 2> /dev/null; true; }
 
 show() { in_d "$1" "$IPVSADM" -L --daemon; }
 
@@ -381,8 +392,7 @@ replay_after_restart() {
 foreign_source() {
 	local stored bad
 	stored=$(cnt l7dir2 stored) bad=$(cnt l7dir2 bad_source)
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.2 "$PORT" upsert \
-		34001 5 --no-handshake || return 1
+	send "$TMP/key" "$ID" upsert 34001 5 --no-handshake || return 1
 	wait_eq $((bad + 1)) sync_counter l7dir2 bad_source || { show l7dir2; return 1; }
 	[ "$(cnt l7dir2 stored)" = "$stored" ] && [ "$(cnt l7dir2 records)" = 0 ] ||
 		{ show l7dir2; return 1; }
@@ -539,10 +549,10 @@ stop_removes_all() {
 takeover() {
 	local dmac out=${L7_RESULTS:-$TMP}/rawtcp-adopt.out rc=0
 	start l7dir both 203.0.113.3 || return 1
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40901 4 &&
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40906 1 &&
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" delete 40903 1 &&
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert 40905 1 --mss 12 ||
+	send_to 203.0.113.1 "$TMP/key" "$ID" upsert 40901 4 &&
+	send_to 203.0.113.1 "$TMP/key" "$ID" upsert 40906 1 &&
+	send_to 203.0.113.1 "$TMP/key" "$ID" delete 40903 1 &&
+	send_to 203.0.113.1 "$TMP/key" "$ID" upsert 40905 1 --mss 12 ||
 		return 1
 	wait_eq 4 sync_counter l7dir records || { show l7dir; return 1; }
 	wait_eq 1 sync_counter l7dir malformed || { show l7dir; return 1; }
@@ -583,7 +593,7 @@ counter_is() { [ "$(cnt "$1" "$2")" = "$3" ]; }
 probes_drain() {
 	local n=1000 probed
 	restart l7dir both 203.0.113.3 || return 1
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
+	send_to 203.0.113.1 "$TMP/key" "$ID" upsert \
 		50001 $n --caddr 198.51.100.77 || return 1
 	wait_eq $n cnt l7dir records || { show l7dir; return 1; }
 	in_dir ip addr add 192.0.2.250/32 dev lo
@@ -637,7 +647,7 @@ displaced() {
 	cport=$(held_port)
 	[ -n "$cport" ] && [ "$(wc -w <<< "$cport")" = 1 ] ||
 		{ echo "client ports: '$cport'"; return 1; }
-	in_d l7dir3 $SYNC send "$TMP/key" "$ID" 203.0.113.1 "$PORT" upsert \
+	send_to 203.0.113.1 "$TMP/key" "$ID" upsert \
 		"$cport" 1 || return 1
 	wait_eq 1 sync_counter l7dir displaced || { show l7dir; return 1; }
 	touch "$TMP/dgo"
@@ -720,6 +730,7 @@ t_check "sync: records of absent clients probed twice when an address comes up, 
 t_check "sync: both directors sending, one flooded with forged datagrams from its peer's address: the other takes exactly the records sent" both_under_flood
 t_check "sync: three directors, each the others' peer: the master's records and DELETEs at both others" three_directors
 
+lingering_stop
 testbed_down
 rm -rf "$TMP"
 t_summary

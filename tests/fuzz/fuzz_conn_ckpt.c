@@ -53,6 +53,7 @@ struct model_tuple {
 	struct l7_ckpt_conn conn;
 	uint32_t applied_at;	/* now_ms when ->conn was taken */
 	bool waited;		/* an answer past ->conn was waited out */
+	uint32_t wait_at;	/* the first, if waited */
 	bool probed;		/* a probe of ->conn went at probe_at */
 	uint32_t probe_at;
 	int probes;		/* the takeover's */
@@ -277,6 +278,7 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 	};
 	struct l7_ckpt_slot out;
 	enum l7_ckpt_verdict v;
+	bool again;
 
 	FUZZ_ASSERT(l7_ckpt_match(c, &g) == fits(c, &g));
 	FUZZ_ASSERT(l7_ckpt_past(c, &g) == past(c, &g));
@@ -306,9 +308,13 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 		FUZZ_ASSERT(!held(&m->s, &g.t));
 		return;
 	}
+	/* waited out: the first answer past it, and any within the gap */
+	again = mt->waited && m->now - mt->wait_at < L7_CKPT_PAST_GAP_MS;
 	if (v == L7_CKPT_WAIT) {
-		FUZZ_ASSERT(past(c, &g) && !mt->waited);
+		FUZZ_ASSERT(past(c, &g) && (!mt->waited || again));
 		FUZZ_ASSERT(held(&m->s, &g.t));
+		if (!mt->waited)
+			mt->wait_at = m->now;
 		mt->waited = true;
 		return;
 	}
@@ -322,7 +328,7 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 			    c->ts_last + c->ts_age);
 	} else {
 		FUZZ_ASSERT(v == L7_CKPT_REFUSE && !fits(c, &g) &&
-			    (!past(c, &g) || mt->waited));
+			    (!past(c, &g) || (mt->waited && !again)));
 	}
 	mt->dead = true;
 	FUZZ_ASSERT(!held(&m->s, &g.t));

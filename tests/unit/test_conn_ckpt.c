@@ -530,10 +530,59 @@ static void past_answer_waits_once(void)
 	CHECK(st.s.stats.waited == 1 && st.s.stats.adopted == 1, "counts");
 
 	put(&st, upsert(conn_of(c.t, 10)));
-	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_WAIT, "new record");
-	CHECK(l7_ckpt_adopt(&st.s, &past, 0, &out) == L7_CKPT_REFUSE,
-	      "a second answer past it");
+	CHECK(l7_ckpt_adopt(&st.s, &past, 1000, &out) == L7_CKPT_WAIT,
+	      "new record");
+	CHECK(l7_ckpt_adopt(&st.s, &past, 1000 + L7_CKPT_PAST_GAP_MS, &out) ==
+	      L7_CKPT_REFUSE, "a second answer past it, the gap later");
+}
 
+/*
+ * Answers from past the record to probes of one pass (several directors
+ * probing a lost peer's clients, a pass started over) come closer than
+ * the client's retransmission: each is waited out within the gap, and the
+ * retransmission still adopts; the first answer after the gap refuses.
+ */
+static void past_answers_within_gap_wait(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple4(7, 7001), 9);
+	struct l7_ckpt_seg past = seg_fits(&c), data = seg_fits(&c);
+	struct l7_ckpt_slot out;
+	struct store st;
+	uint32_t t0 = 0xfffff000u;	/* the clock wraps within the gap */
+	int k;
+
+	past.seq = c.rcv_nxt + 300;
+	past.flags = L7_TCPF_ACK;
+	store_init(&st);
+	put(&st, upsert(c));
+	for (k = 0; k < 3; k++)
+		CHECK(l7_ckpt_adopt(&st.s, &past, t0 + k * 1000, &out) ==
+		      L7_CKPT_WAIT, "answer %d within the gap waits", k);
+	CHECK(l7_ckpt_adopt(&st.s, &data, t0 + 3500, &out) == L7_CKPT_ADOPT,
+	      "the retransmission adopted");
+
+	put(&st, upsert(conn_of(c.t, 10)));
+	CHECK(l7_ckpt_adopt(&st.s, &past, t0, &out) == L7_CKPT_WAIT, "first");
+	CHECK(l7_ckpt_adopt(&st.s, &past, t0 + L7_CKPT_PAST_GAP_MS - 1, &out) ==
+	      L7_CKPT_WAIT, "just within the gap");
+	CHECK(l7_ckpt_adopt(&st.s, &past, t0 + L7_CKPT_PAST_GAP_MS, &out) ==
+	      L7_CKPT_REFUSE, "the gap from the first, not the last");
+	CHECK(st.s.stats.waited == 5 && st.s.stats.refused == 1, "counts");
+}
+
+/*
+ * Not waited out: data past rcv_nxt, a bare ACK past the window (blind:
+ * probed), one past rcv_nxt that acknowledges bytes never sent.
+ */
+static void past_answer_data_refuses(void)
+{
+	struct l7_ckpt_conn c = conn_of(tuple4(7, 7000), 9);
+	struct l7_ckpt_seg past = seg_fits(&c), data = seg_fits(&c);
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	past.flags = L7_TCPF_ACK;
+	store_init(&st);
 	put(&st, upsert(conn_of(c.t, 11)));
 	data.seq = c.rcv_nxt + 300;
 	data.len = 100;
@@ -992,6 +1041,8 @@ int main(void)
 	RUN(adopt_refused);
 	RUN(slot_walk_finds_records);
 	RUN(past_answer_waits_once);
+	RUN(past_answers_within_gap_wait);
+	RUN(past_answer_data_refuses);
 	RUN(fields_in_range);
 	RUN(generation_bounds);
 	RUN(blind_segment_probed);
