@@ -909,7 +909,8 @@ def t_probe_dsack(peer):
 def t_ack_ts(peer):
     """A client without timestamps, to servers with them: its ACKs of a
     response reach the server stamped by the director - a TSval that
-    never goes back, and a TSecr that is one of the server's own - so
+    never goes back on a connection, and a TSecr that is one of that
+    connection's server's own - so
     that the server samples RTT from them even after a resend (Karn's
     rule forbids a sample from the ACK's timing then), and its
     retransmission timer's backoff is reset by the sample."""
@@ -933,29 +934,32 @@ def t_ack_ts(peer):
             flows[(p[IP].src, p[TCP].dport)] += 1
     if not flows:
         raise Fail("no response bytes from a server on br0")
-    sent_ts, acks, stamped, last_tsval = set(), 0, 0, None
+    sent_ts, last_tsval, acks, stamped = {}, {}, 0, 0
     for p in pkts:
         if IP not in p or TCP not in p:
             continue
         t = p[TCP]
         ts = [o[1] for o in t.options if o[0] == "Timestamp"]
         if t.sport == 80 and (p[IP].src, t.dport) in flows:
-            sent_ts.update(v for v, _ in ts)
+            sent_ts.setdefault((p[IP].src, t.dport), set()).update(
+                v for v, _ in ts)
             continue
-        if (p[IP].dst, t.sport) not in flows or len(payload_of(p)) or \
-           str(t.flags) != "A":
+        key = (p[IP].dst, t.sport)
+        if key not in flows or len(payload_of(p)) or str(t.flags) != "A":
             continue
         acks += 1
         if not ts:
             continue
         stamped += 1
         tsval, tsecr = ts[0]
-        if tsecr not in sent_ts:
-            raise Fail("an ACK to %s echoes TSval %d, which it never sent" %
-                       (p[IP].dst, tsecr))
-        if last_tsval is not None and not after_eq(tsval, last_tsval):
-            raise Fail("TSval %d after %d" % (tsval, last_tsval))
-        last_tsval = tsval
+        if tsecr not in sent_ts.get(key, ()):
+            raise Fail("an ACK to %s:80 from port %d echoes TSval %d, "
+                       "which that connection never sent" %
+                       (key[0], key[1], tsecr))
+        if key in last_tsval and not after_eq(tsval, last_tsval[key]):
+            raise Fail("TSval %d after %d to %s:80 from port %d" %
+                       (tsval, last_tsval[key], key[0], key[1]))
+        last_tsval[key] = tsval
     if acks < 3 or stamped < acks:
         raise Fail("%d of %d pure ACKs to the servers carry a timestamp" %
                    (stamped, acks))
