@@ -313,14 +313,21 @@ class Peer:
                                     min(end, next_hello) - now)
             if not r:
                 continue
-            buf, addr = self.sock.recvfrom(65535)
-            if not self.from_host(addr):
-                continue
-            got = open_dgram(self.shared, self.sync_id, buf)
-            if got is None or got[0].sender == self.sender:
-                continue
-            self.echo = got[0].challenge
-            return True
+            if self.learn():
+                return True
+
+    def learn(self):
+        """Read one datagram: if HOST's and authentic, its challenge is
+        what ours echo from now on (HOST draws a new one when it accepts
+        our start).  Whether it was."""
+        buf, addr = self.sock.recvfrom(65535)
+        if not self.from_host(addr):
+            return False
+        got = open_dgram(self.shared, self.sync_id, buf)
+        if got is None or got[0].sender == self.sender:
+            return False
+        self.echo = got[0].challenge
+        return True
 
 
 # ---- commands ----
@@ -354,18 +361,27 @@ def cmd_send(a):
 
 
 def linger(p, secs):
-    """In the child: a HELLO a second for @secs, then exit."""
+    """In the child: a HELLO a second for @secs, echoing HOST's newest
+    challenge, then exit."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     end = time.monotonic() + secs
-    while time.monotonic() < end:
+    next_hello = 0
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            os._exit(0)
         try:
-            p.send(p.dgram([]))
+            if now >= next_hello:
+                p.send(p.dgram([]))
+                next_hello = now + 1
+            r, _, _ = select.select([p.sock], [], [],
+                                    min(end, next_hello) - now)
+            if r:
+                p.learn()
         except OSError:         # the director's port closed meanwhile
-            pass
-        time.sleep(1)
-    os._exit(0)
+            time.sleep(1)
 
 
 def cmd_send_bad(a):

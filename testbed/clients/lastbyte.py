@@ -19,9 +19,9 @@ slow round leave less time than that and a round still end before the
 death); a last round that ended more than twice its gap ahead of the
 death is followed by another while one as long still ends before it.
 Pair i's keep-alive connection aims at --before + i * --step ms, its
-pipelining one 5 ms more: under a loaded guest a round can end tens of
-ms later than its estimate, and the spread keeps some of the clients
-inside any window the test asks for.
+pipelining one 20 ms more: under a loaded guest a round can end tens of
+ms later than its estimate, ten answers later than one, and the spread
+keeps some of each kind inside any window the test asks for.
 --after S past the
 death all send their next round, on the same connection, and read it
 back within --timeout.  Prints one line per connection:
@@ -162,7 +162,7 @@ def main():
     conns = []
     for i in range(args.pairs):
         gap = args.before + i * args.step
-        conns += [Conn("pipeline%d" % (i + 1), args.host, True, gap + 5,
+        conns += [Conn("pipeline%d" % (i + 1), args.host, True, gap + 20,
                        args.timeout),
                   Conn("keepalive%d" % (i + 1), args.host, False, gap,
                        args.timeout)]

@@ -122,12 +122,16 @@ stored_at_least() { [ "$(sync_counter l7dir2 stored)" -ge "$1" ]; }
 # send_to HOST KEYFILE ID ARGS...: l7sync.py send from the third host to
 # HOST, which then lingers as a live director does, a HELLO a second
 # (else HOST finds it silent after 3 s and probes the clients of its
-# records): the sender of the send before stops.
+# records).  The sender of the send before stops once this one is done:
+# a python start in the guest can take longer than those 3 s.
 send_to() {
-	local host=$1 keyfile=$2 id=$3
+	local host=$1 keyfile=$2 id=$3 old rc
 	shift 3
-	lingering_stop
+	old=$(pgrep -f 'l7sync.py send .*--linger')
 	in_d l7dir3 $SYNC send "$keyfile" "$id" "$host" "$PORT" --linger 300 "$@"
+	rc=$?
+	[ -z "$old" ] || kill $old 2> /dev/null
+	return $rc
 }
 
 # send ARGS...: the same to the backup
