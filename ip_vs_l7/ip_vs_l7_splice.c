@@ -375,26 +375,22 @@ int l7_seg_trim(struct sk_buff *skb, u32 hlen, u32 keep)
 static void l7_seg_add_ts(struct sk_buff *skb, u32 tsval, u32 tsecr)
 {
 	int short_by = TCPOLEN_TSTAMP_ALIGNED - skb_tailroom(skb);
-	struct tcphdr *th;
-	__be32 *opt;
+	u8 opt[TCPOLEN_TSTAMP_ALIGNED];
+	struct l7_tcp_opts o;
 
-	if (skb_is_nonlinear(skb))
+	l7_tcp_opts_own(&o, true, tsval, tsecr, NULL);
+	if (l7_tcp_opts_build(opt, sizeof(opt), &o) != sizeof(opt) ||
+	    skb_is_nonlinear(skb))
 		return;
 	if ((skb_cloned(skb) || short_by > 0) &&
 	    pskb_expand_head(skb, 0, max(short_by, 0), GFP_ATOMIC))
 		return;
-	th = tcp_hdr(skb);
-	opt = skb_put(skb, TCPOLEN_TSTAMP_ALIGNED);
-	*opt++ = htonl((TCPOPT_NOP << 24) | (TCPOPT_NOP << 16) |
-		       (TCPOPT_TIMESTAMP << 8) | TCPOLEN_TIMESTAMP);
-	*opt++ = htonl(tsval);
-	*opt = htonl(tsecr);
-	th->doff += TCPOLEN_TSTAMP_ALIGNED / 4;
+	skb_put_data(skb, opt, sizeof(opt));
+	tcp_hdr(skb)->doff += sizeof(opt) / 4;
 	if (ip_hdr(skb)->version == 4)
-		be16_add_cpu(&ip_hdr(skb)->tot_len, TCPOLEN_TSTAMP_ALIGNED);
+		be16_add_cpu(&ip_hdr(skb)->tot_len, sizeof(opt));
 	else
-		be16_add_cpu(&ipv6_hdr(skb)->payload_len,
-			     TCPOLEN_TSTAMP_ALIGNED);
+		be16_add_cpu(&ipv6_hdr(skb)->payload_len, sizeof(opt));
 }
 
 /*

@@ -469,7 +469,7 @@ static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 		slot_move(s, i, &s->recs, s->rec_cap);
 	}
 	s->slots[i].conn = *c;
-	s->slots[i].waits = 0;
+	s->slots[i].waited = false;
 	s->slots[i].probes = 0;
 	s->slots[i].probe_any = false;
 	s->slots[i].owner = from;
@@ -675,12 +675,12 @@ enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 		return L7_CKPT_REFUSE;
 	}
 	if (l7_ckpt_past(&s->slots[i].conn, g) &&
-	    (!s->slots[i].waits ||
+	    (!s->slots[i].waited ||
 	     now_ms - s->slots[i].wait_at < L7_CKPT_PAST_GAP_MS)) {
-		if (!s->slots[i].waits)
+		if (!s->slots[i].waited) {
+			s->slots[i].waited = true;
 			s->slots[i].wait_at = now_ms;
-		if (s->slots[i].waits < 0xff)
-			s->slots[i].waits++;
+		}
 		s->stats.waited++;
 		return L7_CKPT_WAIT;
 	}

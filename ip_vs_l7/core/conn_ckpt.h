@@ -232,8 +232,8 @@ struct l7_ckpt_slot {
 	struct l7_ckpt_conn conn;
 	uint32_t ts_off;	/* the connection's TSval clock - ours */
 	uint32_t probe_at;	/* when it was last probed, if probe_any */
-	uint32_t wait_at;	/* when it waited out its first, if waits */
-	uint8_t waits;		/* answers past the record it waited out */
+	uint32_t wait_at;	/* when it waited out the first, if waited */
+	bool waited;		/* an answer past the record waited out */
 	uint8_t probes;		/* takeover probes (l7_ckpt_probe_mark()) */
 	uint8_t owner;		/* the director that holds it: its ->from */
 	bool probe_any;		/* a probe of it went, at probe_at */

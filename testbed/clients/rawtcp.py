@@ -926,12 +926,9 @@ def t_ack_ts(peer):
         c.close()
     finally:
         pkts = cap.stop()
-    flows = {}
-    for p in pkts:
-        if IP in p and TCP in p and p[TCP].sport == 80 and \
-           len(payload_of(p)) > 0:
-            flows.setdefault((p[IP].src, p[TCP].dport), 0)
-            flows[(p[IP].src, p[TCP].dport)] += 1
+    flows = {(p[IP].src, p[TCP].dport) for p in pkts
+             if IP in p and TCP in p and p[TCP].sport == 80 and
+             len(payload_of(p)) > 0}
     if not flows:
         raise Fail("no response bytes from a server on br0")
     sent_ts, last_tsval, acks, stamped = {}, {}, 0, 0
