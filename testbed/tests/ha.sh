@@ -472,7 +472,7 @@ carried() {
 # instant on; then its links down and keepalived SIGKILL) while new
 # connections come every 100 ms, the keep-alive clients run (IPv4 and
 # IPv6), one client is in the middle of a 1 MB response, and twelve were
-# answered 22-57 ms before (lastbyte.py times its rounds to the death)
+# answered 20-80 ms before (lastbyte.py times its rounds to the death)
 failover() {
 	local nc vw t t2 sum take errs slow moved mid lb
 	# the new-connection loop runs until a fixed time after the kill
@@ -486,7 +486,8 @@ failover() {
 	# the clients answered just before the death: their first round and
 	# the idle second after it while the others start
 	in_cli "$PY" "$L7TB_DIR/clients/lastbyte.py" "$L7TB_VIP" "$TMP/lb.go" \
-		--before 22 --step 6 --pairs 6 > "$TMP/lb" 2>&1 &
+		--before 22 --step 6 --pipe-before 30 --pipe-step 10 --pairs 6 \
+		> "$TMP/lb" 2>&1 &
 	lb=$!
 	# all clients under way for a while before the kill
 	wait_lines "$TMP/nc.log" 20 || { kill $nc $lb; return 1; }
@@ -504,7 +505,7 @@ failover() {
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
 	# the death 3-4 s from now, in the middle of midresp.py's response
-	# (6 s), with lastbyte.py's last answers 22-57 ms before it
+	# (6 s), with lastbyte.py's last answers 20-80 ms before it
 	t=$(arm_death l7dir) || { echo "$t"; kill $lb $nc $mid $vw; return 1; }
 	echo "$t" > "$TMP/lb.go.new" && mv "$TMP/lb.go.new" "$TMP/lb.go"
 	echo "$t" > "$TMP/death1"
@@ -542,8 +543,9 @@ failover() {
 	check_rules
 }
 
-# lastbyte.py's clients (six pipelining, six keep-alive), aimed at 22-57
-# ms before the master died, sent their next round after it.  One whose
+# lastbyte.py's clients (six keep-alive aimed at 22-52 ms before the
+# master died, six pipelining at 30-80 ms, each with a second round
+# should its last end over 60 ms ahead) sent their next round after it.  One whose
 # response's last byte came more than 20 ms before the death (its
 # record's datagram left within the channel's 10 ms batching) keeps its
 # connection; one answered later than that may instead be reset (what
