@@ -31,9 +31,6 @@
 
 /* how long the first record waits for others to share its datagram */
 #define L7_SYNC_BATCH_MS	10
-/* a HELLO this often */
-#define L7_SYNC_HELLO_MS	1000
-
 unsigned int l7_sync_net_id __read_mostly;
 
 /* ---- datagrams ---- */
@@ -108,8 +105,9 @@ void l7_sync_send_hello(struct l7_sync *s, struct l7_sync_remote *r)
 }
 
 /*
- * Every second, to every peer: a peer that starts, or lost our answer,
- * learns our challenge within one.
+ * Every L7_SYNC_HELLO_MS, to every peer: a peer that starts, or lost our
+ * answer, learns our challenge within that; and every peer hears from us
+ * that often, sending or not (l7_sync_watch_work()).
  */
 void l7_sync_hello_work(struct work_struct *work)
 {

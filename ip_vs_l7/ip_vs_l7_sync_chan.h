@@ -48,6 +48,16 @@
 
 /* records waiting for the sender at most */
 #define L7_SYNC_QUEUE		4096
+/*
+ * A HELLO to every peer this often, and a peer silent for
+ * L7_SYNC_PEER_LOST_MS is lost (l7_sync_watch_work()): four HELLOs missed
+ * in a row.  Short, for side by side the clients a dead director left in
+ * the middle of a response are reset only once it is lost; a peer lost
+ * while alive (its HELLOs late under load) costs probes its clients do
+ * not answer here, ended once it is heard again.
+ */
+#define L7_SYNC_HELLO_MS	250
+#define L7_SYNC_PEER_LOST_MS	1000
 
 /*
  * What a director holds of each of its peers: the peer's side of the
@@ -93,11 +103,12 @@ struct l7_sync {
 	/* backup */
 	struct work_struct	recv;
 	struct delayed_work	probe;		/* an address came up, a peer lost */
-	struct delayed_work	watch;		/* every second: peers silent */
+	struct delayed_work	watch;		/* peers silent */
 	struct l7_ckpt_slot	*probe_batch;	/* the probe's copies */
 	u32			*probe_idx;	/* and their slots */
 	int			probe_pass;	/* the next: 1, 2, then expiry */
 	u32			probe_owners;	/* bit i: peer i's records */
+	u32			probe_lost;	/* of those, for a lost peer only */
 	spinlock_t		slock;		/* the store, the probe, counters */
 	struct l7_ckpt_store	store;
 	struct l7_ckpt_slot	*slots;

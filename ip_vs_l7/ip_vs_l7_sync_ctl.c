@@ -70,12 +70,14 @@
  * dropped (l7_ckpt_expire()).
  */
 #define L7_SYNC_PROBE_EXPIRE_MS	3000
-/* a peer silent this long is lost: three of its HELLOs (one a second) */
-#define L7_SYNC_PEER_LOST_MS	3000
+/* the watch looks this often for peers silent L7_SYNC_PEER_LOST_MS */
+#define L7_SYNC_WATCH_MS	L7_SYNC_HELLO_MS
 /* the largest UDP payload */
 #define L7_SYNC_UDP_MAX		65507
 
 static DEFINE_MUTEX(l7_sync_mutex);
+
+static void l7_sync_probe_found(struct l7_sync *s, u8 peer);
 
 /* ---- the receiver ---- */
 
@@ -241,7 +243,10 @@ static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
 	}
 	/* the peer lives (l7_sync_watch_work()) */
 	r->heard = jiffies;
-	r->lost = false;
+	if (r->lost) {
+		r->lost = false;
+		l7_sync_probe_found(s, r - s->remote);
+	}
 	/* what the peer holds of ours: our records go on past it */
 	if (h.newest < L7_CKPT_GEN_MAX)
 		l7_sync_gen_raise(s, h.newest);
@@ -413,7 +418,7 @@ static void l7_sync_probe_work(struct work_struct *work)
 		again = pass <= L7_CKPT_PROBES;
 		s->probe_pass = again ? pass + 1 : 0;
 		if (!again)
-			s->probe_owners = 0;
+			s->probe_owners = s->probe_lost = 0;
 	}
 	spin_unlock_bh(&s->slock);
 	if (again)
@@ -426,9 +431,10 @@ static void l7_sync_probe_work(struct work_struct *work)
 /*
  * The probe's passes over the records of the peers in @owners, started
  * over (an address came up: records of it are ours to probe now), or,
- * with @again false, only if passes over those records are not under
- * way already.  A client that answers two first passes close together
- * is waited out twice, not refused (L7_CKPT_PAST_GAP_MS).
+ * with @again false, for peers lost (the watch), only if passes over
+ * their records are not under way already.  A client that answers two
+ * first passes close together is waited out twice, not refused
+ * (L7_CKPT_PAST_GAP_MS).
  */
 static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
 {
@@ -438,6 +444,9 @@ static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
 	start = again || !s->probe_pass ||
 		(s->probe_owners & owners) != owners;
 	if (start) {
+		/* an address's passes probe every owner's, lost or not */
+		s->probe_lost = again ? 0 :
+			s->probe_lost | (owners & ~s->probe_owners);
 		s->probe_owners |= owners;
 		s->probe_pass = 1;
 	}
@@ -448,15 +457,34 @@ static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
 }
 
 /*
- * Every second: a peer whose accepted start has sent nothing for
- * L7_SYNC_PEER_LOST_MS (its HELLOs come every second) is lost - dead, or
- * cut off - and the clients of its records are probed, as at a takeover:
- * behind routers that spread the VIP's flows over directors (ECMP), its
- * flows now reach the others without any address coming up here.  One
- * idle at a boundary answers and is taken over by the director its flow
- * reaches; one whose request or response was under way is reset rather
- * than left waiting for its own timeout.  It is lost once until heard
- * again.
+ * Peer @peer, lost, was heard again: it was alive (its HELLOs late), and
+ * its clients' flows reach it, not us - unless an address came up here
+ * meanwhile.  Passes over its records for its loss alone stop, before
+ * the last drops those its clients did not answer here: they are its
+ * live clients' records.
+ */
+static void l7_sync_probe_found(struct l7_sync *s, u8 peer)
+{
+	spin_lock_bh(&s->slock);
+	if (s->probe_lost & BIT(peer)) {
+		s->probe_lost &= ~BIT(peer);
+		s->probe_owners &= ~BIT(peer);
+		if (!s->probe_owners)
+			s->probe_pass = 0;
+	}
+	spin_unlock_bh(&s->slock);
+}
+
+/*
+ * Every L7_SYNC_WATCH_MS: a peer whose accepted start has sent nothing for
+ * L7_SYNC_PEER_LOST_MS (its HELLOs come every L7_SYNC_HELLO_MS) is lost -
+ * dead, or cut off - and the clients of its records are probed, as at a
+ * takeover: behind routers that spread the VIP's flows over directors
+ * (ECMP), its flows now reach the others without any address coming up
+ * here.  One idle at a boundary answers and is taken over by the
+ * director its flow reaches; one whose request or response was under way
+ * is reset rather than left waiting for its own timeout.  It is lost once
+ * until heard again.
  */
 static void l7_sync_watch_work(struct work_struct *work)
 {
@@ -466,6 +494,8 @@ static void l7_sync_watch_work(struct work_struct *work)
 	u32 lost = 0;
 	u8 i;
 
+	/* a HELLO or two late is not a loss */
+	BUILD_BUG_ON(L7_SYNC_PEER_LOST_MS < 3 * L7_SYNC_HELLO_MS);
 	for (i = 0; i < s->cfg.npeers; i++) {
 		struct l7_sync_remote *r = &s->remote[i];
 
@@ -478,7 +508,8 @@ static void l7_sync_watch_work(struct work_struct *work)
 	}
 	if (lost && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count))
 		l7_sync_probe_start(s, lost, false);
-	queue_delayed_work(s->wq, &s->watch, HZ);
+	queue_delayed_work(s->wq, &s->watch,
+			   msecs_to_jiffies(L7_SYNC_WATCH_MS));
 }
 
 /* An address of @net came up: probe if there are records to. */
@@ -764,7 +795,8 @@ static void l7_sync_listen(struct l7_sync *s)
 	/* what came before the callback was set */
 	queue_work(s->wq, &s->recv);
 	queue_delayed_work(s->wq, &s->hello, 0);
-	queue_delayed_work(s->wq, &s->watch, HZ);
+	queue_delayed_work(s->wq, &s->watch,
+			   msecs_to_jiffies(L7_SYNC_WATCH_MS));
 }
 
 int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,

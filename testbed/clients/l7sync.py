@@ -33,7 +33,7 @@ the header.  A HELLO is a datagram of no records (64 bytes).
       shared key is in KEYFILE (64 hex digits).  An UPSERT is a connection
       between two requests, 100 bytes in and 1000 out, of MSS N (1460),
       timestamps and SACK agreed unless --no-ts, --no-sack.
-      --linger S: then a HELLO a second for S seconds more, from a child
+      --linger S: then a HELLO every 250 ms for S seconds more, from a child
       process (the command returns at once), as a live director sends
       them: the director does not find this peer silent and probe the
       clients of its records.  Killed, it stops.
@@ -115,6 +115,7 @@ KDF_LABEL = b"ip_vs_l7 sync v2"
 WINDOW = 64
 PER_DGRAM = 15
 HELLO_LEN = HDR_LEN + TAG_LEN
+HELLO_EVERY = 0.25      # s, L7_SYNC_HELLO_MS: a director loses a peer after 1
 # records (conn_ckpt.h): kind, family, reserved, gen; ports, addresses
 REC_HEAD = 12
 UPSERT_BODY = 12 * 4 + 2 + 2 + 1 + 1 + 1 + 1
@@ -361,8 +362,8 @@ def cmd_send(a):
 
 
 def linger(p, secs):
-    """In the child: a HELLO a second for @secs, echoing HOST's newest
-    challenge, then exit."""
+    """In the child: a HELLO every 250 ms (as a director sends them) for
+    @secs, echoing HOST's newest challenge, then exit."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -375,7 +376,7 @@ def linger(p, secs):
         try:
             if now >= next_hello:
                 p.send(p.dgram([]))
-                next_hello = now + 1
+                next_hello = now + HELLO_EVERY
             r, _, _ = select.select([p.sock], [], [],
                                     min(end, next_hello) - now)
             if r:
