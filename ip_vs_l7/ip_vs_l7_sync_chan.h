@@ -107,6 +107,7 @@ struct l7_sync {
 	struct l7_ckpt_slot	*probe_batch;	/* the probe's copies */
 	u32			*probe_idx;	/* and their slots */
 	int			probe_pass;	/* the next: 1, 2, then expiry */
+	int			probe_early;	/* repeats of pass 1 done */
 	u32			probe_owners;	/* bit i: peer i's records */
 	u32			probe_lost;	/* of those, for a lost peer only */
 	spinlock_t		slock;		/* the store, the probe, counters */

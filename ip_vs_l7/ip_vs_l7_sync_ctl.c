@@ -65,6 +65,17 @@
 #define L7_SYNC_PROBE_FIRST_MS	300
 #define L7_SYNC_PROBE_AGAIN_MS	8000
 /*
+ * The first pass is sent again this many times, this far apart: an
+ * answer goes where the routers send the client's flow, which may still
+ * be the dead director for a while (ARP caches, a route withdrawn once
+ * BFD or a hold timer ends) - each repeat is another chance to reset a
+ * client in the middle of a response at once.  All inside
+ * L7_CKPT_PAST_GAP_MS of the first answer, so a client with request
+ * bytes in flight is waited out, not refused, by them.
+ */
+#define L7_SYNC_PROBE_EARLY	3
+#define L7_SYNC_PROBE_EARLY_MS	1000
+/*
  * And once more, this long after the last probe: a record whose client
  * answered neither probe has no client (gone, or reset meanwhile), and is
  * dropped (l7_ckpt_expire()).
@@ -399,12 +410,16 @@ static void l7_sync_probe_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(to_delayed_work(work), struct l7_sync,
 					 probe);
-	bool again = false;
+	unsigned int delay = 0;
 	u32 owners;
 	int pass;
 
 	/* the second pass refuses a client still past its record */
-	BUILD_BUG_ON(L7_SYNC_PROBE_AGAIN_MS <= L7_CKPT_PAST_GAP_MS);
+	BUILD_BUG_ON(L7_SYNC_PROBE_AGAIN_MS -
+		     L7_SYNC_PROBE_EARLY * L7_SYNC_PROBE_EARLY_MS <=
+		     L7_CKPT_PAST_GAP_MS);
+	BUILD_BUG_ON(L7_SYNC_PROBE_EARLY * L7_SYNC_PROBE_EARLY_MS >=
+		     L7_CKPT_PAST_GAP_MS);
 	spin_lock_bh(&s->slock);
 	pass = s->probe_pass;
 	owners = s->probe_owners;
@@ -415,17 +430,23 @@ static void l7_sync_probe_work(struct work_struct *work)
 	spin_lock_bh(&s->slock);
 	/* unless passes were started over meanwhile (l7_sync_probe_start()) */
 	if (s->probe_pass == pass) {
-		again = pass <= L7_CKPT_PROBES;
-		s->probe_pass = again ? pass + 1 : 0;
-		if (!again)
+		if (pass == 1 && s->probe_early < L7_SYNC_PROBE_EARLY) {
+			s->probe_early++;
+			delay = L7_SYNC_PROBE_EARLY_MS;
+		} else if (pass <= L7_CKPT_PROBES) {
+			s->probe_pass = pass + 1;
+			delay = pass < L7_CKPT_PROBES ?
+				L7_SYNC_PROBE_AGAIN_MS -
+				L7_SYNC_PROBE_EARLY * L7_SYNC_PROBE_EARLY_MS :
+				L7_SYNC_PROBE_EXPIRE_MS;
+		} else {
+			s->probe_pass = 0;
 			s->probe_owners = s->probe_lost = 0;
+		}
 	}
 	spin_unlock_bh(&s->slock);
-	if (again)
-		queue_delayed_work(s->wq, &s->probe,
-				   msecs_to_jiffies(pass < L7_CKPT_PROBES ?
-						    L7_SYNC_PROBE_AGAIN_MS :
-						    L7_SYNC_PROBE_EXPIRE_MS));
+	if (delay)
+		queue_delayed_work(s->wq, &s->probe, msecs_to_jiffies(delay));
 }
 
 /*
@@ -449,6 +470,7 @@ static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
 			s->probe_lost | (owners & ~s->probe_owners);
 		s->probe_owners |= owners;
 		s->probe_pass = 1;
+		s->probe_early = 0;
 	}
 	spin_unlock_bh(&s->slock);
 	if (start)
