@@ -848,6 +848,12 @@ struct dst_entry *l7_dst_attach(struct sk_buff *skb, struct net *net,
 				const union nf_inet_addr *daddr);
 void l7_dst_cache_reset(struct l7_dst_cache *dc);
 
+/* ip_vs_l7_fwd.c: a segment to, and from, the director holding its conn */
+unsigned int l7_fwd_xmit(struct net *net, struct sk_buff *skb,
+			 const union nf_inet_addr *to);
+unsigned int l7_fwd_rcv(struct sk_buff *skb, const struct iphdr *iph,
+			const struct nf_hook_state *state);
+
 /* ip_vs_l7_listen.c */
 unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb);
 

@@ -177,6 +177,8 @@ static unsigned int l7_hook_fn(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;	/* no l7 service in this namespace */
 	if (iph->protocol == IPPROTO_ICMP)
 		return l7_icmp_packet(skb, ports, state);
+	if (iph->protocol == IPPROTO_IPIP || iph->protocol == IPPROTO_IPV6)
+		return l7_fwd_rcv(skb, iph, state);
 	if (iph->protocol != IPPROTO_TCP)
 		return NF_ACCEPT;
 	t.af = AF_INET;

@@ -134,11 +134,14 @@ static void l7_ckpt_seg_of(const struct sk_buff *skb,
  * - a blind guess at the tuple, answered (rate-limited) by the record's
  * probe, so that the real client says where it is.  A RST never makes a
  * connection (no record fits one): at the record's rcv_nxt it ends it.
+ * ERR_PTR(-EINPROGRESS) when the segment went on to the live director
+ * that holds the connection (ip_vs_l7_fwd.c): it is no longer ours.
  */
 static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 				       struct sk_buff *skb,
 				       const struct l7_tcp_opts *o)
 {
+	union nf_inet_addr owner;
 	struct l7_ckpt_slot rec;
 	struct l7_ckpt_seg g;
 	struct l7_conn *c;
@@ -146,9 +149,15 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	if (!l7_sync_has_records(ls->net))
 		return NULL;
 	l7_ckpt_seg_of(skb, o, &g);
-	switch (l7_listen_record(l7_sync_adopt(ls->net, &g, &rec))) {
+	switch (l7_listen_record(l7_sync_adopt(ls->net, &g, &rec, &owner))) {
 	case L7_LISTEN_ADOPT:
 		break;
+	case L7_LISTEN_FORWARD:
+		/* never back out of the tunnel it came through: no loop */
+		if (l7_sync_link_dev(ls->net, skb->dev) ||
+		    l7_fwd_xmit(ls->net, skb, &owner) != NF_STOLEN)
+			return ERR_PTR(-EAGAIN);
+		return ERR_PTR(-EINPROGRESS);
 	case L7_LISTEN_PROBE:
 		/*
 		 * Out of the record's window: the record stays, and both
@@ -242,8 +251,8 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 		return NF_DROP;
 	case L7_LISTEN_RST:
 		/* a client that ended a connection we have a record of */
-		l7_client_adopt(ls, skb, &o);
-		return NF_DROP;
+		c = l7_client_adopt(ls, skb, &o);
+		return c == ERR_PTR(-EINPROGRESS) ? NF_STOLEN : NF_DROP;
 	case L7_LISTEN_SYNACK:
 		cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
 		l7_send_synack(ls->net, skb, l7_cookie_init(skb, &cmss),
@@ -263,7 +272,7 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	 */
 	c = l7_client_adopt(ls, skb, &o);
 	if (IS_ERR(c))
-		return NF_DROP;
+		return c == ERR_PTR(-EINPROGRESS) ? NF_STOLEN : NF_DROP;
 	adopted = c;
 	if (!c)
 		c = l7_client_accept(ls, skb, &o);

@@ -393,9 +393,26 @@ bool l7_sync_has_records(struct net *net)
 	return holds;
 }
 
+/*
+ * Under s->slock: the peers a segment of a record of theirs is forwarded
+ * to - those heard and not lost, over an IPv4 channel (the tunnel's
+ * outer header) - but while an address's takeover probes their records:
+ * the VIP came here, and the director that had it (alive, say, with only
+ * its front link down) no longer answers its clients.
+ */
+static u32 l7_sync_forward_to(const struct l7_sync *s)
+{
+	u32 taking = s->probe_pass ? s->probe_owners & ~s->probe_lost : 0;
+
+	if (s->cfg.af != AF_INET)
+		return 0;
+	return READ_ONCE(s->live) & ~taking;
+}
+
 enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 				   const struct l7_ckpt_seg *g,
-				   struct l7_ckpt_slot *out)
+				   struct l7_ckpt_slot *out,
+				   union nf_inet_addr *owner)
 {
 	enum l7_ckpt_verdict v = L7_CKPT_NONE;
 	struct l7_sync *s;
@@ -415,11 +432,52 @@ enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 	    L7_CKPT_NIL)
 		goto out;
 	spin_lock_bh(&s->slock);
-	v = l7_ckpt_adopt(&s->store, g, l7_sync_now_ms(), out);
+	v = l7_ckpt_claim(&s->store, g, l7_sync_now_ms(),
+			  l7_sync_forward_to(s), out);
 	spin_unlock_bh(&s->slock);
 	if (v == L7_CKPT_ADOPT)
 		l7_sync_gen_raise(s, out->conn.gen);
+	if (v == L7_CKPT_FORWARD)
+		*owner = s->cfg.peers[out->owner];
 out:
 	rcu_read_unlock();
 	return v;
+}
+
+/* @s's interface is @dev (either may be NULL) */
+static bool l7_sync_on(const struct l7_sync *s, const struct net_device *dev)
+{
+	return s && dev && !strncmp(dev->name, s->cfg.ifname, IFNAMSIZ);
+}
+
+bool l7_sync_link_dev(struct net *net, const struct net_device *dev)
+{
+	bool on;
+
+	rcu_read_lock();
+	on = l7_sync_on(rcu_dereference(l7_sync_net(net)->sync), dev);
+	rcu_read_unlock();
+	return on;
+}
+
+bool l7_sync_tunnel_from_peer(struct net *net, const struct net_device *dev,
+			      __be32 saddr)
+{
+	struct l7_sync *s;
+	bool peer = false;
+	u8 i;
+
+	rcu_read_lock();
+	s = rcu_dereference(l7_sync_net(net)->sync);
+	if (l7_sync_on(s, dev) && s->cfg.af == AF_INET) {
+		for (i = 0; i < s->cfg.npeers && !peer; i++)
+			peer = s->cfg.peers[i].ip == saddr;
+	}
+	if (peer) {
+		spin_lock_bh(&s->slock);
+		s->stats.forwarded_in++;
+		spin_unlock_bh(&s->slock);
+	}
+	rcu_read_unlock();
+	return peer;
 }

@@ -62,6 +62,8 @@ struct l7_sync_stats {
 	u64	blind;
 	u64	busy;
 	u64	lost;
+	u64	forwarded;
+	u64	forwarded_in;
 };
 
 /* ip_vs_l7_sync_ctl.c: the family's way in */
@@ -91,13 +93,27 @@ bool l7_sync_has_records(struct net *net);
  * A client's segment @g to a VIP of ours that matches no connection:
  * whether the peer's record of its connection fits it (ADOPT: the record
  * into *out, with its TSval offset to our clock), is to be waited on
- * (WAIT: drop the segment), is dropped (REFUSE), or is out of the
- * record's window (PROBE: drop the segment, send the probe of the record
- * in *out).  Without a record this is NONE at the cost of a read.
+ * (WAIT: drop the segment), is dropped (REFUSE), is out of the record's
+ * window (PROBE: drop the segment, send the probe of the record in
+ * *out), or goes to the live director that holds it (FORWARD: its sync
+ * address into *owner; l7_fwd_xmit()).  Without a record this is NONE
+ * at the cost of a read.
  */
 enum l7_ckpt_verdict l7_sync_adopt(struct net *net,
 				   const struct l7_ckpt_seg *g,
-				   struct l7_ckpt_slot *out);
+				   struct l7_ckpt_slot *out,
+				   union nf_inet_addr *owner);
+
+/*
+ * Whether an IP-in-IP packet from @saddr that came in on @dev is a
+ * peer's forwarded client segment (l7_fwd_rcv()): a peer's sync address,
+ * on the channel's interface.
+ */
+bool l7_sync_tunnel_from_peer(struct net *net, const struct net_device *dev,
+			      __be32 saddr);
+
+/* Whether @dev is the channel's interface. */
+bool l7_sync_link_dev(struct net *net, const struct net_device *dev);
 
 /* The master's records, c->lock held (struct l7_conn: ip_vs_l7.h). */
 struct l7_conn;

@@ -85,6 +85,7 @@ struct l7_sync {
 
 	/* the work items' own, on the ordered workqueue */
 	struct l7_sync_remote	remote[IPVS_L7_SYNC_PEERS_MAX]; /* cfg.npeers */
+	u32			live;		/* bit i: peer i heard, not lost */
 	struct l7_seal		tx;		/* keyed for our sender id */
 	struct l7_seal		rx_new;		/* for a sender not accepted */
 	u64			tx_seq;		/* over all peers: the nonce */

@@ -53,9 +53,10 @@
 /* records copied out of the store at a time by the takeover's probe */
 #define L7_SYNC_PROBE_BATCH	64
 /*
- * The probe runs this long after an address came up: the clients answer
- * to the VIP's MAC as their ARP caches have it, which keepalived's
- * gratuitous ARPs change only after it added the address.  It runs
+ * The probe runs this long after an address came up (at once for a peer
+ * lost): the clients answer to the VIP's MAC as their ARP caches have
+ * it, which keepalived's gratuitous ARPs change only after it added the
+ * address.  It runs
  * again later, when a client with bytes in flight to the dead director,
  * whose first answer was waited out (l7_ckpt_past()), has had time to
  * send them again: one that answers past its record a second time had
@@ -73,8 +74,8 @@
  * L7_CKPT_PAST_GAP_MS of the first answer, so a client with request
  * bytes in flight is waited out, not refused, by them.
  */
-#define L7_SYNC_PROBE_EARLY	3
-#define L7_SYNC_PROBE_EARLY_MS	1000
+#define L7_SYNC_PROBE_EARLY	6
+#define L7_SYNC_PROBE_EARLY_MS	500
 /*
  * And once more, this long after the last probe: a record whose client
  * answered neither probe has no client (gone, or reset meanwhile), and is
@@ -82,7 +83,7 @@
  */
 #define L7_SYNC_PROBE_EXPIRE_MS	3000
 /* the watch looks this often for peers silent L7_SYNC_PEER_LOST_MS */
-#define L7_SYNC_WATCH_MS	L7_SYNC_HELLO_MS
+#define L7_SYNC_WATCH_MS	100
 /* the largest UDP payload */
 #define L7_SYNC_UDP_MAX		65507
 
@@ -254,6 +255,8 @@ static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
 	}
 	/* the peer lives (l7_sync_watch_work()) */
 	r->heard = jiffies;
+	if (!(s->live & BIT(r - s->remote)))
+		WRITE_ONCE(s->live, s->live | BIT(r - s->remote));
 	if (r->lost) {
 		r->lost = false;
 		l7_sync_probe_found(s, r - s->remote);
@@ -473,9 +476,11 @@ static void l7_sync_probe_start(struct l7_sync *s, u32 owners, bool again)
 		s->probe_early = 0;
 	}
 	spin_unlock_bh(&s->slock);
+	/* no address came up for a lost peer: no ARP cache to wait for */
 	if (start)
 		mod_delayed_work(s->wq, &s->probe,
-				 msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS));
+				 again ? msecs_to_jiffies(L7_SYNC_PROBE_FIRST_MS) :
+					 0);
 }
 
 /*
@@ -526,6 +531,7 @@ static void l7_sync_watch_work(struct work_struct *work)
 			continue;
 		r->lost = true;
 		lost |= BIT(i);
+		WRITE_ONCE(s->live, s->live & ~BIT(i));
 		l7_sync_count(s, &s->stats.lost);
 	}
 	if (lost && l7_sync_keeps(s) && READ_ONCE(s->store.recs.count))
@@ -927,6 +933,8 @@ int ip_vs_l7_sync_get(struct net *net, struct l7_sync_cfg *cfg,
 	st->bad_source = s->stats.bad_source;
 	st->peers = s->stats.peers;
 	st->lost = s->stats.lost;
+	st->forwarded = s->store.stats.forwarded;
+	st->forwarded_in = s->stats.forwarded_in;
 	spin_unlock_bh(&s->slock);
 out:
 	mutex_unlock(&l7_sync_mutex);

@@ -279,6 +279,8 @@ static int l7_nl_put_sync_stats(struct sk_buff *skb,
 		[IPVS_L7_SYNC_STATS_BLIND]		= st->blind,
 		[IPVS_L7_SYNC_STATS_BUSY]		= st->busy,
 		[IPVS_L7_SYNC_STATS_LOST]		= st->lost,
+		[IPVS_L7_SYNC_STATS_FORWARDED]		= st->forwarded,
+		[IPVS_L7_SYNC_STATS_FORWARDED_IN]	= st->forwarded_in,
 	};
 	struct nlattr *nest = nla_nest_start(skb, IPVS_L7_SYNC_ATTR_STATS);
 	unsigned int i;

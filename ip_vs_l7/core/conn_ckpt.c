@@ -694,3 +694,24 @@ enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 	slot_bury(s, i, s->slots[i].conn.gen);
 	return fits ? L7_CKPT_ADOPT : L7_CKPT_REFUSE;
 }
+
+enum l7_ckpt_verdict l7_ckpt_claim(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_seg *g,
+				   uint32_t now_ms, uint32_t live,
+				   struct l7_ckpt_slot *out)
+{
+	uint32_t i = slot_find(s, &g->t);
+	const struct l7_ckpt_slot *e;
+
+	if (i == L7_CKPT_NIL || s->slots[i].tomb)
+		return L7_CKPT_NONE;
+	e = &s->slots[i];
+	if (e->owner >= 32 || !(live & (1u << e->owner)))
+		return l7_ckpt_adopt(s, g, now_ms, out);
+	if (!e->conn.busy && !(g->flags & L7_TCPF_RST) &&
+	    l7_ckpt_match(&e->conn, g))
+		return l7_ckpt_adopt(s, g, now_ms, out);
+	*out = *e;
+	s->stats.forwarded++;
+	return L7_CKPT_FORWARD;
+}

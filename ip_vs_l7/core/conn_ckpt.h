@@ -262,6 +262,7 @@ struct l7_ckpt_stats {
 	uint64_t ahead;		/* records with a generation too far ahead */
 	uint64_t expired;	/* records probed out, never adopted */
 	uint64_t busy;		/* clients of a busy record, reset */
+	uint64_t forwarded;	/* segments sent on to a live owner */
 };
 
 /*
@@ -396,6 +397,12 @@ enum l7_ckpt_verdict {
 	 * client of a stale record takes the RST.
 	 */
 	L7_CKPT_PROBE,
+	/*
+	 * The segment goes to the director that holds the connection
+	 * (*out's owner), which lives: it is in the middle of a request or
+	 * a response there (l7_ckpt_claim()).  The record stays.
+	 */
+	L7_CKPT_FORWARD,
 };
 
 /*
@@ -455,6 +462,24 @@ bool l7_ckpt_past(const struct l7_ckpt_conn *c, const struct l7_ckpt_seg *g);
 enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,
 				   uint32_t now_ms, struct l7_ckpt_slot *out);
+
+/*
+ * A segment @g with no connection, on a director side by side with the
+ * peers in @live (bit i: the owner ->owner == i sends, not lost).  The
+ * record of a live owner is a connection that director holds, whose
+ * flow the routers moved here: a segment that fits it exactly (the
+ * client at the boundary the record has, its next request starting) is
+ * adopted, the connection handed over where no byte is under way either
+ * way; any other - a busy record's, one in the middle of a request or a
+ * response, a RST, one out of the record's window the owner judges with
+ * the connection's live numbers - is FORWARD to the owner, the record
+ * kept.  A record of an owner not live is as l7_ckpt_adopt() decides:
+ * the takeover after a death.
+ */
+enum l7_ckpt_verdict l7_ckpt_claim(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_seg *g,
+				   uint32_t now_ms, uint32_t live,
+				   struct l7_ckpt_slot *out);
 
 /*
  * The connection's TSval clock against ours, from a record applied at

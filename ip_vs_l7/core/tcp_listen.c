@@ -30,6 +30,8 @@ enum l7_listen_next l7_listen_record(enum l7_ckpt_verdict v)
 		return L7_LISTEN_PROBE;
 	case L7_CKPT_WAIT:
 		return L7_LISTEN_WAIT;
+	case L7_CKPT_FORWARD:
+		return L7_LISTEN_FORWARD;
 	case L7_CKPT_NONE:
 	case L7_CKPT_REFUSE:
 	default:

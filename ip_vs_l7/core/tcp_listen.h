@@ -44,6 +44,8 @@ enum l7_listen_next {
 	L7_LISTEN_PROBE,
 	L7_LISTEN_WAIT,		/* drop it, answer nothing: the record waits */
 	L7_LISTEN_COOKIE,	/* no record fits: the cookie decides */
+	/* to the live director that holds the connection, unchanged */
+	L7_LISTEN_FORWARD,
 };
 
 /* The record store's verdict on an ACK (L7_LISTEN_ACK). */

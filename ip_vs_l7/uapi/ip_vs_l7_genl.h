@@ -494,10 +494,17 @@ enum {
 	/* clients of a busy record (request under way at the failover) reset */
 	IPVS_L7_SYNC_STATS_BUSY,
 	/*
-	 * peers that fell silent (no datagram for 3 s, three HELLOs): the
+	 * peers that fell silent (no datagram for 1 s, four HELLOs): the
 	 * records of their connections probed, as at a takeover
 	 */
 	IPVS_L7_SYNC_STATS_LOST,
+	/*
+	 * client segments of a live peer's connection sent on to it
+	 * (IP-in-IP to its sync address): its flow moved here mid-request
+	 */
+	IPVS_L7_SYNC_STATS_FORWARDED,
+	/* such segments taken from a peer, on the channel's interface */
+	IPVS_L7_SYNC_STATS_FORWARDED_IN,
 
 	__IPVS_L7_SYNC_STATS_MAX,
 };

@@ -10,12 +10,12 @@
 # withdrawn), one killed (its links cut; the router's BGP hold timer
 # takes the route away), one joining (announcing again) - are taken over
 # at their next request by the director they reach, from its record,
-# with not one request lost nor a connection reset.  Only clients between
-# two requests are carried so far: a flow moved in the middle of a
-# request or a response is not yet forwarded to the director that holds
-# it.  A client in the middle of a response when its director dies is
-# reset: the others find that peer silent and probe its clients.  Runs
-# inside the guest.
+# with not one request lost nor a connection reset.  A client whose flow
+# moves in the middle of a response (its director drained) has its
+# segments forwarded to the director that holds it, which finishes the
+# response.  A client in the middle of a response when its director dies
+# is reset within 2 s: the others find that peer silent and probe its
+# clients.  Runs inside the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -176,6 +176,46 @@ kill_dir() {
 	note "$1's links cut: its route gone from the router after $(echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./') s"
 }
 
+# mid_start: a client in the middle of a 1 MB response (midresp.py, 8 KB
+# read every 50 ms); HOLDER the director whose active count rose
+mid_start() {
+	local d
+	declare -A was
+	for d in $L7TB_ECMP_DIRS; do was[$d]=$(dir_col "$d" active); done
+	rm -f "$TMP/mid.ready"
+	in_cli "$PY" "$CLIENTS/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
+		--timeout 40 > "$TMP/mid" 2>&1 &
+	MID_PID=$!
+	HOLDER=
+	wait_for -s 60 test -e "$TMP/mid.ready" || { kill $MID_PID; cat "$TMP/mid"; return 1; }
+	for d in $L7TB_ECMP_DIRS; do
+		grep -qx "$d" "$TMP/killed" 2>/dev/null && continue
+		[ "$(dir_col "$d" active)" -gt "${was[$d]}" ] && HOLDER=$d
+	done
+	[ -n "$HOLDER" ] || { kill $MID_PID; echo "no director holds the client"; return 1; }
+}
+
+# The director holding a client in the middle of a 1 MB response drained
+# (its route withdrawn): the client's segments now reach another
+# director, which has only the holder's record of the boundary before
+# that request and sends them on to the holder (IP-in-IP over the sync
+# link); the holder finishes the response, byte-exact.  Then announced
+# again.
+mid_drain() {
+	local fwd0 fwd1 in1
+	fwd0=$(per_dir forwarded)
+	mid_start || return 1
+	drain "$HOLDER" || { kill $MID_PID; return 1; }
+	wait $MID_PID
+	fwd1=$(per_dir forwarded) in1=$(per_dir forwarded_in)
+	note "the client reading a 1 MB response from $HOLDER, drained meanwhile: $(cat "$TMP/mid")" \
+		"segments forwarded: $fwd1 (before: $fwd0); taken from the tunnel: $in1"
+	join "$HOLDER" || return 1
+	grep -q '^complete ' "$TMP/mid" &&
+		[ $(( $(sum_of "$fwd1") - $(sum_of "$fwd0") )) -ge 1 ] &&
+		[ "$(per_dir forwarded_in | tr ' ' '\n' | awk -F= -v d="$HOLDER" '$1 == d { print $2 }')" -ge 1 ]
+}
+
 # A client in the middle of a 1 MB response (midresp.py) when the
 # director that holds it is killed: the others lose that peer (its
 # channel silent for 1 s) and probe the clients of its records; the
@@ -183,19 +223,9 @@ kill_dir() {
 # it within 2 s of the kill rather than leave it waiting for its own
 # timeout (40 s here).  Until then no director lost a live peer.
 mid_reset() {
-	local d holder= pid secs lost0
-	declare -A was
-	for d in $L7TB_ECMP_DIRS; do was[$d]=$(dir_col "$d" active); done
-	rm -f "$TMP/mid.ready"
-	in_cli "$PY" "$CLIENTS/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
-		--timeout 40 > "$TMP/mid" 2>&1 &
-	pid=$!
-	wait_for -s 60 test -e "$TMP/mid.ready" || { kill $pid; cat "$TMP/mid"; return 1; }
-	for d in $L7TB_ECMP_DIRS; do
-		grep -qx "$d" "$TMP/killed" 2>/dev/null && continue
-		[ "$(dir_col "$d" active)" -gt "${was[$d]}" ] && holder=$d
-	done
-	[ -n "$holder" ] || { kill $pid; echo "no director holds the client"; return 1; }
+	local d holder pid secs lost0
+	mid_start || return 1
+	holder=$HOLDER pid=$MID_PID
 	# each live director lost the directors killed before, no other
 	lost0=$(per_dir lost)
 	for d in $L7TB_ECMP_DIRS; do
@@ -228,6 +258,7 @@ for d in $L7TB_ECMP_DIRS; do wait_for -s 60 pools_ready "$d" >/dev/null; done
 t_check "ecmp: the router reaches the VIP over three directors (BGP), which 30 client addresses' flows all reach; one drained (route withdrawn): idle keep-alive clients whose flow moved are taken over, none lost" moved drain l7dir2
 SPREAD_SEEN=1
 t_check "ecmp: the drained director joins again (route announced): the flows that move back are taken over, none lost" moved join l7dir2
+t_check "ecmp: the director holding a client in the middle of a 1 MB response drained: the client's segments forwarded to it, the response whole" mid_drain
 t_check "ecmp: a director killed (links cut, BGP hold timer): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
 t_check "ecmp: the director holding a client in the middle of a response killed: the others lose it as a peer and reset that client within 2 s" mid_reset
 

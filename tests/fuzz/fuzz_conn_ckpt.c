@@ -19,6 +19,9 @@
  *     never after a DELETE of that generation or newer, never twice, and
  *     only by a segment that fits it exactly (checked here apart from
  *     l7_ckpt_match()); a refusal is only of a segment that does not;
+ *   - side by side, a record whose owner lives sends every segment that
+ *     does not fit it (any of a busy record's, a RST) on to that owner,
+ *     the record kept; one that fits is adopted as above;
  *   - a segment out of the record's window (or a RST not at rcv_nxt)
  *     leaves the record, and is answered by its probe at most once per
  *     L7_CKPT_PROBE_GAP_MS; a record a takeover probed twice expires;
@@ -32,8 +35,9 @@
  * at least 36 bytes, windows and spans below 2^31, the TSval clock after
  * ts_last), whatever segment then comes.
  *
- * Input: a control byte (caps, buckets), then records of 8 bytes: op,
- * tuple, generation, then five bytes of arguments.
+ * Input: a control byte (caps, buckets), then records of 8 bytes: op
+ * (and, above its 6 values, the UPSERT's owner or the live owners of a
+ * segment), tuple, generation, then five bytes of arguments.
  */
 #include "conn_ckpt.h"
 #include "../unit/ckpt_held.h"
@@ -52,6 +56,7 @@ struct model_tuple {
 	bool have;		/* ->conn is the UPSERT at maxgen */
 	struct l7_ckpt_conn conn;
 	uint32_t applied_at;	/* now_ms when ->conn was taken */
+	uint8_t owner;		/* the peer that sent ->conn */
 	bool waited;		/* an answer past ->conn was waited out */
 	uint32_t wait_at;	/* the first, if waited */
 	bool probed;		/* a probe of ->conn went at probe_at */
@@ -171,14 +176,17 @@ static bool ahead(const struct model *m, uint64_t gen)
 	       (m->newest && gen > m->newest && gen - m->newest > 1ull << 56);
 }
 
-static void m_upsert(struct model *m, int i, uint64_t gen, const uint8_t *a)
+static void m_upsert(struct model *m, int i, uint64_t gen, uint8_t from,
+		     const uint8_t *a)
 {
 	struct model_tuple *mt = &m->t[i];
 	struct l7_ckpt_conn c = conn_of(i, gen, a);
 	struct l7_ckpt_rec r = via_wire(L7_CKPT_UPSERT, &c);
 	uint64_t n_ahead = m->s.stats.ahead;
-	enum l7_ckpt_applied v = l7_ckpt_apply(&m->s, &r, m->now);
+	enum l7_ckpt_applied v;
 
+	r.from = from;
+	v = l7_ckpt_apply(&m->s, &r, m->now);
 	FUZZ_ASSERT(v == L7_CKPT_STORED || v == L7_CKPT_STALE);
 	FUZZ_ASSERT(m->s.stats.ahead - n_ahead == ahead(m, gen));
 	if (ahead(m, gen)) {
@@ -194,7 +202,7 @@ static void m_upsert(struct model *m, int i, uint64_t gen, const uint8_t *a)
 	FUZZ_ASSERT(m->s.newest == m->newest && m->s.floor <= m->newest);
 	if (gen > mt->maxgen) {
 		*mt = (struct model_tuple){ .maxgen = gen, .have = true,
-					    .conn = c,
+					    .conn = c, .owner = from,
 					    .applied_at = m->now };
 	}
 }
@@ -262,7 +270,7 @@ static const uint8_t seg_flags[] = {
 	L7_TCPF_RST,
 };
 
-static void m_adopt(struct model *m, int i, const uint8_t *a)
+static void m_adopt(struct model *m, int i, uint32_t live, const uint8_t *a)
 {
 	struct model_tuple *mt = &m->t[i];
 	const struct l7_ckpt_conn *c = &mt->conn;
@@ -282,10 +290,17 @@ static void m_adopt(struct model *m, int i, const uint8_t *a)
 
 	FUZZ_ASSERT(l7_ckpt_match(c, &g) == fits(c, &g));
 	FUZZ_ASSERT(l7_ckpt_past(c, &g) == past(c, &g));
-	v = l7_ckpt_adopt(&m->s, &g, m->now, &out);
+	v = l7_ckpt_claim(&m->s, &g, m->now, live, &out);
 	if (v == L7_CKPT_NONE)
 		return;
 	FUZZ_ASSERT(mt->have && !mt->dead);
+	if ((live & 1u << mt->owner) && (c->busy || !fits(c, &g))) {
+		FUZZ_ASSERT(v == L7_CKPT_FORWARD && out.owner == mt->owner &&
+			    out.conn.gen == mt->maxgen);
+		FUZZ_ASSERT(held(&m->s, &g.t));
+		return;
+	}
+	FUZZ_ASSERT(v != L7_CKPT_FORWARD);
 	if (!in_window(c, &g)) {
 		bool may = !mt->probed ||
 			   m->now - mt->probe_at >= L7_CKPT_PROBE_GAP_MS;
@@ -460,13 +475,13 @@ static void ops(const uint8_t *data, size_t size)
 
 		switch (op[0] % 6) {
 		case 0:
-			m_upsert(&m, i, gen, op + 3);
+			m_upsert(&m, i, gen, op[0] / 6 % 3, op + 3);
 			break;
 		case 1:
 			m_delete(&m, i, gen);
 			break;
 		case 2:
-			m_adopt(&m, i, op + 3);
+			m_adopt(&m, i, op[0] / 6 % 8, op + 3);
 			break;
 		case 3:
 			m.now += (uint32_t)op[3] << 8 | op[4];

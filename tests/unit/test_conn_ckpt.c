@@ -964,6 +964,74 @@ static void records_keep_their_owner(void)
 			   CAP_RECS) == 1 && out[0].owner == 5, "walked");
 }
 
+/*
+ * Side by side: a live owner's record hands over a client at its
+ * boundary and sends on every other segment, keeping the record; an
+ * owner not live is a takeover as before.
+ */
+static void live_owner_forwards(void)
+{
+	struct l7_ckpt_tuple t = tuple4(2, 9100);
+	struct l7_ckpt_rec r = upsert(conn_of(t, 10));
+	struct l7_ckpt_seg fits = seg_fits(&r.conn), g;
+	const uint32_t live = 1u << 2;
+	struct l7_ckpt_slot out;
+	struct store st;
+
+	store_init(&st);
+	r.from = 2;
+	put(&st, r);
+	/* the request's next bytes, past the boundary the record has */
+	g = fits;
+	g.seq += 100;
+	CHECK(l7_ckpt_claim(&st.s, &g, 0, live, &out) == L7_CKPT_FORWARD &&
+	      out.owner == 2, "mid-request: forwarded to 2");
+	/* an ACK of response bytes the record never saw */
+	g = fits;
+	g.ack += 5000;
+	g.flags = L7_TCPF_ACK;
+	CHECK(l7_ckpt_claim(&st.s, &g, 0, live, &out) == L7_CKPT_FORWARD,
+	      "mid-response: forwarded");
+	/* a RST, even at rcv_nxt: the owner's connection judges it */
+	g = fits;
+	g.flags = L7_TCPF_RST;
+	CHECK(l7_ckpt_claim(&st.s, &g, 0, live, &out) == L7_CKPT_FORWARD,
+	      "RST forwarded");
+	/* far out of the window: the owner's numbers may be far ahead */
+	g = fits;
+	g.seq += 0x40000000;
+	CHECK(l7_ckpt_claim(&st.s, &g, 0, live, &out) == L7_CKPT_FORWARD,
+	      "out of the record's window: forwarded");
+	CHECK(st.s.stats.forwarded == 4 && held(&st.s, &t) &&
+	      !st.s.stats.refused && !st.s.stats.blind && !st.s.stats.waited,
+	      "the record kept, nothing else counted");
+	/* another peer's life says nothing of this one's owner */
+	g = fits;
+	g.seq += 100;
+	CHECK(l7_ckpt_claim(&st.s, &g, 0, ~live, &out) == L7_CKPT_REFUSE,
+	      "owner not live: refused as in a takeover");
+
+	/* at the boundary: handed over, the record gone */
+	put(&st, upsert(conn_of(t, 11)));
+	r = upsert(conn_of(t, 12));
+	r.from = 2;
+	put(&st, r);
+	CHECK(l7_ckpt_claim(&st.s, &fits, 0, live, &out) == L7_CKPT_ADOPT &&
+	      st.s.stats.adopted == 1 && !held(&st.s, &t), "boundary: adopted");
+	CHECK(l7_ckpt_claim(&st.s, &fits, 0, live, &out) == L7_CKPT_NONE,
+	      "once");
+
+	/* a busy record of a live owner: every segment goes to it */
+	r = upsert(conn_of(t, 13));
+	r.from = 2;
+	r.conn.busy = true;
+	put(&st, r);
+	CHECK(l7_ckpt_claim(&st.s, &fits, 0, live, &out) == L7_CKPT_FORWARD &&
+	      held(&st.s, &t), "busy: forwarded, kept");
+	CHECK(l7_ckpt_claim(&st.s, &fits, 0, 0, &out) == L7_CKPT_REFUSE &&
+	      st.s.stats.busy == 1, "busy, owner dead: reset");
+}
+
 static void walk_probe_expire(void)
 {
 	struct l7_ckpt_slot out[CAP_RECS + CAP_TOMBS];
@@ -1049,5 +1117,6 @@ int main(void)
 	RUN(walk_probe_expire);
 	RUN(busy_record_resets);
 	RUN(records_keep_their_owner);
+	RUN(live_owner_forwards);
 	return l7_test_summary("conn_ckpt");
 }
