@@ -571,6 +571,7 @@ extern unsigned int l7_pool_min_idle;
 extern unsigned int l7_pool_max;
 extern unsigned int l7_pool_idle_ttl;
 extern unsigned int l7_max_tunnels;
+extern bool l7_sync_forward;
 extern bool l7_datapath;
 extern unsigned int l7_max_head;
 extern unsigned int l7_head_timeout;

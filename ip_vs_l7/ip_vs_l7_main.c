@@ -80,6 +80,11 @@ module_param_named(max_tunnels, l7_max_tunnels, uint, 0644);
 MODULE_PARM_DESC(max_tunnels,
 		 "connections per service upgraded by a 101 response at once, past it a 101 is a bad response (default 1024)");
 
+bool l7_sync_forward;
+module_param_named(sync_forward, l7_sync_forward, bool, 0644);
+MODULE_PARM_DESC(sync_forward,
+		 "directors side by side: a client segment of a connection a live peer holds, its flow moved here mid-request, goes to that peer over IP-in-IP (default off: handled as at a takeover, as a pair wants)");
+
 bool l7_datapath = true;
 module_param_named(datapath, l7_datapath, bool, 0444);
 MODULE_PARM_DESC(datapath,

@@ -395,16 +395,19 @@ bool l7_sync_has_records(struct net *net)
 
 /*
  * Under s->slock: the peers a segment of a record of theirs is forwarded
- * to - those heard and not lost, over an IPv4 channel (the tunnel's
- * outer header) - but while an address's takeover probes their records:
- * the VIP came here, and the director that had it (alive, say, with only
- * its front link down) no longer answers its clients.
+ * to, directors side by side (sync_forward) - those heard and not lost,
+ * over an IPv4 channel (the tunnel's outer header) - but while an
+ * address's takeover probes their records: the VIP came here, and the
+ * director that had it no longer answers its clients.  A pair leaves
+ * sync_forward off: its backup takes the VIP from a master that may well
+ * live on (VRRP moved the VIP for a failed check or a front link down),
+ * whose clients in the middle of a response it resets at once.
  */
 static u32 l7_sync_forward_to(const struct l7_sync *s)
 {
 	u32 taking = s->probe_pass ? s->probe_owners & ~s->probe_lost : 0;
 
-	if (s->cfg.af != AF_INET)
+	if (!READ_ONCE(l7_sync_forward) || s->cfg.af != AF_INET)
 		return 0;
 	return READ_ONCE(s->live) & ~taking;
 }

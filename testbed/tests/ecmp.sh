@@ -7,8 +7,8 @@
 # others' peer), so each holds a record of every other's idle client
 # connections.  Keep-alive clients idle at a request boundary whose flow
 # the router moves to another director - one drained (its route
-# withdrawn), one killed (its links cut; the router's BGP hold timer
-# takes the route away), one joining (announcing again) - are taken over
+# withdrawn), one killed (its links cut; the router's BFD session to it
+# goes down and takes the route away), one joining (announcing again) - are taken over
 # at their next request by the director they reach, from its record,
 # with not one request lost nor a connection reset.  A client whose flow
 # moves in the middle of a response (its director drained) has its
@@ -165,14 +165,16 @@ eq_paths() { [ "$(paths)" = "$1" ]; }
 
 # kill_dir DIR: every link of DIR down at once (its front, back and sync
 # ports on the bridges, in one command), from $TMP/kill.at on (s since
-# the epoch): the router's BGP session to it times out
+# the epoch): the router's BFD session to it goes down, and the router's
+# route loses that next hop
 kill_dir() {
-	local p t0
+	local p t0 n
+	n=$(paths)
 	t0=$(date +%s.%N)
 	echo "$t0" > "$TMP/kill.at"
 	for p in f b s; do echo "link set $p-$1 down"; done | ip -n l7net -batch -
 	echo "$1" >> "$TMP/killed"
-	wait_for -s 20 eq_paths 2 || { ip -n l7rtr route; return 1; }
+	wait_for -s 20 eq_paths $((n - 1)) || { ip -n l7rtr route; return 1; }
 	note "$1's links cut: its route gone from the router after $(echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./') s"
 }
 
@@ -248,6 +250,9 @@ mid_reset() {
 "$L7TB_DIR/apache" start
 (umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$KEY"; echo >> "$KEY")
 for d in $L7TB_ECMP_DIRS; do director_up "$d" || echo "FAIL $d: l7 service or channel"; done
+# side by side: a flow moved mid-request goes to its director (the
+# service loaded the module)
+echo 1 > /sys/module/ip_vs_l7/parameters/sync_forward
 "$L7TB_DIR/frr" router
 n=1
 for d in $L7TB_ECMP_DIRS; do "$L7TB_DIR/frr" director "$d" $n; n=$((n + 1)); done
@@ -259,7 +264,7 @@ t_check "ecmp: the router reaches the VIP over three directors (BGP), which 30 c
 SPREAD_SEEN=1
 t_check "ecmp: the drained director joins again (route announced): the flows that move back are taken over, none lost" moved join l7dir2
 t_check "ecmp: the director holding a client in the middle of a 1 MB response drained: the client's segments forwarded to it, the response whole" mid_drain
-t_check "ecmp: a director killed (links cut, BGP hold timer): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
+t_check "ecmp: a director killed (links cut, BFD): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
 t_check "ecmp: the director holding a client in the middle of a response killed: the others lose it as a peer and reset that client within 2 s" mid_reset
 
 "$L7TB_DIR/frr" stop
