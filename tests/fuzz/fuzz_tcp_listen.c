@@ -36,7 +36,7 @@ static void one(const uint8_t *r)
 {
 	uint8_t flags = r[0];
 	bool opts_ok = !(r[1] & 0x80);
-	enum l7_ckpt_verdict store = r[2] % 5;
+	enum l7_ckpt_verdict store = r[2] % (L7_CKPT_FORWARD + 1);
 	struct l7_listen_ack a = {
 		.seq = get32(r + 3),
 		.ack = get32(r + 7),
@@ -75,6 +75,9 @@ static void one(const uint8_t *r)
 	case L7_LISTEN_WAIT:
 		FUZZ_ASSERT(store == L7_CKPT_PROBE || store == L7_CKPT_WAIT);
 		return;
+	case L7_LISTEN_FORWARD:
+		FUZZ_ASSERT(store == L7_CKPT_FORWARD);
+		return;		/* to the peer, unchanged */
 	case L7_LISTEN_COOKIE:
 		FUZZ_ASSERT(store == L7_CKPT_NONE || store == L7_CKPT_REFUSE);
 		break;

@@ -44,6 +44,8 @@ static void record_before_cookie(void)
 	CHECK(l7_listen_record(L7_CKPT_NONE) == L7_LISTEN_COOKIE, "none");
 	CHECK(l7_listen_record(L7_CKPT_REFUSE) == L7_LISTEN_COOKIE,
 	      "a record it does not fit");
+	CHECK(l7_listen_record(L7_CKPT_FORWARD) == L7_LISTEN_FORWARD,
+	      "a live peer's connection");
 }
 
 static void cookie_makes_connection(void)
