@@ -182,7 +182,7 @@ $(BUILD)/keepalived/keepalived: $(KEEPALIVED_SRC)
 # ha runs the patched build/keepalived/keepalived
 vm-test: module testbed $(if $(filter install,$(VM_SUITES)),deb) \
 	 $(if $(filter ipvsadm_l7 rules_route ha ipv6 observe sync ecmp,$(VM_SUITES)),ipvsadm) \
-	 $(if $(filter ha,$(VM_SUITES)),keepalived)
+	 $(if $(filter ha ecmp,$(VM_SUITES)),keepalived)
 	L7_ONLY="$(VM_ONLY)" scripts/vm -k $(KVER) -t $(VM_TIMEOUT) -a "$(VM_APPEND)" testbed/tests/run-suites.sh $(VM_SUITES)
 
 vm-selftest: module testbed
@@ -211,7 +211,7 @@ demo-ha: setup
 # directors side by side: the ecmp suite prints how the clients' flows
 # spread and how many moved, and were taken over, at each change
 demo-ecmp: setup
-	@$(MAKE) --no-print-directory module testbed ipvsadm
+	@$(MAKE) --no-print-directory module testbed ipvsadm keepalived
 	scripts/vm -k $(KVER) testbed/tests/ecmp.sh
 
 clean:

@@ -21,12 +21,17 @@ set -u
 
 VS=$L7TB_VIP:80
 IPVSADM=$L7TB_BUILD/ipvsadm/ipvsadm
+KEEPALIVED=$L7TB_BUILD/keepalived/keepalived
+CONF=$L7TB_DIR/../keepalived-conf
+KA=$L7TB_RUN/ecmp
 CLIENTS=$L7TB_DIR/clients
 TMP=$(mktemp -d)
-KEY=$TMP/key
+KEY=$KA/l7-sync.key
 CONNS=30
 
-[ -x "$IPVSADM" ] || { echo "FAIL no $IPVSADM (make ipvsadm)"; exit 1; }
+for f in "$IPVSADM" "$KEEPALIVED"; do
+	[ -x "$f" ] || { echo "FAIL no $f (make ipvsadm keepalived)"; exit 1; }
+done
 [ -x /usr/lib/frr/bgpd ] || { echo "FAIL no FRR (scripts/setup installs it)"; exit 1; }
 
 exec 3>&1
@@ -43,16 +48,48 @@ peers_of() {
 	echo "$out"
 }
 
-# director_up DIR: the l7 service to the three backends, and the channel
+# director_up DIR N: keepalived in DIR with keepalived-conf's
+# keepalived-ecmp.conf, made DIR's (router_id, AS 64500 + N, checkpoint
+# peers) and pointed at the build's ipvsadm and copies of the scripts
+# under $KA (keepalived refuses scripts in a directory others may write):
+# its startup script starts the channel (sync_forward on), its checks
+# program the l7 service to the three backends, and its quorum_up
+# announces the VIP through the director's bgpd
 director_up() {
-	local d=$1 b
-	in_d "$d" "$IPVSADM" -A -t "$VS" -s l7 || return 1
-	for b in $L7TB_BACKENDS; do
-		in_d "$d" "$IPVSADM" -a -t "$VS" -r "$(backend_ip "$b"):80" -m ||
-			return 1
+	local d=$1 n=$2 dir=$KA/$1
+	mkdir -p "$dir"
+	sed -e "s|router_id l7dir|router_id $d|" \
+	    -e "s|/etc/keepalived/l7-sync-up -f -l /run/l7-sync-up.log|$KA/l7-sync-up -f -i $IPVSADM -l $dir/sync-up.log|" \
+	    -e "s| 203.0.113.2,203.0.113.3 | $(peers_of "$d") |" \
+	    -e "s|/etc/keepalived/l7-sync.key|$KEY|" \
+	    -e "s|/etc/keepalived/l7-ecmp-route -l /run/l7-ecmp-route.log|$KA/l7-ecmp-route -s $L7TB_RUN/frr/$d -l $dir/route.log|" \
+	    -e "s| 64501 | $((64500 + n)) |" \
+		"$CONF/keepalived-ecmp.conf" > "$dir/keepalived.conf"
+	[ "$(grep -c "$KA/l7-ecmp-route -s .* $((64500 + n)) $L7TB_VIP/32" "$dir/keepalived.conf")" = 2 ] &&
+	grep -q "$KA/l7-sync-up -f -i .* $(peers_of "$d") $KEY" "$dir/keepalived.conf" ||
+		{ echo "director_up: $d's configuration lines not found"; return 1; }
+	ip netns exec "$d" "$KEEPALIVED" -n -l -D -f "$dir/keepalived.conf" \
+		-p "$dir/keepalived.pid" -c "$dir/checkers.pid" \
+		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 3>&- &
+	echo $! > "$dir/main.pid"
+}
+
+# programmed DIR: keepalived made its l7 service, three backends up
+programmed() {
+	in_d "$1" "$IPVSADM" -Ln -t "$VS" 2>/dev/null | grep -q "^TCP  $VS l7" &&
+	[ "$(in_d "$1" "$IPVSADM" -Ln -t "$VS" | grep -c '^  -> 192\.0\.2\.1[123]:80 *Masq *1 ')" = 3 ]
+}
+
+ka_stop_all() {
+	local d p
+	for d in $L7TB_ECMP_DIRS; do
+		p=$(cat "$KA/$d/main.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	done
-	in_d "$d" "$IPVSADM" --start-l7-sync both --mcast-interface sync \
-		--sync-peer "$(peers_of "$d")" --sync-key-file "$KEY" --sync-idle 50
+	sleep 2
+	for d in $L7TB_ECMP_DIRS; do
+		kill -9 $(cat "$KA/$d"/{main,keepalived,checkers}.pid 2>/dev/null) 2>/dev/null
+	done
+	return 0
 }
 
 # dir_col DIR NAME: column NAME of DIR's service line
@@ -149,15 +186,26 @@ moved() {
 		{ echo "no flow moved: the change tested nothing"; return 1; }
 }
 
+# route DIR announce|withdraw: keepalived-conf's l7-ecmp-route, as an
+# operator drains a director or adds it back
+route() {
+	local n=1 d
+	for d in $L7TB_ECMP_DIRS; do
+		[ "$d" = "$1" ] && break
+		n=$((n + 1))
+	done
+	in_d "$1" "$KA/l7-ecmp-route" -s "$L7TB_RUN/frr/$1" "$2" $((64500 + n)) "$L7TB_VIP/32"
+}
+
 # drain DIR: its route withdrawn, the router down to two next hops
 drain() {
-	"$L7TB_DIR/frr" withdraw "$1" && wait_for -s 20 eq_paths 2 ||
+	route "$1" withdraw && wait_for -s 20 eq_paths 2 ||
 		{ ip -n l7rtr route; return 1; }
 }
 
 # join DIR: its route announced again, three next hops
 join() {
-	"$L7TB_DIR/frr" announce "$1" && wait_for -s 20 eq_paths 3 ||
+	route "$1" announce && wait_for -s 20 eq_paths 3 ||
 		{ ip -n l7rtr route; return 1; }
 }
 
@@ -248,15 +296,23 @@ mid_reset() {
 
 "$L7TB_DIR/topology" up-ecmp
 "$L7TB_DIR/apache" start
+mkdir -p "$KA"
+install -m 0755 "$CONF/l7-sync-up" "$CONF/l7-ecmp-route" "$KA/"
 (umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > "$KEY"; echo >> "$KEY")
-for d in $L7TB_ECMP_DIRS; do director_up "$d" || echo "FAIL $d: l7 service or channel"; done
-# side by side: a flow moved mid-request goes to its director (the
-# service loaded the module)
-echo 1 > /sys/module/ip_vs_l7/parameters/sync_forward
+# bgpd first, announcing nothing: keepalived's quorum_up announces
 "$L7TB_DIR/frr" router
 n=1
-for d in $L7TB_ECMP_DIRS; do "$L7TB_DIR/frr" director "$d" $n; n=$((n + 1)); done
-wait_for -s 60 eq_paths 3 || { echo "FAIL the router has no route over three directors"; ip -n l7rtr route; }
+for d in $L7TB_ECMP_DIRS; do
+	"$L7TB_DIR/frr" director "$d" $n
+	director_up "$d" $n || echo "FAIL $d: keepalived"
+	n=$((n + 1))
+done
+for d in $L7TB_ECMP_DIRS; do
+	wait_for -s 60 programmed "$d" || echo "FAIL $d: keepalived programmed no l7 service"
+done
+[ "$(cat /sys/module/ip_vs_l7/parameters/sync_forward)" = Y ] ||
+	echo "FAIL l7-sync-up -f did not set sync_forward"
+wait_for -s 60 eq_paths 3 || { echo "FAIL the router has no route over three directors (quorum_up)"; ip -n l7rtr route; }
 wait_for -s 30 channels_met || echo "FAIL the directors' channels did not meet"
 for d in $L7TB_ECMP_DIRS; do wait_for -s 60 pools_ready "$d" >/dev/null; done
 
@@ -267,11 +323,17 @@ t_check "ecmp: the director holding a client in the middle of a 1 MB response dr
 t_check "ecmp: a director killed (links cut, BFD): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
 t_check "ecmp: the director holding a client in the middle of a response killed: the others lose it as a peer and reset that client within 2 s" mid_reset
 
+ka_stop_all
 "$L7TB_DIR/frr" stop
 for d in $L7TB_ECMP_DIRS; do
 	in_d "$d" "$IPVSADM" --stop-l7-sync 2>/dev/null
 	in_d "$d" "$IPVSADM" -C
 done
+[ "$T_FAILED" = 0 ] || for d in $L7TB_ECMP_DIRS; do
+	echo "---- $d keepalived log (tail)"
+	tail -n 15 "$KA/$d/keepalived.log" "$KA/$d"/*-up.log "$KA/$d/route.log" 2>/dev/null
+done
+rm -rf "$KA"
 "$L7TB_DIR/apache" stop
 "$L7TB_DIR/topology" down
 l7_unload
