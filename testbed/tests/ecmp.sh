@@ -266,6 +266,48 @@ mid_drain() {
 		[ "$(per_dir forwarded_in | tr ' ' '\n' | awk -F= -v d="$HOLDER" '$1 == d { print $2 }')" -ge 1 ]
 }
 
+# Clients busy across a drain and a join: eight keep-alive connections
+# sending a request every 50 ms (kaloop.py, byte-exact, no reconnect),
+# one pipelining ten requests at a time (pipeline.py: static files, CGI
+# output, chunked, in order) and two reading 1 MB slowly (midresp.py).
+# The director drained while they run, then announced again: flows move
+# twice, many with a request or a response under way, which is forwarded
+# to the director holding it; the rest are taken over at a boundary.  Not
+# one request lost, no client reset.
+under_load() {
+	local fwd0 ad0 ka pipe m1 m2 rc=0
+	fwd0=$(per_dir forwarded) ad0=$(per_dir adopted)
+	rm -f "$TMP/load.stop" "$TMP/load.m1" "$TMP/load.m2"
+	in_cli "$PY" "$CLIENTS/kaloop.py" "$L7TB_VIP" --conns 8 \
+		--requests 100000 --pace 0.05 --timeout 20 --no-reconnect \
+		--until "$TMP/load.stop" > "$TMP/load.ka" 2>&1 &
+	ka=$!
+	in_cli "$PY" "$CLIENTS/pipeline.py" "$L7TB_VIP" --rounds 12 \
+		--min-backends 1 > "$TMP/load.pipe" 2>&1 &
+	pipe=$!
+	in_cli "$PY" "$CLIENTS/midresp.py" "$L7TB_VIP" "$TMP/load.m1" \
+		--timeout 40 > "$TMP/load.mid1" 2>&1 &
+	m1=$!
+	in_cli "$PY" "$CLIENTS/midresp.py" "$L7TB_VIP" "$TMP/load.m2" \
+		--timeout 40 > "$TMP/load.mid2" 2>&1 &
+	m2=$!
+	wait_for -s 60 test -e "$TMP/load.m1" -a -e "$TMP/load.m2" || rc=1
+	drain l7dir2 || rc=1
+	sleep 2
+	join l7dir2 || rc=1
+	sleep 2
+	touch "$TMP/load.stop"
+	wait $ka || rc=1
+	wait $pipe || rc=1
+	wait $m1 $m2
+	note "keep-alive every 50 ms: $(head -n 1 "$TMP/load.ka"); pipelined: $(grep -c '^round' "$TMP/load.pipe") rounds of ten answered $(grep FAILED "$TMP/load.pipe")" \
+		"1 MB readers: $(cat "$TMP/load.mid1"); $(cat "$TMP/load.mid2")" \
+		"forwarded: $(per_dir forwarded) (before: $fwd0); taken over: $(per_dir adopted) (before: $ad0)"
+	[ $rc = 0 ] && grep -q '^complete ' "$TMP/load.mid1" &&
+		grep -q '^complete ' "$TMP/load.mid2" ||
+		{ cat "$TMP/load.ka" "$TMP/load.pipe" | tail -n 20; return 1; }
+}
+
 # A client in the middle of a 1 MB response (midresp.py) when the
 # director that holds it is killed: the others lose that peer (its
 # channel silent for 1 s) and probe the clients of its records; the
@@ -320,6 +362,7 @@ t_check "ecmp: the router reaches the VIP over three directors (BGP), which 30 c
 SPREAD_SEEN=1
 t_check "ecmp: the drained director joins again (route announced): the flows that move back are taken over, none lost" moved join l7dir2
 t_check "ecmp: the director holding a client in the middle of a 1 MB response drained: the client's segments forwarded to it, the response whole" mid_drain
+t_check "ecmp: keep-alive, pipelining and 1 MB clients busy across a drain and a join: none lost, none reset" under_load
 t_check "ecmp: a director killed (links cut, BFD): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
 t_check "ecmp: the director holding a client in the middle of a response killed: the others lose it as a peer and reset that client within 2 s" mid_reset
 
