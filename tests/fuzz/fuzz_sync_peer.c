@@ -8,25 +8,30 @@
  * up to the largest a size_t holds; one that reads is written back byte
  * for byte by l7_sync_hdr_put().
  *
- * The input as what two directors A and B see on a link an attacker
- * holds: datagrams sealed by either, delivered or not, late, again, to
- * either end (its sender's own included), and restarts of either.  The
- * AEAD is the glue's: a datagram here is any header either end sealed,
- * never a forged one.  Each delivery goes through the wire, the precheck
- * and (if that lets it) the rule, as in the glue; UNKNOWN and NEW_PEER
- * are answered with a HELLO, sealed and left to the input to deliver.
- * What the rule promises:
- *   - nothing is taken (TAKE or NEW_PEER) by its own sender's side, nor
- *     twice by the same side, across restarts too;
+ * The input as what three directors side by side see on a link an
+ * attacker holds, each the others' peer with a state of its own per
+ * peer address (the glue's): datagrams sealed by any for any other,
+ * delivered or not, late, again, to any director from any peer's
+ * address (its sender's own included), and restarts of any.  The AEAD is
+ * the glue's: a datagram here is any header a director sealed, never a
+ * forged one.  Each delivery goes through the wire, the precheck and (if
+ * that lets it) the rule, as in the glue; UNKNOWN and NEW_PEER are
+ * answered with a HELLO, sealed for that address and left to the input
+ * to deliver.  What the rule promises:
+ *   - nothing is taken (TAKE or NEW_PEER) by its own sender's director,
+ *     nor twice by the same director, across restarts too;
+ *   - nothing is taken as the datagram of another director than the one
+ *     that sealed it (from another peer's address);
  *   - TAKE only from the sender accepted before it; a datagram of the
  *     accepted sender newer than its window's top always is taken;
  *   - nothing sealed before the receiver's start is taken; NEW_PEER only
- *     for a datagram sealed after the receiver drew its challenge;
- *   - once a side took a datagram of the other's n-th start, it takes
- *     nothing of an earlier start;
+ *     for a datagram sealed after the receiver drew that challenge;
+ *   - once a director took a datagram of a peer's n-th start, it takes
+ *     nothing of an earlier start of that peer;
  *   - what the precheck drops, the rule drops alike, changing nothing;
- *   - three fresh datagrams in turn leave the two accepting each other,
- *     whatever came before.
+ *     a delivery changes the state of the address it came from only;
+ *   - three fresh datagrams in turn leave two directors accepting each
+ *     other, whatever came before.
  *
  * Input: pairs of bytes, an operation and its argument.
  */
@@ -86,28 +91,35 @@ static void datagram_round_trip(const uint8_t *data, size_t size)
 	}
 }
 
-/* ---- the input as what two directors see ---- */
+/* ---- the input as what three directors see ---- */
 
+#define SIDES		3
+
+/*
+ * A director: one sender id and one sequence of datagrams over all its
+ * peers, and for each other director a peer state of its own (the glue's
+ * struct l7_sync_remote), with a challenge of its own.
+ */
 struct side {
-	struct l7_sync_peer p;
-	uint64_t seq;		/* of its last datagram */
+	struct l7_sync_peer p[SIDES];	/* p[j]: of director j; not p[self] */
+	uint64_t seq;		/* of its last datagram, over all peers */
 	int start;		/* how many times it started, from 1 */
 	uint64_t started;	/* the clock at its start */
-	uint64_t drawn;		/* the clock when its challenge was drawn */
-	int newest_taken;	/* the other's newest start it took from */
+	uint64_t drawn[SIDES];	/* the clock when p[j]'s challenge was drawn */
+	int newest_taken[SIDES]; /* director j's newest start it took from */
 };
 
 struct sealed {
 	struct l7_sync_hdr h;
 	size_t len;
 	uint8_t wire[L7_SYNC_HDR_LEN];
-	int side, start;
+	int side, to, start;	/* sealed by side for side to, at its start */
 	uint64_t at;		/* the clock when sealed */
-	bool taken[2];
+	bool taken[SIDES];
 };
 
 struct world {
-	struct side s[2];
+	struct side s[SIDES];
 	struct sealed d[MAX_SEALED];
 	int n;
 	uint64_t clock;		/* every start, draw and seal ticks it */
@@ -132,16 +144,25 @@ static uint64_t draw(struct world *w)
 static void start(struct world *w, int i)
 {
 	struct side *s = &w->s[i];
+	uint64_t self = draw(w);
+	int j;
 
-	l7_sync_peer_init(&s->p, draw(w), draw(w));
+	for (j = 0; j < SIDES; j++) {
+		if (j == i)
+			continue;
+		l7_sync_peer_init(&s->p[j], self, draw(w));
+		s->drawn[j] = w->clock;
+	}
 	s->seq = 0;
 	s->start++;
 	s->started = w->clock;
-	s->drawn = w->clock;
 }
 
-/* Side @i seals a datagram of @count records, @rec bytes each: its index. */
-static int seal(struct world *w, int i, uint16_t count, size_t rec)
+/*
+ * Side @i seals a datagram for side @to of @count records, @rec bytes
+ * each: its index.
+ */
+static int seal(struct world *w, int i, int to, uint16_t count, size_t rec)
 {
 	struct side *s = &w->s[i];
 	struct sealed *d;
@@ -150,17 +171,17 @@ static int seal(struct world *w, int i, uint16_t count, size_t rec)
 		return -1;
 	d = &w->d[w->n];
 	d->h = (struct l7_sync_hdr){
-		.count = count, .sync_id = SYNC_ID, .sender = s->p.self,
-		.seq = ++s->seq, .challenge = s->p.challenge,
-		.echo = s->p.echo, .newest = w->clock,
+		.count = count, .sync_id = SYNC_ID, .sender = s->p[to].self,
+		.seq = ++s->seq, .challenge = s->p[to].challenge,
+		.echo = s->p[to].echo, .newest = w->clock,
 	};
 	d->len = HELLO_LEN + count * rec;
 	l7_sync_hdr_put(d->wire, &d->h);
 	d->side = i;
+	d->to = to;
 	d->start = s->start;
 	d->at = ++w->clock;
-	d->taken[0] = false;
-	d->taken[1] = false;
+	memset(d->taken, 0, sizeof(d->taken));
 	return w->n++;
 }
 
@@ -179,61 +200,73 @@ static bool peer_eq(const struct l7_sync_peer *a, const struct l7_sync_peer *b)
 	       a->seen == b->seen && a->echo == b->echo;
 }
 
-static void check_taken(struct world *w, int to, struct sealed *d,
+/* Taken by side @to from the address of side @from. */
+static void check_taken(struct world *w, int to, int from, struct sealed *d,
 			enum l7_sync_verdict v)
 {
 	struct side *s = &w->s[to];
 
-	FUZZ_ASSERT(d->side != to);
+	/* never one director's datagram as another's */
+	FUZZ_ASSERT(d->side == from);
 	FUZZ_ASSERT(!d->taken[to]);
 	FUZZ_ASSERT(d->at > s->started);
-	FUZZ_ASSERT(d->start >= s->newest_taken);
+	FUZZ_ASSERT(d->start >= s->newest_taken[from]);
 	if (v == L7_SYNC_NEW_PEER)
-		FUZZ_ASSERT(d->at > s->drawn);
+		FUZZ_ASSERT(d->at > s->drawn[from]);
 	d->taken[to] = true;
-	s->newest_taken = d->start;
+	s->newest_taken[from] = d->start;
 }
 
-/* Datagram @k delivered to side @to, as the glue receives it. */
-static enum l7_sync_verdict deliver(struct world *w, int k, int to)
+/*
+ * Datagram @k delivered to side @to from the address of side @from (any
+ * other than @to: the glue reads nothing from elsewhere), as the glue
+ * receives it: with its state of @from.
+ */
+static enum l7_sync_verdict deliver(struct world *w, int k, int to, int from)
 {
 	struct sealed *d = &w->d[k];
 	struct side *s = &w->s[to];
-	struct l7_sync_peer was = s->p, copy;
+	struct l7_sync_peer *p = &s->p[from];
+	struct l7_sync_peer was = *p, copy, others[SIDES];
 	struct l7_sync_hdr h;
 	enum l7_sync_verdict v;
 
+	memcpy(others, s->p, sizeof(others));
 	FUZZ_ASSERT(!l7_sync_hdr_get(d->wire, d->len, MIN_REC, MAX_REC, &h));
 	FUZZ_ASSERT(hdr_eq(&h, &d->h));
-	v = l7_sync_peer_precheck(&s->p, &h);
+	v = l7_sync_peer_precheck(p, &h);
 	FUZZ_ASSERT((v == L7_SYNC_REFLECTED) ==
 		    (d->side == to && d->start == s->start));
 	if (v != L7_SYNC_TAKE) {
-		copy = s->p;
+		copy = *p;
 		FUZZ_ASSERT(l7_sync_peer_accept(&copy, &h) == v);
-		FUZZ_ASSERT(peer_eq(&copy, &s->p));
+		FUZZ_ASSERT(peer_eq(&copy, p));
 		FUZZ_ASSERT(v == L7_SYNC_REFLECTED ||
 			    (h.sender == was.sender && h.seq <= was.top));
 		return v;
 	}
-	v = l7_sync_peer_accept(&s->p, &h);
+	v = l7_sync_peer_accept(p, &h);
 	FUZZ_ASSERT(v != L7_SYNC_REFLECTED && v != L7_SYNC_REPLAY);
 	if (was.sender && h.sender == was.sender)
 		FUZZ_ASSERT(v == L7_SYNC_TAKE);
 	else
 		FUZZ_ASSERT(v == L7_SYNC_NEW_PEER || v == L7_SYNC_UNKNOWN);
 	if (v == L7_SYNC_TAKE || v == L7_SYNC_NEW_PEER)
-		check_taken(w, to, d, v);
+		check_taken(w, to, from, d, v);
 	if (v == L7_SYNC_NEW_PEER) {
-		FUZZ_ASSERT(s->p.sender == h.sender && s->p.top == h.seq);
-		l7_sync_peer_rechallenge(&s->p, draw(w));
-		s->drawn = w->clock;
+		FUZZ_ASSERT(p->sender == h.sender && p->top == h.seq);
+		l7_sync_peer_rechallenge(p, draw(w));
+		s->drawn[from] = w->clock;
 	}
 	if (v == L7_SYNC_UNKNOWN)
-		FUZZ_ASSERT(s->p.sender == was.sender && s->p.top == was.top &&
-			    s->p.seen == was.seen);
+		FUZZ_ASSERT(p->sender == was.sender && p->top == was.top &&
+			    p->seen == was.seen);
 	if (v == L7_SYNC_UNKNOWN || v == L7_SYNC_NEW_PEER)
-		seal(w, to, 0, 0);	/* the HELLO that answers */
+		seal(w, to, from, 0, 0);	/* the HELLO that answers */
+	/* the state of @from moved, no other peer's */
+	for (k = 0; k < SIDES; k++)
+		if (k != to && k != from)
+			FUZZ_ASSERT(peer_eq(&s->p[k], &others[k]));
 	return v;
 }
 
@@ -251,62 +284,68 @@ static int newest_of(const struct world *w, int i, int back)
 	return -1;
 }
 
-/* Three fresh datagrams in turn, starting with side @i's. */
-static void converge(struct world *w, int i)
+/* Three fresh datagrams in turn between sides @i and @j, @i first. */
+static void converge(struct world *w, int i, int j)
 {
-	int n, k;
+	int n, k, t;
 
-	for (n = 0; n < 3; n++, i ^= 1) {
+	for (n = 0; n < 3; n++) {
 		enum l7_sync_verdict v;
 
-		k = seal(w, i, 0, 0);
+		k = seal(w, i, j, 0, 0);
 		if (k < 0)
 			return;
-		v = deliver(w, k, i ^ 1);
+		v = deliver(w, k, j, i);
 		FUZZ_ASSERT(v == L7_SYNC_TAKE || v == L7_SYNC_NEW_PEER ||
 			    v == L7_SYNC_UNKNOWN);
+		t = i;
+		i = j;
+		j = t;
 	}
-	FUZZ_ASSERT(w->s[0].p.sender == w->s[1].p.self &&
-		    w->s[1].p.sender == w->s[0].p.self);
+	FUZZ_ASSERT(w->s[i].p[j].sender == w->s[j].p[i].self &&
+		    w->s[j].p[i].sender == w->s[i].p[j].self);
 }
 
 static void ops(const uint8_t *data, size_t size)
 {
 	static struct world w;
 	size_t at;
-	int k;
+	int k, i;
 
 	memset(&w, 0, sizeof(w));
-	start(&w, 0);
-	start(&w, 1);
+	for (i = 0; i < SIDES; i++)
+		start(&w, i);
 	for (at = 0; at + 2 <= size; at += 2) {
 		uint8_t op = data[at], arg = data[at + 1];
-		int i = op >> 3 & 1;
+		/* a director, and another */
+		int j;
 
+		i = (op >> 3) % SIDES;
+		j = (i + 1 + (op >> 5 & 1)) % SIDES;
 		switch (op % 8) {
 		case 0:
-			seal(&w, i, arg % 4, MIN_REC + arg / 4 % 81);
+			seal(&w, i, j, arg % 4, MIN_REC + arg / 4 % 81);
 			break;
-		case 1:	/* delivered as sealed, or a little late */
+		case 1:	/* delivered from its sender, or a little late */
 			k = newest_of(&w, i, arg % 4);
 			if (k >= 0)
-				deliver(&w, k, i ^ 1);
+				deliver(&w, k, j, i);
 			break;
-		case 2:	/* anything ever sealed, to either side */
+		case 2:	/* anything ever sealed, to i, from any address */
 		case 3:
 			if (w.n)
-				deliver(&w, (arg | (op >> 4) << 8) % w.n, i);
+				deliver(&w, (arg | (op >> 6) << 8) % w.n, i, j);
 			break;
 		case 4:
 			start(&w, i);
 			break;
 		case 5:
-			converge(&w, i);
+			converge(&w, i, j);
 			break;
 		default:	/* sealed and delivered at once */
-			k = seal(&w, i, arg % 2, MAX_REC);
+			k = seal(&w, i, j, arg % 2, MAX_REC);
 			if (k >= 0)
-				deliver(&w, k, i ^ 1);
+				deliver(&w, k, j, i);
 			break;
 		}
 	}
