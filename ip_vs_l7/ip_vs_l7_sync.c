@@ -79,15 +79,19 @@ static int l7_sync_seal_send(struct l7_sync *s, struct l7_sync_remote *r,
 		/* written by l7_ckpt_apply() only, on this same workqueue */
 		.newest = s->store.newest,
 	};
+	const union nf_inet_addr *to = &s->cfg.peers[r - s->remote];
 	size_t len = L7_SYNC_HDR_LEN + plain + L7_SYNC_TAG_LEN;
+	u8 dest[L7_SYNC_DEST_LEN];
 	int err;
 
 	l7_sync_hdr_put(s->tx_buf, &h);
 	memcpy(s->tx_buf + L7_SYNC_HDR_LEN, s->plain, plain);
-	err = l7_seal(&s->tx, s->tx_buf, plain, h.seq);
+	/* sealed for that address: taken nowhere else */
+	l7_sync_dest(dest, s->cfg.af == AF_INET, (const u8 *)to);
+	err = l7_seal(&s->tx, s->tx_buf, plain, h.seq, dest);
 	if (err)
 		return err;
-	err = l7_sync_sendto(s, &s->cfg.peers[r - s->remote], len);
+	err = l7_sync_sendto(s, to, len);
 	return err == (int)len ? 0 : err < 0 ? err : -EIO;
 }
 

@@ -34,6 +34,7 @@
 #include <linux/udp.h>
 #include <linux/workqueue.h>
 #include <net/addrconf.h>
+#include <net/ip.h>
 #include <net/if_inet6.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -201,12 +202,12 @@ static struct l7_seal *l7_sync_rx_key(struct l7_sync *s,
 }
 
 /*
- * One datagram of @len bytes in s->rx_buf, from the address of peer @r:
- * checked, in the order of what each check costs, then opened and
- * applied whole.
+ * One datagram of @len bytes in s->rx_buf, from the address of peer @r,
+ * which came in to @dest (L7_SYNC_DEST_LEN bytes): checked, in the order
+ * of what each check costs, then opened and applied whole.
  */
 static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
-			 size_t len)
+			 size_t len, const u8 *dest)
 {
 	u8 *buf = s->rx_buf;
 	enum l7_sync_verdict v;
@@ -224,7 +225,7 @@ static void l7_sync_take(struct l7_sync *s, struct l7_sync_remote *r,
 	v = l7_sync_peer_precheck(&r->peer, &h);
 	if (v == L7_SYNC_TAKE) {
 		key = l7_sync_rx_key(s, r, &h);
-		if (!key || l7_unseal(key, buf, len, h.seq)) {
+		if (!key || l7_unseal(key, buf, len, h.seq, dest)) {
 			l7_sync_count(s, &s->stats.bad_hmac);
 			return;
 		}
@@ -290,31 +291,72 @@ static struct l7_sync_remote *l7_sync_from_peer(struct l7_sync *s,
 	return NULL;
 }
 
+/*
+ * The address a datagram came in to, from its IP_PKTINFO or IPV6_PKTINFO
+ * (@ctl, @ctl_len bytes of control messages): into @dest as
+ * l7_sync_dest() writes it; false if there is none.
+ */
+static bool l7_sync_dest_of(const struct l7_sync *s, void *ctl,
+			    size_t ctl_len, u8 *dest)
+{
+	struct msghdr m = { .msg_control = ctl, .msg_controllen = ctl_len };
+	struct cmsghdr *cm;
+
+	for_each_cmsghdr(cm, &m) {
+		if (s->cfg.af == AF_INET && cm->cmsg_level == SOL_IP &&
+		    cm->cmsg_type == IP_PKTINFO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			const struct in_pktinfo *pi = CMSG_DATA(cm);
+
+			l7_sync_dest(dest, true, (const u8 *)&pi->ipi_addr);
+			return true;
+		}
+		if (s->cfg.af == AF_INET6 && cm->cmsg_level == SOL_IPV6 &&
+		    cm->cmsg_type == IPV6_PKTINFO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+			const struct in6_pktinfo *pi = CMSG_DATA(cm);
+
+			l7_sync_dest(dest, false, (const u8 *)&pi->ipi6_addr);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void l7_sync_recv_work(struct work_struct *work)
 {
 	struct l7_sync *s = container_of(work, struct l7_sync, recv);
 	/* one byte more than we send: a longer datagram is not the peer's */
 	struct kvec iov = { .iov_base = s->rx_buf,
 			    .iov_len = s->dgram_max + 1 };
+	u8 ctl[CMSG_SPACE(sizeof(struct in6_pktinfo))] __aligned(8);
+	u8 dest[L7_SYNC_DEST_LEN];
 	struct l7_sync_remote *r;
 	struct sockaddr_storage from;
 	struct msghdr msg;
 	int i, len;
 
+	BUILD_BUG_ON(sizeof(struct in6_pktinfo) < sizeof(struct in_pktinfo));
 	for (i = 0; i < L7_SYNC_RECV_BATCH; i++) {
 		msg = (struct msghdr){ .msg_name = &from,
-				       .msg_namelen = sizeof(from) };
+				       .msg_namelen = sizeof(from),
+				       .msg_control = ctl,
+				       .msg_controllen = sizeof(ctl) };
 		len = kernel_recvmsg(s->sock, &msg, &iov, 1, iov.iov_len,
 				     MSG_DONTWAIT);
 		if (len < 0)
 			return;		/* -EAGAIN: none left */
 		r = l7_sync_from_peer(s, &from);
+		/* put_cmsg() moved msg_control past what it wrote */
 		if (!r)
 			l7_sync_count(s, &s->stats.bad_source);
-		else if (len > s->dgram_max)
+		else if (len > s->dgram_max ||
+			 !l7_sync_dest_of(s, ctl,
+					  sizeof(ctl) - msg.msg_controllen,
+					  dest))
 			l7_sync_count(s, &s->stats.malformed);
 		else
-			l7_sync_take(s, r, len);
+			l7_sync_take(s, r, len, dest);
 	}
 	/* more may wait: what else is queued on the channel runs first */
 	queue_work(s->wq, &s->recv);
@@ -610,6 +652,11 @@ static int l7_sync_bind(struct l7_sync *s, int ifindex)
 	err = sock_bindtoindex(sk, ifindex, true);
 	if (err)
 		return err;
+	/* where each datagram came in to: part of what authenticates it */
+	if (s->cfg.af == AF_INET)
+		ip_sock_set_pktinfo(sk);
+	else
+		ip6_sock_set_recvpktinfo(sk);
 	if (s->cfg.af == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 

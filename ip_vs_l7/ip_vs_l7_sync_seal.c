@@ -5,7 +5,8 @@
  * header as associated data, the records encrypted, the tag after them.
  * Each sender has its own key, derived from the shared one with
  * HMAC-SHA256, and numbers its datagrams: a nonce never repeats under a
- * key.
+ * key.  The associated data is the header and, between it and the
+ * records, the destination address, which is not sent.
  *
  * Everything here runs in the channel's work items (process context);
  * the transforms are synchronous ones, asked for as such.
@@ -93,29 +94,41 @@ int l7_seal_key(struct l7_seal *x, struct crypto_shash *kdf, u32 sync_id,
 	return err;
 }
 
+/*
+ * @buf's @total bytes in place, the destination in x->dest spliced into
+ * the associated data after the header: a scatterlist of three.
+ */
 static int l7_seal_crypt(struct l7_seal *x, u8 *buf, size_t cryptlen,
-			 size_t total, u64 seq, bool enc)
+			 size_t total, u64 seq, const u8 *dest, bool enc)
 {
 	u8 iv[L7_SYNC_NONCE_LEN];
-	struct scatterlist sg;
+	struct scatterlist sg[3];
 
+	BUILD_BUG_ON(sizeof(x->dest) != L7_SYNC_DEST_LEN);
+	memcpy(x->dest, dest, sizeof(x->dest));
 	l7_sync_nonce(iv, seq);
-	sg_init_one(&sg, buf, total);
-	aead_request_set_ad(x->req, L7_SYNC_HDR_LEN);
-	aead_request_set_crypt(x->req, &sg, &sg, cryptlen, iv);
+	sg_init_table(sg, ARRAY_SIZE(sg));
+	sg_set_buf(&sg[0], buf, L7_SYNC_HDR_LEN);
+	sg_set_buf(&sg[1], x->dest, sizeof(x->dest));
+	sg_set_buf(&sg[2], buf + L7_SYNC_HDR_LEN, total - L7_SYNC_HDR_LEN);
+	aead_request_set_ad(x->req, L7_SYNC_HDR_LEN + sizeof(x->dest));
+	aead_request_set_crypt(x->req, sg, sg, cryptlen, iv);
 	return enc ? crypto_aead_encrypt(x->req) : crypto_aead_decrypt(x->req);
 }
 
-int l7_seal(struct l7_seal *x, u8 *buf, size_t plain, u64 seq)
+int l7_seal(struct l7_seal *x, u8 *buf, size_t plain, u64 seq,
+	    const u8 *dest)
 {
 	return l7_seal_crypt(x, buf, plain,
 			     L7_SYNC_HDR_LEN + plain + L7_SYNC_TAG_LEN, seq,
-			     true);
+			     dest, true);
 }
 
-int l7_unseal(struct l7_seal *x, u8 *buf, size_t len, u64 seq)
+int l7_unseal(struct l7_seal *x, u8 *buf, size_t len, u64 seq,
+	      const u8 *dest)
 {
 	if (len < L7_SYNC_HDR_LEN + L7_SYNC_TAG_LEN)
 		return -EBADMSG;
-	return l7_seal_crypt(x, buf, len - L7_SYNC_HDR_LEN, len, seq, false);
+	return l7_seal_crypt(x, buf, len - L7_SYNC_HDR_LEN, len, seq, dest,
+			     false);
 }

@@ -17,6 +17,7 @@ struct l7_seal {
 	struct crypto_aead	*tfm;
 	struct aead_request	*req;
 	u64			sender;		/* keyed for, 0 for none */
+	u8			dest[16];	/* L7_SYNC_DEST_LEN, for the AD */
 };
 
 /* The shared key, from which every sender's key is derived. */
@@ -31,16 +32,20 @@ int l7_seal_key(struct l7_seal *x, struct crypto_shash *kdf, u32 sync_id,
 		u64 sender);
 
 /*
- * Seal datagram @seq in @buf: its header (authenticated, left in clear),
+ * Seal datagram @seq, sent to @dest (its L7_SYNC_DEST_LEN bytes,
+ * l7_sync_dest()), in @buf: its header (authenticated, left in clear),
  * then @plain bytes encrypted in place, then the tag written after them.
  * @buf has room for all of it.
  */
-int l7_seal(struct l7_seal *x, u8 *buf, size_t plain, u64 seq);
+int l7_seal(struct l7_seal *x, u8 *buf, size_t plain, u64 seq,
+	    const u8 *dest);
 
 /*
- * Open datagram @seq of @len bytes in @buf in place: 0 if it is
- * authentic, its records then in clear after the header.
+ * Open datagram @seq of @len bytes in @buf, which came in to @dest, in
+ * place: 0 if it is authentic and was sent there, its records then in
+ * clear after the header.
  */
-int l7_unseal(struct l7_seal *x, u8 *buf, size_t len, u64 seq);
+int l7_unseal(struct l7_seal *x, u8 *buf, size_t len, u64 seq,
+	      const u8 *dest);
 
 #endif /* _IP_VS_L7_SYNC_SEAL_H */

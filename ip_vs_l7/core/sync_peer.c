@@ -78,6 +78,23 @@ void l7_sync_kdf_msg(uint8_t *msg, uint32_t sync_id, uint64_t sender)
 	l7_put64(l7_put32(msg + KDF_LABEL_LEN, sync_id), sender);
 }
 
+void l7_sync_dest(uint8_t *out, bool v4, const uint8_t *addr)
+{
+	size_t i;
+
+	if (!v4) {
+		for (i = 0; i < L7_SYNC_DEST_LEN; i++)
+			out[i] = addr[i];
+		return;
+	}
+	for (i = 0; i < 10; i++)
+		out[i] = 0;
+	out[10] = 0xff;
+	out[11] = 0xff;
+	for (i = 0; i < 4; i++)
+		out[12 + i] = addr[i];
+}
+
 void l7_sync_nonce(uint8_t *nonce, uint64_t seq)
 {
 	l7_put64(l7_put32(nonce, 0), seq);

@@ -33,6 +33,17 @@
  * no records) so that the sender learns the challenge.  Challenges are
  * random and never 0, the echo of a director that has heard nothing.
  *
+ * Destinations.  With several peers, a director keeps that state per
+ * peer address; but an address is not a key: a peer's datagram, sent to
+ * another director than its own destination, could teach that one a
+ * challenge meant for a third, and its answer be passed off from another
+ * peer's address.  So the address a datagram is sent to is part of its
+ * authenticated data, though not sent: the sender puts its peer's
+ * address there, the receiver the address the datagram came in to.  A
+ * datagram delivered anywhere but where its sender sent it does not
+ * authenticate, and a director learns challenges and echoes only from
+ * datagrams sent to it.
+ *
  * Generations.  Every datagram also carries the newest generation its
  * sender holds of the other's records; the other raises its counter past
  * it, so records stay newer than what the store knows even if the
@@ -43,6 +54,8 @@
  *     version u8 (2), reserved u8 (0), count u16 (records), sync id u32,
  *     sender u64, seq u64, challenge u64, echo u64, newest u64
  *   sealed: count records (conn_ckpt.h), then the 16-byte tag
+ * and its associated data the header, then the destination address (16
+ * bytes, not sent: IPv6, or IPv4 mapped as ::ffff:a.b.c.d).
  * A HELLO is a datagram of 0 records: 64 bytes.
  */
 #ifndef _IP_VS_L7_CORE_SYNC_PEER_H
@@ -54,6 +67,7 @@
 #define L7_SYNC_HDR_LEN		48
 #define L7_SYNC_TAG_LEN		16	/* Poly1305 */
 #define L7_SYNC_NONCE_LEN	12
+#define L7_SYNC_DEST_LEN	16	/* in the associated data, not sent */
 #define L7_SYNC_KDF_LABEL	"ip_vs_l7 sync v2"
 #define L7_SYNC_KDF_LEN		(sizeof(L7_SYNC_KDF_LABEL) - 1 + 4 + 8)
 #define L7_SYNC_WINDOW		64	/* sequence numbers behind the newest */
@@ -83,6 +97,12 @@ int l7_sync_hdr_get(const uint8_t *buf, size_t len, size_t min_rec,
 
 /* The key derivation's message for @sender: L7_SYNC_KDF_LEN bytes. */
 void l7_sync_kdf_msg(uint8_t *msg, uint32_t sync_id, uint64_t sender);
+
+/*
+ * The destination's L7_SYNC_DEST_LEN bytes in the associated data, from
+ * an IPv4 (@v4, 4 bytes) or IPv6 (16 bytes) address @addr.
+ */
+void l7_sync_dest(uint8_t *out, bool v4, const uint8_t *addr);
 
 /* The nonce of datagram @seq: L7_SYNC_NONCE_LEN bytes. */
 void l7_sync_nonce(uint8_t *nonce, uint64_t seq);

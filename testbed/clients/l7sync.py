@@ -195,20 +195,30 @@ def hdr_get(buf):
     return h
 
 
-def seal(shared, h, recs):
+def dest_bytes(addr):
+    """The destination in the associated data (sync_peer.h): 16 bytes,
+    an IPv4 address mapped."""
+    if family_of(addr) == socket.AF_INET:
+        return bytes(10) + b"\xff\xff" + socket.inet_aton(addr)
+    return socket.inet_pton(socket.AF_INET6, addr)
+
+
+def seal(shared, h, recs, dest):
     """The datagram of header @h (count filled in unless set) and the
-    record bytes @recs, sealed under the key of h.sender."""
+    record bytes @recs, sealed under the key of h.sender for the director
+    at address @dest."""
     body = b"".join(recs)
     if h.count is None:
         h.count = len(recs)
     hdr = h.pack()
     key = sender_key(shared, h.sync_id, h.sender)
-    return hdr + aead(key).encrypt(nonce(h.seq), body, hdr)
+    return hdr + aead(key).encrypt(nonce(h.seq), body, hdr + dest_bytes(dest))
 
 
-def open_dgram(shared, sync_id, buf):
-    """(header, plaintext) of a datagram that authenticates under the key
-    of its own sender id and @sync_id, or None."""
+def open_dgram(shared, sync_id, buf, dest):
+    """(header, plaintext) of a datagram, received at address @dest, that
+    authenticates under the key of its own sender id and @sync_id (and
+    was sent to @dest), or None."""
     from cryptography.exceptions import InvalidTag
     h = hdr_get(buf)
     if h is None:
@@ -216,7 +226,7 @@ def open_dgram(shared, sync_id, buf):
     key = sender_key(shared, sync_id, h.sender)
     try:
         pt = aead(key).decrypt(nonce(h.seq), bytes(buf[HDR_LEN:]),
-                               bytes(buf[:HDR_LEN]))
+                               bytes(buf[:HDR_LEN]) + dest_bytes(dest))
     except InvalidTag:
         return None
     return h, pt
@@ -251,6 +261,16 @@ def rand64():
 
 # ---- a peer of a director ----
 
+def local_addr_to(host, port):
+    """This host's address toward @host, as routing picks it."""
+    s = socket.socket(family_of(host), socket.SOCK_DGRAM)
+    try:
+        s.connect((host, port))
+        return s.getsockname()[0]
+    finally:
+        s.close()
+
+
 def family_of(addr):
     return socket.AF_INET6 if ":" in addr else socket.AF_INET
 
@@ -273,6 +293,8 @@ class Peer:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((bind or ("::" if af == socket.AF_INET6 else "0.0.0.0"),
                         port))
+        # where HOST's datagrams come in to: the address routing picks
+        self.local = bind or local_addr_to(host, port)
 
     def close(self):
         self.sock.close()
@@ -286,7 +308,7 @@ class Peer:
         return h
 
     def dgram(self, recs, **kw):
-        return seal(self.shared, self.hdr(**kw), recs)
+        return seal(self.shared, self.hdr(**kw), recs, self.host)
 
     def send(self, buf):
         self.sock.sendto(buf, (self.host, self.port))
@@ -324,7 +346,7 @@ class Peer:
         buf, addr = self.sock.recvfrom(65535)
         if not self.from_host(addr):
             return False
-        got = open_dgram(self.shared, self.sync_id, buf)
+        got = open_dgram(self.shared, self.sync_id, buf, self.local)
         if got is None or got[0].sender == self.sender:
             return False
         self.echo = got[0].challenge
@@ -670,6 +692,7 @@ class Director:
     def __init__(self, shared, sync_id, addr, port, peer):
         self.shared = shared
         self.sync_id = sync_id
+        self.addr = addr
         self.peer = (peer, port)
         self.self_id = rand64()
         self.challenge = rand64()
@@ -692,7 +715,7 @@ class Director:
         self.seq += 1
         h = Hdr(count=0, sync_id=self.sync_id, sender=self.self_id,
                 seq=self.seq, challenge=self.challenge, echo=self.echo)
-        self.sock.sendto(seal(self.shared, h, []), self.peer)
+        self.sock.sendto(seal(self.shared, h, [], self.peer[0]), self.peer)
 
     def verdict(self, h):
         if h.sender == self.self_id:
@@ -732,7 +755,7 @@ class Director:
             if hdr_get(buf) is None:
                 self.count("malformed")
                 continue
-            got = open_dgram(self.shared, self.sync_id, buf)
+            got = open_dgram(self.shared, self.sync_id, buf, self.addr)
             if got is None:
                 self.count("bad_hmac")
                 continue
@@ -777,7 +800,8 @@ def selftest(_a):
             challenge=0x1111111111111111, echo=0x2222222222222222,
             newest=0x3333333333333333)
     rec = record(UPSERT, 5, 40000)
-    d = seal(shared, h, [rec])
+    to = "203.0.113.2"
+    d = seal(shared, h, [rec], to)
     want_hdr = (b"\x02\x00\x00\x01" + b"\x00\x00\x00\x07" +
                 bytes.fromhex("0102030405060708") + bytes(7) + b"\x09" +
                 b"\x11" * 8 + b"\x22" * 8 + b"\x33" * 8)
@@ -794,25 +818,31 @@ def selftest(_a):
     check("key: an independent HMAC-SHA256 gives the same",
           k2 == sender_key(shared, 7, 0x0102030405060708))
     try:
-        plain = ChaCha20Poly1305(k2).decrypt(bytes(4) + bytes(7) + b"\x09",
-                                             d[48:], want_hdr)
-        check("a datagram decrypts under the independent key and nonce",
+        plain = ChaCha20Poly1305(k2).decrypt(
+            bytes(4) + bytes(7) + b"\x09", d[48:],
+            want_hdr + bytes(10) + b"\xff\xff" + bytes([203, 0, 113, 2]))
+        check("a datagram decrypts under the independent key and nonce, "
+              "its destination after the header in the associated data",
               plain == rec)
     except Exception as e:  # noqa: BLE001
         check("a datagram decrypts under the independent key: %s" % e, False)
     check("no clear record bytes in it", tuple_bytes(40000) not in d and
           socket.inet_aton("198.51.100.10") not in d)
-    check("a HELLO is 64 bytes", len(seal(shared, Hdr(count=0), [])) == 64)
+    check("a HELLO is 64 bytes",
+          len(seal(shared, Hdr(count=0), [], to)) == 64)
     check("hdr_get: a count the length cannot hold",
-          hdr_get(seal(shared, Hdr(count=10), [rec])) is None)
-    check("hdr_get: version 1", hdr_get(seal(shared, Hdr(count=1, version=1),
-                                             [rec])) is None)
-    check("hdr_get: 63 bytes", hdr_get(seal(shared, Hdr(count=0), [])[:63])
-          is None)
+          hdr_get(seal(shared, Hdr(count=10), [rec], to)) is None)
+    check("hdr_get: version 1",
+          hdr_get(seal(shared, Hdr(count=1, version=1), [rec], to)) is None)
+    check("hdr_get: 63 bytes",
+          hdr_get(seal(shared, Hdr(count=0), [], to)[:63]) is None)
+    check("opens only at its destination",
+          open_dgram(shared, 7, d, to) is not None and
+          open_dgram(shared, 7, d, "203.0.113.3") is None)
     bad = bytearray(d)
     bad[-1] ^= 1
-    check("a flipped tag bit does not open", open_dgram(shared, 7,
-                                                        bytes(bad)) is None)
+    check("a flipped tag bit does not open",
+          open_dgram(shared, 7, bytes(bad), to) is None)
 
     # two peers on loopback: the director rule against `send`'s code
     port = 18849
@@ -834,7 +864,8 @@ def selftest(_a):
         check("the peer accepted once", dr.counts.get("peers") == 1)
         p.send(sent[0])                  # a replay
         p.sock.sendto(seal(shared, Hdr(count=0, sync_id=7,
-                                       sender=dr.self_id, seq=1), []),
+                                       sender=dr.self_id, seq=1), [],
+                           "127.0.0.2"),
                       ("127.0.0.2", port))   # a reflection
         q = Peer(shared, 7, "127.0.0.2", port + 1, "127.0.0.1")
         q.sock.sendto(q.dgram([recs[0]], echo=p.echo),

@@ -14,14 +14,16 @@
  * delivered or not, late, again, to any director from any peer's
  * address (its sender's own included), and restarts of any.  The AEAD is
  * the glue's: a datagram here is any header a director sealed, never a
- * forged one.  Each delivery goes through the wire, the precheck and (if
+ * forged one, and it opens only at the director it was sealed for (its
+ * destination address is in the associated data, sync_peer.h).  Each delivery goes through the wire, the precheck and (if
  * that lets it) the rule, as in the glue; UNKNOWN and NEW_PEER are
  * answered with a HELLO, sealed for that address and left to the input
  * to deliver.  What the rule promises:
  *   - nothing is taken (TAKE or NEW_PEER) by its own sender's director,
  *     nor twice by the same director, across restarts too;
  *   - nothing is taken as the datagram of another director than the one
- *     that sealed it (from another peer's address);
+ *     that sealed it (from another peer's address), whatever was
+ *     delivered where before;
  *   - TAKE only from the sender accepted before it; a datagram of the
  *     accepted sender newer than its window's top always is taken;
  *   - nothing sealed before the receiver's start is taken; NEW_PEER only
@@ -212,7 +214,7 @@ static void check_taken(struct world *w, int to, int from, struct sealed *d,
 	FUZZ_ASSERT(d->at > s->started);
 	FUZZ_ASSERT(d->start >= s->newest_taken[from]);
 	if (v == L7_SYNC_NEW_PEER)
-		FUZZ_ASSERT(d->at > s->drawn[from]);
+		FUZZ_ASSERT(d->to == to && d->at > s->drawn[from]);
 	d->taken[to] = true;
 	s->newest_taken[from] = d->start;
 }
@@ -245,6 +247,9 @@ static enum l7_sync_verdict deliver(struct world *w, int k, int to, int from)
 			    (h.sender == was.sender && h.seq <= was.top));
 		return v;
 	}
+	/* sealed for another director: it does not open here (bad_hmac) */
+	if (d->to != to)
+		return L7_SYNC_UNKNOWN;
 	v = l7_sync_peer_accept(p, &h);
 	FUZZ_ASSERT(v != L7_SYNC_REFLECTED && v != L7_SYNC_REPLAY);
 	if (was.sender && h.sender == was.sender)

@@ -211,6 +211,27 @@ static void kdf_and_nonce(void)
 	CHECK(nonce[L7_SYNC_NONCE_LEN] == 0xee, "wrote past the nonce");
 }
 
+/* The destination in the associated data: IPv6 as it is, IPv4 mapped. */
+static void dest_bytes(void)
+{
+	static const uint8_t v4[] = { 203, 0, 113, 2 };
+	static const uint8_t v4_want[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 203, 0, 113, 2,
+	};
+	static const uint8_t v6[] = {
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	};
+	uint8_t out[L7_SYNC_DEST_LEN + 1];
+
+	memset(out, 0xee, sizeof(out));
+	l7_sync_dest(out, true, v4);
+	CHECK(!memcmp(out, v4_want, sizeof(v4_want)), "IPv4 mapped");
+	CHECK(out[L7_SYNC_DEST_LEN] == 0xee, "wrote past the address");
+	l7_sync_dest(out, false, v6);
+	CHECK(!memcmp(out, v6, sizeof(v6)), "IPv6 as it is");
+	CHECK(out[L7_SYNC_DEST_LEN] == 0xee, "wrote past the address");
+}
+
 /* ---- two directors ---- */
 
 struct dir {
@@ -806,6 +827,7 @@ int main(void)
 	RUN(hdr_refused);
 	RUN(hdr_lengths);
 	RUN(kdf_and_nonce);
+	RUN(dest_bytes);
 	RUN(handshake_one_first);
 	RUN(handshake_crossing);
 	RUN(handshake_answers_cross);
