@@ -456,10 +456,18 @@ several_peers() {
 	restart l7dir2 backup 203.0.113.3 && [ $rc = 0 ]
 }
 
+# dropped_is N: l7dir3's bad_hmac and replayed add up to N
+dropped_is() { [ $(( $(cnt l7dir3 bad_hmac) + $(cnt l7dir3 replayed) )) = "$1" ]; }
+
 # Three directors, each the others' peer: the master's records held by
-# both backups, its DELETE applied by both.
+# both backups, its DELETE applied by both.  The master's datagrams to
+# one backup, captured and sent to the other from the master's address,
+# do not open there (each is sealed for the address it was sent to):
+# none taken, counted bad_hmac - the other has accepted the master, and
+# their sequence numbers are new to it (replayed, should the master's
+# HELLOs have moved its window 64 past one meanwhile).
 three_directors() {
-	local n=3 i d
+	local n=3 i d bad stored out n2
 	restart l7dir both 203.0.113.2,203.0.113.3 --sync-idle 50 &&
 	restart l7dir2 backup 203.0.113.1,203.0.113.3 &&
 	restart l7dir3 backup 203.0.113.1,203.0.113.2 || return 1
@@ -467,10 +475,22 @@ three_directors() {
 	for d in l7dir l7dir2 l7dir3; do
 		wait_eq 2 sync_counter $d peers || { show $d; return 1; }
 	done
-	held_clients t $n || return 1
+	capture_start td || return 1
+	held_clients t $n || { capture_stop; return 1; }
 	wait_eq $n sync_counter l7dir2 records && wait_eq $n sync_counter l7dir3 records ||
-		{ show l7dir; show l7dir2; show l7dir3; return 1; }
+		{ capture_stop; show l7dir; show l7dir2; show l7dir3; return 1; }
+	capture_stop
 	note "$n idle clients: l7dir2 holds $(sync_counter l7dir2 records), l7dir3 $(sync_counter l7dir3 records)"
+	bad=$(( $(cnt l7dir3 bad_hmac) + $(cnt l7dir3 replayed) ))
+	stored=$(cnt l7dir3 stored)
+	out=$(in_d l7dir2 $SYNC replay "$TMP/td.jl" 203.0.113.1 203.0.113.3 "$PORT" \
+		--from 203.0.113.1 --to 203.0.113.2 --records) ||
+		{ echo "$out"; return 1; }
+	n2=$(echo "$out" | awk '/^replayed/ { print $2 }')
+	wait_for dropped_is $((bad + n2)) || { show l7dir3; return 1; }
+	note "the master's $n2 datagrams to l7dir2, sent to l7dir3 from its address: $(show l7dir3 | tail -n 1)"
+	[ "$n2" -ge 1 ] && [ "$(cnt l7dir3 stored)" = "$stored" ] &&
+		[ "$(cnt l7dir3 bad_hmac)" -ge 1 ] || { show l7dir3; return 1; }
 	for i in $(seq 1 $n); do touch "$TMP/tgo$i"; done
 	wait
 	wait_for -s 40 records_are 0 &&
@@ -733,7 +753,7 @@ t_check "sync: a client taken over from its record; a forged segment or a delete
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
 t_check "sync: records of absent clients probed eight times when an address comes up, then dropped (expired); none probed again" probes_drain
 t_check "sync: both directors sending, one flooded with forged datagrams from its peer's address: the other takes exactly the records sent" both_under_flood
-t_check "sync: three directors, each the others' peer: the master's records and DELETEs at both others" three_directors
+t_check "sync: three directors, each the others' peer: the master's records and DELETEs at both others; its datagrams to one do not open at the other" three_directors
 
 lingering_stop
 testbed_down
