@@ -75,8 +75,8 @@
  * L7_CKPT_PAST_GAP_MS of the first answer, so a client with request
  * bytes in flight is waited out, not refused, by them.
  */
-#define L7_SYNC_PROBE_EARLY	6
-#define L7_SYNC_PROBE_EARLY_MS	500
+#define L7_SYNC_PROBE_EARLY	12
+#define L7_SYNC_PROBE_EARLY_MS	250
 /*
  * And once more, this long after the last probe: a record whose client
  * answered neither probe has no client (gone, or reset meanwhile), and is

@@ -596,13 +596,13 @@ takeover() {
 	# the VIP back: 40906's record is probed, and the client's kernel,
 	# which has no such connection, answers with a RST at exactly its
 	# rcv_nxt, which ends the record (at the first pass, or at one of its
-	# six repeats half a second apart, or at the second pass, if a loaded
-	# guest lost the answers)
+	# twelve repeats a quarter second apart, or at the second pass, if a
+	# loaded guest lost the answers)
 	wait_for -s 10 counter_is l7dir refused 2
 	note "$(cat "$out")" "$(show l7dir | tail -n 1)"
 	[ $rc = 0 ] || return 1
 	[ "$(cnt l7dir adopted)" = 2 ] && [ "$(cnt l7dir probed)" -ge 1 ] &&
-		[ "$(cnt l7dir probed)" -le 8 ] &&
+		[ "$(cnt l7dir probed)" -le 14 ] &&
 		[ "$(cnt l7dir records)" = 0 ] || { show l7dir; return 1; }
 	in_d l7dir "$IPVSADM" --stop-l7-sync
 }
@@ -612,9 +612,9 @@ counter_is() { [ "$(cnt "$1" "$2")" = "$3" ]; }
 
 # Records of clients that are gone (198.51.100.77 answers no ARP) on the
 # VIP of the director's l7 service: an address that comes up probes each
-# eight times - 300 ms after, six times more half a second apart, and 8 s
-# after the first - then drops them (expired); an address that comes up
-# after that probes nothing.
+# fourteen times - 300 ms after, twelve times more a quarter second
+# apart, and 8 s after the first - then drops them (expired); an address
+# that comes up after that probes nothing.
 probes_drain() {
 	local n=1000 probed
 	restart l7dir both 203.0.113.3 || return 1
@@ -625,7 +625,7 @@ probes_drain() {
 	wait_for -s 40 counter_is l7dir expired $n || { show l7dir; return 1; }
 	probed=$(cnt l7dir probed)
 	note "$n records of absent clients, an address up: $(show l7dir | tail -n 1)"
-	[ "$(cnt l7dir records)" = 0 ] && [ "$probed" = $((8 * n)) ] ||
+	[ "$(cnt l7dir records)" = 0 ] && [ "$probed" = $((14 * n)) ] ||
 		{ show l7dir; return 1; }
 	in_dir ip addr add 192.0.2.251/32 dev lo
 	sleep 1
@@ -751,7 +751,7 @@ t_check "sync: peer lists refused whole (nine, a peer twice, two families, a bad
 t_check "sync: the channel over IPv6: a record and its DELETE" over_ipv6
 t_check "sync: a client taken over from its record; a forged segment or a deleted record gets a RST" takeover
 t_check "sync: a newer record from the peer ends this director's copy of the connection (displaced)" displaced
-t_check "sync: records of absent clients probed eight times when an address comes up, then dropped (expired); none probed again" probes_drain
+t_check "sync: records of absent clients probed fourteen times when an address comes up, then dropped (expired); none probed again" probes_drain
 t_check "sync: both directors sending, one flooded with forged datagrams from its peer's address: the other takes exactly the records sent" both_under_flood
 t_check "sync: three directors, each the others' peer: the master's records and DELETEs at both others; its datagrams to one do not open at the other" three_directors
 
