@@ -416,9 +416,9 @@ third_sender_with_key() {
 
 # A backup whose peers are the master and the third host: it takes the
 # records of both, each peer's start accepted at its own address.  Then
-# the master's datagrams, captured, sent to it from the third host's
-# address: authentic, but not of the start accepted there, nor echoing
-# the challenge given there - none is taken.
+# the master's datagrams to it, captured, sent to it from the third
+# host's address: authentic, but not of the start accepted there, nor
+# echoing the challenge given there - none is taken.
 several_peers() {
 	local stored n mark rc=0
 	restart l7dir2 backup 203.0.113.1,203.0.113.3 || return 1
@@ -437,11 +437,11 @@ several_peers() {
 	note "$(show l7dir2 | grep '^l7 ')"
 	show l7dir2 | grep -q '^l7 backup sync channel (interface=sync0, peer=203.0.113.1,203.0.113.3, ' ||
 		{ touch "$TMP/npgo"; return 1; }
-	n=$(grep -c '"src": "203.0.113.1".*"count": [1-9]' "$TMP/np.jl")
+	n=$(grep -c '"src": "203.0.113.1", "dst": "203.0.113.2".*"count": [1-9]' "$TMP/np.jl")
 	mark=$(( $(cnt l7dir2 bad_source) + $(cnt l7dir2 malformed) ))
 	stored=$(cnt l7dir2 stored)
 	in_d l7dir3 $SYNC replay "$TMP/np.jl" 203.0.113.3 203.0.113.2 "$PORT" \
-		--from 203.0.113.1 --records &&
+		--from 203.0.113.1 --to 203.0.113.2 --records &&
 	in_d l7dir3 $SYNC send-bad "$TMP/key" "$ID" 203.0.113.2 "$PORT" short ||
 		{ touch "$TMP/npgo"; return 1; }
 	wait_for refused_past "$mark"
