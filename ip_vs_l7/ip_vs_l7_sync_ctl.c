@@ -300,23 +300,17 @@ static bool l7_sync_dest_of(const struct l7_sync *s, void *ctl,
 			    size_t ctl_len, u8 *dest)
 {
 	struct msghdr m = { .msg_control = ctl, .msg_controllen = ctl_len };
+	bool v4 = s->cfg.af == AF_INET;
+	int level = v4 ? SOL_IP : SOL_IPV6, type = v4 ? IP_PKTINFO : IPV6_PKTINFO;
+	size_t len = v4 ? sizeof(struct in_pktinfo) : sizeof(struct in6_pktinfo);
+	size_t at = v4 ? offsetof(struct in_pktinfo, ipi_addr) :
+			 offsetof(struct in6_pktinfo, ipi6_addr);
 	struct cmsghdr *cm;
 
 	for_each_cmsghdr(cm, &m) {
-		if (s->cfg.af == AF_INET && cm->cmsg_level == SOL_IP &&
-		    cm->cmsg_type == IP_PKTINFO &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
-			const struct in_pktinfo *pi = CMSG_DATA(cm);
-
-			l7_sync_dest(dest, true, (const u8 *)&pi->ipi_addr);
-			return true;
-		}
-		if (s->cfg.af == AF_INET6 && cm->cmsg_level == SOL_IPV6 &&
-		    cm->cmsg_type == IPV6_PKTINFO &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
-			const struct in6_pktinfo *pi = CMSG_DATA(cm);
-
-			l7_sync_dest(dest, false, (const u8 *)&pi->ipi6_addr);
+		if (cm->cmsg_level == level && cm->cmsg_type == type &&
+		    cm->cmsg_len >= CMSG_LEN(len)) {
+			l7_sync_dest(dest, v4, (const u8 *)CMSG_DATA(cm) + at);
 			return true;
 		}
 	}

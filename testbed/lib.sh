@@ -283,6 +283,18 @@ testbed_down() {
 	return 0
 }
 
+# ka_run NS DIR: the build's keepalived in namespace NS with
+# DIR/keepalived.conf, in the background, its pid files and log in DIR
+# (-n: in the foreground of its own; -l -D: a detailed log to the
+# console).  Not through in_d: DIR/main.pid must be keepalived itself (ip
+# netns exec execs it), not a subshell a signal would not pass through.
+ka_run() {
+	ip netns exec "$1" "$L7TB_BUILD/keepalived/keepalived" -n -l -D \
+		-f "$2/keepalived.conf" -p "$2/keepalived.pid" \
+		-c "$2/checkers.pid" -r "$2/vrrp.pid" >> "$2/keepalived.log" 2>&1 3>&- &
+	echo $! > "$2/main.pid"
+}
+
 # l7_unload: the family's module first, it holds ip_vs_l7
 l7_unload() {
 	if grep -q '^ip_vs_l7_genl ' /proc/modules; then

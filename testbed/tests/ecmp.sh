@@ -68,10 +68,7 @@ director_up() {
 	[ "$(grep -c "$KA/l7-ecmp-route -s .* $((64500 + n)) $L7TB_VIP/32" "$dir/keepalived.conf")" = 2 ] &&
 	grep -q "$KA/l7-sync-up -f -i .* $(peers_of "$d") $KEY" "$dir/keepalived.conf" ||
 		{ echo "director_up: $d's configuration lines not found"; return 1; }
-	ip netns exec "$d" "$KEEPALIVED" -n -l -D -f "$dir/keepalived.conf" \
-		-p "$dir/keepalived.pid" -c "$dir/checkers.pid" \
-		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 3>&- &
-	echo $! > "$dir/main.pid"
+	ka_run "$d" "$dir"
 }
 
 # programmed DIR: keepalived made its l7 service, three backends up

@@ -58,13 +58,7 @@ ka_start() {
 	grep -q "$HA/l7-rules-load -i" "$dir/keepalived.conf" &&
 	[ "$(grep -c "$HA/l7-sync-up -i .* $HA/l7-sync.key" "$dir/keepalived.conf")" = 2 ] ||
 		{ echo "ka_start: notify lines not found"; return 1; }
-	# -n: stay in the foreground; -l -D: detailed log to the console.
-	# Not through in_d: $! must be keepalived itself (ip netns exec execs
-	# it), not a subshell that a signal would not pass through
-	ip netns exec "$d" "$KEEPALIVED" -n -l -D -f "$dir/keepalived.conf" \
-		-p "$dir/keepalived.pid" -c "$dir/checkers.pid" \
-		-r "$dir/vrrp.pid" >> "$dir/keepalived.log" 2>&1 3>&- &
-	echo $! > "$dir/main.pid"
+	ka_run "$d" "$dir"
 }
 
 # ka_conf_ipv6 ROLE CONF: the IPv6 side of the pair, which the examples
