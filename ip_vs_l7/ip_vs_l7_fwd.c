@@ -87,41 +87,11 @@ unsigned int l7_fwd_xmit(struct net *net, struct sk_buff *skb,
 	return NF_STOLEN;
 }
 
-/* The inner header at data: whole, of its own length, checksum right. */
-static bool l7_fwd_inner_ok(struct sk_buff *skb)
-{
-	unsigned int len;
-
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph;
-
-		if (!pskb_may_pull(skb, sizeof(*iph)))
-			return false;
-		iph = ip_hdr(skb);
-		if (iph->version != 4 || iph->ihl < 5 ||
-		    !pskb_may_pull(skb, iph->ihl * 4))
-			return false;
-		iph = ip_hdr(skb);
-		len = ntohs(iph->tot_len);
-		if (ip_fast_csum((const u8 *)iph, iph->ihl) ||
-		    len < iph->ihl * 4 || len > skb->len)
-			return false;
-	} else {
-		if (!pskb_may_pull(skb, sizeof(struct ipv6hdr)) ||
-		    ipv6_hdr(skb)->version != 6)
-			return false;
-		len = sizeof(struct ipv6hdr) +
-		      ntohs(ipv6_hdr(skb)->payload_len);
-		if (len > skb->len)
-			return false;
-	}
-	return !pskb_trim_rcsum(skb, len);
-}
-
 /*
  * An IP-in-IP packet at PRE_ROUTING (@iph its outer header): a peer's
  * forwarded client segment, taken (NF_STOLEN: back to the stack without
- * its outer header) or dropped; anything else is not ours (NF_ACCEPT).
+ * its outer header, whose ip_rcv() or ipv6_rcv() checks the inner header
+ * as any other) or dropped; anything else is not ours (NF_ACCEPT).
  */
 unsigned int l7_fwd_rcv(struct sk_buff *skb, const struct iphdr *iph,
 			const struct nf_hook_state *state)
@@ -136,9 +106,6 @@ unsigned int l7_fwd_rcv(struct sk_buff *skb, const struct iphdr *iph,
 	skb_reset_network_header(skb);
 	skb_reset_mac_header(skb);
 	skb->mac_len = 0;
-	if (!l7_fwd_inner_ok(skb))
-		return NF_DROP;
-	skb_reset_transport_header(skb);
 	netif_rx(skb);
 	return NF_STOLEN;
 }

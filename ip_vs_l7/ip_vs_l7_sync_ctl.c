@@ -57,12 +57,11 @@
  * The probe runs this long after an address came up (at once for a peer
  * lost): the clients answer to the VIP's MAC as their ARP caches have
  * it, which keepalived's gratuitous ARPs change only after it added the
- * address.  It runs
- * again later, when a client with bytes in flight to the dead director,
- * whose first answer was waited out (l7_ckpt_past()), has had time to
- * send them again: one that answers past its record a second time had
- * them acknowledged, waits for a response that will not come, and is
- * reset.
+ * address.  It runs again later, when a client with bytes in flight to
+ * the dead director, whose first answer was waited out (l7_ckpt_past()),
+ * has had time to send them again: one that answers past its record a
+ * second time had them acknowledged, waits for a response that will not
+ * come, and is reset.
  */
 #define L7_SYNC_PROBE_FIRST_MS	300
 #define L7_SYNC_PROBE_AGAIN_MS	8000
@@ -646,13 +645,11 @@ static int l7_sync_bind(struct l7_sync *s, int ifindex)
 	err = sock_bindtoindex(sk, ifindex, true);
 	if (err)
 		return err;
-	/* where each datagram came in to: part of what authenticates it */
-	if (s->cfg.af == AF_INET)
-		ip_sock_set_pktinfo(sk);
-	else
-		ip6_sock_set_recvpktinfo(sk);
+	/* where each datagram came in to is part of what authenticates it */
 	if (s->cfg.af == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		ip_sock_set_pktinfo(sk);
 
 		sin->sin_family = AF_INET;
 		sin->sin_port = s->cfg.port;
@@ -661,6 +658,7 @@ static int l7_sync_bind(struct l7_sync *s, int ifindex)
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 
 		ip6_sock_set_v6only(sk);
+		ip6_sock_set_recvpktinfo(sk);
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = s->cfg.port;
 		len = sizeof(*sin6);

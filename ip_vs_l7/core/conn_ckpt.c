@@ -658,15 +658,14 @@ static enum l7_ckpt_verdict blind(struct l7_ckpt_store *s, uint32_t i,
 	return L7_CKPT_PROBE;
 }
 
-enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
-				   const struct l7_ckpt_seg *g,
-				   uint32_t now_ms, struct l7_ckpt_slot *out)
+/* l7_ckpt_adopt() for the record in slot @i */
+static enum l7_ckpt_verdict adopt_slot(struct l7_ckpt_store *s, uint32_t i,
+				       const struct l7_ckpt_seg *g,
+				       uint32_t now_ms,
+				       struct l7_ckpt_slot *out)
 {
-	uint32_t i = slot_find(s, &g->t);
 	bool fits;
 
-	if (i == L7_CKPT_NIL || s->slots[i].tomb)
-		return L7_CKPT_NONE;
 	if (!in_window(&s->slots[i].conn, g))
 		return blind(s, i, now_ms, out);
 	if (s->slots[i].conn.busy) {
@@ -695,6 +694,17 @@ enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
 	return fits ? L7_CKPT_ADOPT : L7_CKPT_REFUSE;
 }
 
+enum l7_ckpt_verdict l7_ckpt_adopt(struct l7_ckpt_store *s,
+				   const struct l7_ckpt_seg *g,
+				   uint32_t now_ms, struct l7_ckpt_slot *out)
+{
+	uint32_t i = slot_find(s, &g->t);
+
+	if (i == L7_CKPT_NIL || s->slots[i].tomb)
+		return L7_CKPT_NONE;
+	return adopt_slot(s, i, g, now_ms, out);
+}
+
 enum l7_ckpt_verdict l7_ckpt_claim(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_seg *g,
 				   uint32_t now_ms, uint32_t live,
@@ -706,11 +716,10 @@ enum l7_ckpt_verdict l7_ckpt_claim(struct l7_ckpt_store *s,
 	if (i == L7_CKPT_NIL || s->slots[i].tomb)
 		return L7_CKPT_NONE;
 	e = &s->slots[i];
-	if (e->owner >= 32 || !(live & (1u << e->owner)))
-		return l7_ckpt_adopt(s, g, now_ms, out);
-	if (!e->conn.busy && !(g->flags & L7_TCPF_RST) &&
-	    l7_ckpt_match(&e->conn, g))
-		return l7_ckpt_adopt(s, g, now_ms, out);
+	if (e->owner >= 32 || !(live & (1u << e->owner)) ||
+	    (!e->conn.busy && !(g->flags & L7_TCPF_RST) &&
+	     l7_ckpt_match(&e->conn, g)))
+		return adopt_slot(s, i, g, now_ms, out);
 	*out = *e;
 	s->stats.forwarded++;
 	return L7_CKPT_FORWARD;
