@@ -36,6 +36,7 @@
 #include "core/rate_floor.h"
 #include "core/req_guard.h"
 #include "core/rsp_guard.h"
+#include "core/sched_wlo.h"
 #include "core/tcp_accept.h"
 #include "core/tcp_guard.h"
 #include "core/tcp_listen.h"
@@ -166,6 +167,12 @@ struct l7_pool {
 	__be16			bport;
 	int			weight;		/* mirror of the dest's weight */
 	u64			pass;		/* its next turn among equals */
+	/*
+	 * Side by side, each peer's outstanding requests here, by its
+	 * number in the checkpoint channel: written by the channel's
+	 * receiver alone (ip_vs_l7_load.c), read racily by the pick.
+	 */
+	struct l7_peer_load	peers[IPVS_L7_SYNC_PEERS_MAX];
 };
 
 struct l7_dest {
@@ -984,6 +991,28 @@ static inline bool l7_pool_full(const struct l7_pool *pool)
 
 	return max && (unsigned int)atomic_read(&pool->outstanding) >= max;
 }
+
+/* the clock of the peers' words on the load (struct l7_peer_load) */
+static inline u32 l7_load_now_ms(void)
+{
+	return jiffies_to_msecs(jiffies);
+}
+
+/*
+ * The requests outstanding on @pool's server for the pick: this
+ * director's and, side by side, its peers' (core/sched_wlo.h).  Its
+ * upper threshold still caps this director's alone.
+ */
+static inline u32 l7_pool_tier_outstanding(const struct l7_pool *pool)
+{
+	return (u32)atomic_read(&pool->outstanding) +
+	       l7_wlo_peers(pool->peers, IPVS_L7_SYNC_PEERS_MAX,
+			    l7_load_now_ms(), L7_LOAD_FRESH_MS);
+}
+
+/* ip_vs_l7_load.c */
+u32 l7_load_write(struct net *net, struct l7_ckpt_writer *w, u32 skip);
+void l7_load_apply(struct net *net, const struct l7_ckpt_load *l, u8 from);
 
 /* ip_vs_l7_pool_refill.c */
 int l7_pool_init(struct l7_pool *pool, struct l7_service *ls,

@@ -26,7 +26,7 @@ static void l7_proc_show_header(struct seq_file *seq)
 	seq_puts(seq, " tunnels tunnels_refused source_capped slow_request head_mem_full");
 	seq_puts(seq, " closed client_rst server_rst head_lost bad_response bad_request idle slow_reader flushed");
 	seq_puts(seq, " unacceptable srv_unacceptable\n");
-	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh\n");
+	seq_puts(seq, "  -> RemoteAddress:Port  Weight   Idle   Busy   Opened   Failed   Closed  State Requests     Aged  Outst   Reused Errors    BytesIn     BytesOut UThresh PeerOut\n");
 }
 
 static void l7_proc_show_service(struct seq_file *seq,
@@ -86,12 +86,14 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 	else
 		seq_printf(seq, "  -> [%pI6c]:%u", &pool->baddr.in6,
 			   ntohs(pool->bport));
-	seq_printf(seq, " %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu %7u\n",
+	seq_printf(seq, " %6d %6u %6u %8llu %8llu %8llu  %-4s %8llu %8llu %6d %8llu %6llu %10llu %12llu %7u %7u\n",
 		   weight,
 		   idle, busy, st.opened, st.failed, st.closed,
 		   down ? "down" : "up", st.bindings, st.aged,
 		   atomic_read(&pool->outstanding), st.reused, st.errors,
-		   bytes.to_server, bytes.from_server, READ_ONCE(pool->max_out));
+		   bytes.to_server, bytes.from_server, READ_ONCE(pool->max_out),
+		   l7_pool_tier_outstanding(pool) -
+		   (u32)atomic_read(&pool->outstanding));
 }
 
 static int l7_proc_show(struct seq_file *seq, void *v)

@@ -88,7 +88,7 @@ static void l7_route_members(struct l7_route *r, unsigned int pi)
 		x->load[i].weight = ld && w > 0 && !READ_ONCE(ld->pool.down) ?
 				    w : 0;
 		x->load[i].outstanding =
-			ld ? atomic_read(&ld->pool.outstanding) : 0;
+			ld ? l7_pool_tier_outstanding(&ld->pool) : 0;
 	}
 	x->pool = pi;
 }
@@ -116,7 +116,7 @@ static bool l7_wlo_offer_dest(struct l7_wlo *s, struct l7_dest *ld)
 	struct l7_pool *p = &ld->pool;
 	const struct l7_wlo_cand c = {
 		.weight = READ_ONCE(p->weight),
-		.outstanding = atomic_read(&p->outstanding),
+		.outstanding = l7_pool_tier_outstanding(p),
 		.pass = READ_ONCE(p->pass),
 		.down = READ_ONCE(p->down),
 		.full = l7_pool_full(p),

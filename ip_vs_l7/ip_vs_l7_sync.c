@@ -125,6 +125,37 @@ void l7_sync_hello_work(struct work_struct *work)
 			   msecs_to_jiffies(L7_SYNC_HELLO_MS));
 }
 
+/*
+ * Side by side (sync_forward), every L7_LOAD_SHARE_MS to every peer: this
+ * director's outstanding requests on each real server, as LOAD records
+ * (ip_vs_l7_load.c), in as many datagrams as they take.  Not counted as
+ * sent: they are no checkpoints, and go out whether any client is there.
+ */
+void l7_sync_load_work(struct work_struct *work)
+{
+	struct l7_sync *s = container_of(to_delayed_work(work),
+					 struct l7_sync, load);
+	struct l7_ckpt_writer w;
+	u32 skip = 0, all;
+	u8 i;
+
+	while (READ_ONCE(l7_sync_forward)) {
+		l7_ckpt_write_begin(&w, s->plain, s->dgram_max -
+				    L7_SYNC_HDR_LEN - L7_SYNC_TAG_LEN);
+		all = l7_load_write(s->net, &w, skip);
+		if (!w.count)
+			break;
+		for (i = 0; i < s->cfg.npeers; i++)
+			l7_sync_seal_send(s, &s->remote[i], w.count,
+					  l7_ckpt_write_end(&w));
+		skip += w.count;
+		if (skip >= all)
+			break;
+	}
+	queue_delayed_work(s->wq, &s->load,
+			   msecs_to_jiffies(L7_LOAD_SHARE_MS));
+}
+
 /* ---- master ---- */
 
 /*

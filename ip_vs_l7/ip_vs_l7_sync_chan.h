@@ -93,6 +93,7 @@ struct l7_sync {
 	u8			*plain;		/* a datagram's records, clear */
 	u8			*rx_buf;	/* dgram_max + 1 */
 	struct delayed_work	hello;
+	struct delayed_work	load;		/* side by side: our load */
 
 	/* master */
 	struct delayed_work	send;
@@ -127,6 +128,7 @@ struct l7_sync_net {
 extern unsigned int l7_sync_net_id;
 void l7_sync_send_hello(struct l7_sync *s, struct l7_sync_remote *r);
 void l7_sync_hello_work(struct work_struct *work);
+void l7_sync_load_work(struct work_struct *work);
 void l7_sync_send_work(struct work_struct *work);
 void l7_sync_gen_raise(struct l7_sync *s, u64 gen);
 

@@ -163,11 +163,15 @@ static void l7_sync_apply(struct l7_sync *s, const u8 *recs, size_t len,
 		return;
 	}
 	l7_sync_count(s, &s->stats.received);
-	if (!l7_sync_keeps(s))
-		return;		/* a master keeps none of the peer's */
 	while (l7_ckpt_read_next(&r, &rec)) {
 		enum l7_ckpt_applied a;
 
+		if (rec.kind == L7_CKPT_LOAD) {
+			l7_load_apply(s->net, &rec.load, from);
+			continue;
+		}
+		if (!l7_sync_keeps(s))
+			continue;	/* a master keeps none of the peer's */
 		rec.from = from;
 		spin_lock_bh(&s->slock);
 		a = l7_ckpt_apply(&s->store, &rec, now);
@@ -783,6 +787,7 @@ static void l7_sync_setup(struct l7_sync *s, struct net *net,
 	INIT_WORK(&s->recv, l7_sync_recv_work);
 	INIT_DELAYED_WORK(&s->probe, l7_sync_probe_work);
 	INIT_DELAYED_WORK(&s->hello, l7_sync_hello_work);
+	INIT_DELAYED_WORK(&s->load, l7_sync_load_work);
 	INIT_DELAYED_WORK(&s->watch, l7_sync_watch_work);
 }
 
@@ -862,6 +867,7 @@ static void l7_sync_listen(struct l7_sync *s)
 	/* what came before the callback was set */
 	queue_work(s->wq, &s->recv);
 	queue_delayed_work(s->wq, &s->hello, 0);
+	queue_delayed_work(s->wq, &s->load, 0);
 	queue_delayed_work(s->wq, &s->watch,
 			   msecs_to_jiffies(L7_SYNC_WATCH_MS));
 }
@@ -911,6 +917,7 @@ static int __l7_sync_stop(struct net *net)
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&s->recv);
 	cancel_delayed_work_sync(&s->hello);
+	cancel_delayed_work_sync(&s->load);
 	cancel_delayed_work_sync(&s->watch);
 	cancel_delayed_work_sync(&s->probe);
 	cancel_delayed_work_sync(&s->send);

@@ -236,6 +236,11 @@ clear_logs() {
 	for b in $L7TB_BACKENDS; do : > "$L7TB_RUN/$b/access.log"; done
 }
 
+# log_requests BACKEND PATTERN: access-log lines of BACKEND matching PATTERN
+log_requests() {
+	grep -c -- "$2" "$L7TB_RUN/$1/access.log"
+}
+
 # ---- clients that write their segments by hand (scapy) ----
 
 # raw_client_rsts keep|drop: the client's kernel resets connections it

@@ -11,6 +11,7 @@
 
 #define CKPT_REC_HEAD	12	/* kind, family, reserved, gen */
 #define CKPT_BODY_LEN	56	/* an UPSERT's numbers after its tuple */
+#define CKPT_LOAD_HEAD	16	/* a LOAD's before its addresses */
 #define CKPT_FLAGS	(L7_CKPT_F_TS | L7_CKPT_F_SACK | L7_CKPT_F_BUSY)
 
 /* ---- what a record may hold ---- */
@@ -31,6 +32,13 @@ size_t l7_ckpt_rec_len(enum l7_ckpt_kind kind, uint8_t family)
 	if (kind == L7_CKPT_UPSERT)
 		return CKPT_REC_HEAD + tuple + CKPT_BODY_LEN;
 	return 0;
+}
+
+size_t l7_ckpt_load_len(uint8_t vfamily, uint8_t rfamily)
+{
+	if (!addr_len(vfamily) || !addr_len(rfamily))
+		return 0;
+	return CKPT_LOAD_HEAD + addr_len(vfamily) + addr_len(rfamily);
 }
 
 static bool zero_from(const uint8_t *a, unsigned int from)
@@ -103,8 +111,18 @@ bool l7_ckpt_conn_valid(const struct l7_ckpt_conn *c)
 	       snd_valid(c) && ts_valid(c);
 }
 
+static bool load_valid(const struct l7_ckpt_load *l)
+{
+	return l7_ckpt_load_len(l->vfamily, l->rfamily) && l->vport &&
+	       l->rport && zero_from(l->vaddr, addr_len(l->vfamily)) &&
+	       zero_from(l->raddr, addr_len(l->rfamily)) &&
+	       l->outstanding <= L7_CKPT_MAX_LOAD;
+}
+
 static bool rec_valid(const struct l7_ckpt_rec *r)
 {
+	if (r->kind == L7_CKPT_LOAD)
+		return load_valid(&r->load);
 	if (r->kind == L7_CKPT_DELETE)
 		return key_valid(&r->conn);
 	return r->kind == L7_CKPT_UPSERT && l7_ckpt_conn_valid(&r->conn);
@@ -151,6 +169,31 @@ static void put_body(uint8_t *p, const struct l7_ckpt_conn *c)
 	*p = 0;
 }
 
+static void put_load(uint8_t *p, const struct l7_ckpt_load *l)
+{
+	unsigned int vn = addr_len(l->vfamily);
+
+	*p++ = L7_CKPT_LOAD;
+	*p++ = l->vfamily;
+	p = l7_put16(p, 0);
+	*p++ = l->rfamily;
+	*p++ = 0;
+	p = l7_put16(p, l->vport);
+	p = l7_put16(p, l->rport);
+	p = l7_put16(p, 0);
+	p = l7_put32(p, l->outstanding);
+	__builtin_memcpy(p, l->vaddr, vn);
+	__builtin_memcpy(p + vn, l->raddr, addr_len(l->rfamily));
+}
+
+/* Bytes of @r on the wire; 0 for no kind. */
+static size_t rec_len(const struct l7_ckpt_rec *r)
+{
+	if (r->kind == L7_CKPT_LOAD)
+		return l7_ckpt_load_len(r->load.vfamily, r->load.rfamily);
+	return l7_ckpt_rec_len(r->kind, r->conn.t.family);
+}
+
 void l7_ckpt_write_begin(struct l7_ckpt_writer *w, uint8_t *buf, size_t cap)
 {
 	*w = (struct l7_ckpt_writer){ .buf = buf, .cap = cap };
@@ -163,12 +206,16 @@ bool l7_ckpt_write_rec(struct l7_ckpt_writer *w, const struct l7_ckpt_rec *r)
 
 	if (!rec_valid(r) || w->count == 0xffff)
 		return false;
-	n = l7_ckpt_rec_len(r->kind, r->conn.t.family);
+	n = rec_len(r);
 	if (n > w->cap - w->len)
 		return false;
-	p = put_key(w->buf + w->len, r->kind, &r->conn);
-	if (r->kind == L7_CKPT_UPSERT)
-		put_body(p, &r->conn);
+	if (r->kind == L7_CKPT_LOAD) {
+		put_load(w->buf + w->len, &r->load);
+	} else {
+		p = put_key(w->buf + w->len, r->kind, &r->conn);
+		if (r->kind == L7_CKPT_UPSERT)
+			put_body(p, &r->conn);
+	}
 	w->len += n;
 	w->count++;
 	return true;
@@ -221,6 +268,32 @@ static bool get_body(const uint8_t *p, struct l7_ckpt_conn *c)
 	return !(p[2] & ~CKPT_FLAGS) && !p[3];
 }
 
+/* A LOAD at @p, @left bytes to the datagram's end: its length, or 0. */
+static size_t get_load(const uint8_t *p, size_t left, struct l7_ckpt_rec *r)
+{
+	struct l7_ckpt_load *l = &r->load;
+	unsigned int vn;
+	size_t n;
+
+	if (left < CKPT_LOAD_HEAD || p[5] || p[10] || p[11])
+		return 0;
+	n = l7_ckpt_load_len(p[1], p[4]);
+	if (!n || n > left)
+		return 0;
+	*r = (struct l7_ckpt_rec){ .kind = L7_CKPT_LOAD };
+	l->vfamily = p[1];
+	l->rfamily = p[4];
+	p += 6;
+	l->vport = l7_get16(&p);
+	l->rport = l7_get16(&p);
+	p += 2;
+	l->outstanding = l7_get32(&p);
+	vn = addr_len(l->vfamily);
+	__builtin_memcpy(l->vaddr, p, vn);
+	__builtin_memcpy(l->raddr, p + vn, addr_len(l->rfamily));
+	return load_valid(l) ? n : 0;
+}
+
 /* The record at @p, @left bytes to the datagram's end: its length, or 0. */
 static size_t get_rec(const uint8_t *p, size_t left, struct l7_ckpt_rec *r)
 {
@@ -229,6 +302,8 @@ static size_t get_rec(const uint8_t *p, size_t left, struct l7_ckpt_rec *r)
 
 	if (left < 4 || p[2] || p[3])
 		return 0;
+	if (p[0] == L7_CKPT_LOAD)
+		return get_load(p, left, r);
 	n = l7_ckpt_rec_len(p[0], p[1]);
 	if (!n || n > left)
 		return 0;
@@ -523,6 +598,8 @@ enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_rec *r,
 				   uint32_t now_ms)
 {
+	if (r->kind == L7_CKPT_LOAD)
+		return L7_CKPT_STALE;	/* no checkpoint: not the store's */
 	if (gen_ahead(s, r->conn.gen)) {
 		s->stats.ahead++;
 		s->stats.stale++;

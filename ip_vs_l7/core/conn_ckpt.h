@@ -78,6 +78,12 @@
  *           flags u8 (1 ts, 2 sack, 4 busy), reserved u8 (0)
  *   DELETE  kind u8 (2), family, reserved u16 (0), gen u64, ports and
  *           addresses as above
+ *   LOAD    kind u8 (3), VIP family u8, reserved u16 (0), real server
+ *           family u8, reserved u8 (0), vport u16, rport u16, reserved
+ *           u16 (0), outstanding u32, vaddr, raddr (4 or 16 bytes each)
+ * A LOAD is no checkpoint: directors side by side tell each other how
+ * many requests each has outstanding on each real server of each
+ * service, for the tier's balance (l7_wlo_peers(), sched_wlo.h).
  * A datagram's records are taken all or none: a nonzero reserved byte, a
  * record cut short, an unknown kind or family, a field out of its range,
  * fewer or more records than its header counts, or a byte after the last
@@ -89,13 +95,14 @@
 #include "l7_types.h"
 #include "tcp_pmtu.h"
 
-#define L7_CKPT_REC_MIN		24	/* an IPv4 DELETE */
+#define L7_CKPT_REC_MIN		24	/* an IPv4 DELETE or LOAD */
 #define L7_CKPT_REC_MAX		104	/* an IPv6 UPSERT */
 #define L7_CKPT_MAX_WSCALE	14	/* RFC 7323 2.3 */
 
 enum l7_ckpt_kind {
 	L7_CKPT_UPSERT = 1,
 	L7_CKPT_DELETE = 2,
+	L7_CKPT_LOAD = 3,
 };
 
 #define L7_CKPT_F_TS	0x01
@@ -137,18 +144,43 @@ struct l7_ckpt_conn {
 };
 
 /*
- * One decoded record; a DELETE has only ->conn.t and ->conn.gen.  ->from
+ * A director's requests outstanding on one real server of one service
+ * (kind LOAD), at most L7_CKPT_MAX_LOAD: more than any server holds, and
+ * the sum over IPVS_L7_SYNC_PEERS_MAX peers stays far inside an int.
+ */
+#define L7_CKPT_MAX_LOAD	(1u << 20)
+
+struct l7_ckpt_load {
+	uint8_t vfamily;	/* 4 or 6 */
+	uint8_t rfamily;
+	uint8_t vaddr[16];	/* network order, the rest zero for IPv4 */
+	uint8_t raddr[16];
+	uint16_t vport;		/* host order */
+	uint16_t rport;
+	uint32_t outstanding;
+};
+
+/*
+ * One decoded record; a DELETE has only ->conn.t and ->conn.gen, a LOAD
+ * only ->load.  ->from
  * is not on the wire: the caller's number for the director it came from
  * (the channel's peer), which the store keeps with the record.
  */
 struct l7_ckpt_rec {
 	enum l7_ckpt_kind kind;
 	struct l7_ckpt_conn conn;
+	struct l7_ckpt_load load;
 	uint8_t from;
 };
 
-/* Bytes of one record of @kind and @family on the wire; 0 if neither. */
+/*
+ * Bytes of one UPSERT or DELETE of @family on the wire; 0 if neither (a
+ * LOAD's length depends on two families: l7_ckpt_load_len()).
+ */
 size_t l7_ckpt_rec_len(enum l7_ckpt_kind kind, uint8_t family);
+
+/* Bytes of one LOAD of those families; 0 if either is neither 4 nor 6. */
+size_t l7_ckpt_load_len(uint8_t vfamily, uint8_t rfamily);
 
 /*
  * The ranges of a record's fields: those a live Linux connection (and
@@ -304,7 +336,8 @@ enum l7_ckpt_applied {
 
 /*
  * Apply a decoded record at our TSval-clock time @now_ms.  One whose
- * generation is too far ahead (L7_CKPT_GEN_*) is STALE, counted as ahead.
+ * generation is too far ahead (L7_CKPT_GEN_*) is STALE, counted as ahead;
+ * a LOAD is STALE, not counted (it is no checkpoint).
  */
 enum l7_ckpt_applied l7_ckpt_apply(struct l7_ckpt_store *s,
 				   const struct l7_ckpt_rec *r,

@@ -37,3 +37,15 @@ uint64_t l7_wlo_next_pass(const struct l7_wlo *s)
 {
 	return s->pass + L7_WLO_STRIDE / s->weight;
 }
+
+uint32_t l7_wlo_peers(const struct l7_peer_load *pl, unsigned int n,
+		      uint32_t now_ms, uint32_t fresh_ms)
+{
+	uint32_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (pl[i].outstanding && now_ms - pl[i].at_ms < fresh_ms)
+			sum += pl[i].outstanding;
+	return sum;
+}

@@ -29,6 +29,28 @@
 
 #define L7_WLO_STRIDE	(1ULL << 32)	/* a pick's pass, divided by weight */
 
+/*
+ * Directors side by side each see only their own outstanding requests;
+ * every L7_LOAD_SHARE_MS each tells the others its count on each real
+ * server (a LOAD record, conn_ckpt.h), and a real server's count for the
+ * pick is its own plus the peers' - of each peer its last word, while
+ * younger than @fresh_ms: a peer silent that long (dead, cut off, its
+ * channel stopped) has no requests there that this director should
+ * steer around.
+ */
+#define L7_LOAD_SHARE_MS	100
+#define L7_LOAD_FRESH_MS	1000	/* as long as a silent peer is lost */
+
+/* One peer's last word on one real server. */
+struct l7_peer_load {
+	uint32_t outstanding;
+	uint32_t at_ms;		/* when it came */
+};
+
+/* The fresh outstanding counts of @n peers' words @pl at @now_ms. */
+uint32_t l7_wlo_peers(const struct l7_peer_load *pl, unsigned int n,
+		      uint32_t now_ms, uint32_t fresh_ms);
+
 /* A real server as the scheduler sees it at the moment of a pick. */
 struct l7_wlo_cand {
 	int32_t weight;		/* IPVS's; 0 or below: not eligible */

@@ -39,6 +39,7 @@ SERVER = {
     "Errors": "request_errors_total", "BytesIn": "server_sent_bytes_total",
     "BytesOut": "server_received_bytes_total",
     "UThresh": "server_upper_threshold",
+    "PeerOut": "peer_requests_outstanding",
 }
 SAMPLE = re.compile(r'^(ip_vs_l7_[a-z_]+)\{([^}]*)\} (-?\d+)$')
 

@@ -107,7 +107,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawnet import csum  # noqa: E402
 
 VERSION = 2
-UPSERT, DELETE = 1, 2
+UPSERT, DELETE, LOAD = 1, 2, 3
+LOAD_HEAD = 16              # a LOAD before its two addresses
+ADDR_LEN = {4: 4, 6: 16}
 HDR = struct.Struct(">BBHIQQQQQ")       # sync_peer.h, 48 bytes
 HDR_LEN = HDR.size
 TAG_LEN = 16
@@ -767,6 +769,10 @@ class Director:
             elif v == "take":
                 at = 0
                 for _ in range(h.count):
+                    if pt[at] == LOAD:     # a director's load, no record
+                        at += (LOAD_HEAD + ADDR_LEN.get(pt[at + 1], 0) +
+                               ADDR_LEN.get(pt[at + 4], 0))
+                        continue
                     n = REC_HEAD + 12 + (UPSERT_BODY if pt[at] == UPSERT
                                          else 0)
                     self.records.append(pt[at:at + n])

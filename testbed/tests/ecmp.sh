@@ -194,17 +194,17 @@ route() {
 	in_d "$1" "$KA/l7-ecmp-route" -s "$L7TB_RUN/frr/$1" "$2" $((64500 + n)) "$L7TB_VIP/32"
 }
 
-# drain DIR: its route withdrawn, the router down to two next hops
-drain() {
-	route "$1" withdraw && wait_for -s 20 eq_paths 2 ||
+# route_to DIR announce|withdraw N: DIR's route announced or withdrawn,
+# the router then at N next hops
+route_to() {
+	route "$1" "$2" && wait_for -s 20 eq_paths "$3" ||
 		{ ip -n l7rtr route; return 1; }
 }
 
-# join DIR: its route announced again, three next hops
-join() {
-	route "$1" announce && wait_for -s 20 eq_paths 3 ||
-		{ ip -n l7rtr route; return 1; }
-}
+# drain DIR: its route withdrawn, the router down to two next hops; join
+# DIR: announced again, three
+drain() { route_to "$1" withdraw 2; }
+join() { route_to "$1" announce 3; }
 
 eq_paths() { [ "$(paths)" = "$1" ]; }
 
@@ -311,6 +311,89 @@ under_load() {
 		{ cat "$TMP/load.ka" "$TMP/load.pipe" | tail -n 20; return 1; }
 }
 
+# tier_out DIR: requests outstanding on DIR's real servers as DIR's
+# pick sees them - its own and its peers' last word (LOAD records)
+tier_out() {
+	l7_table "$1" | l7_awk '$1 == "->" { n += rv("Outst") + rv("PeerOut") }
+		END { print n + 0 }'
+}
+
+tier_seen() {
+	local d
+	for d in $L7TB_ECMP_DIRS; do
+		[ "$(tier_out "$d")" = "$1" ] || return 1
+	done
+}
+
+# Six slow requests (6 s each, new connections, 0.5 s apart), spread by
+# the router over the directors: while all six are under way every
+# director counts all six - its own and its peers' (the channel's LOAD
+# records, every 100 ms) - and the tier puts two on each real server,
+# though no director sent more than a few of them.
+tier_load() {
+	local i b conns0 seen=0 counts= pids=
+	conns0=$(per_dir conns)
+	clear_logs
+	for i in 1 2 3 4 5 6; do
+		in_cli curl -sS --fail --max-time 30 -o /dev/null \
+			"http://$L7TB_VIP/cgi-bin/sleep?ms=6000&id=$i" &
+		pids="$pids $!"
+		sleep 0.5
+	done
+	wait_for -s 3 tier_seen 6 && seen=1
+	note "each director's count of the tier's outstanding requests: $(for d in $L7TB_ECMP_DIRS; do printf '%s=%s ' "$d" "$(tier_out "$d")"; done)(6 under way; connections per director: $(per_dir conns), before: $conns0)"
+	# shellcheck disable=SC2086
+	wait $pids || { echo "a slow request failed"; return 1; }
+	for b in $L7TB_BACKENDS; do
+		counts="$counts $(log_requests "$b" "GET /cgi-bin/sleep")"
+	done
+	note "slow requests per real server:$counts"
+	[ $seen = 1 ] && [ "$counts" = " 2 2 2" ]
+}
+
+# mix_cv: the demo's CGI mix (make demo: keep-alive connections of 40,
+# 25, 10 and 5 equal CGI calls), two connections of each, through the
+# router: the requests per real server and their CV
+mix_cv() {
+	local n b counts= pids=
+	clear_logs
+	rm -f "$TMP"/mix.*
+	for n in 40 25 10 5 40 25 10 5; do
+		in_cli httperf --server "$L7TB_VIP" --uri "/cgi-bin/burn?iters=300" \
+			--num-conns 1 --num-calls "$n" --timeout 60 > "$TMP/mix.$n.$RANDOM" 2>&1 &
+		pids="$pids $!"
+		sleep 0.2
+	done
+	# shellcheck disable=SC2086
+	wait $pids
+	if grep -L '^Errors: total 0 ' "$TMP"/mix.* | grep -q .; then
+		grep -h '^Errors' "$TMP"/mix.*
+		return 1
+	fi
+	for b in $L7TB_BACKENDS; do
+		counts="$counts $(log_requests "$b" "GET /cgi-bin/burn")"
+	done
+	# shellcheck disable=SC2086 # one number per word
+	echo "${counts# }, CV $(cv $counts)"
+}
+
+# The demo's mix through one director (the other two drained), then
+# through all three: the tier spreads the requests over the real servers
+# as evenly as one director does - CV <= 0.05, or no more than 0.02 above
+# one director's in the same boot, whose own spread the guest's
+# scheduler can widen (a server it favours answers sooner, and rightly
+# gets more).
+tier_spread() {
+	local one three
+	route_to l7dir2 withdraw 2 && route_to l7dir3 withdraw 1 || return 1
+	one=$(mix_cv) || { echo "$one"; return 1; }
+	route_to l7dir2 announce 2 && route_to l7dir3 announce 3 || return 1
+	three=$(mix_cv) || { echo "$three"; return 1; }
+	note "the demo's CGI mix (2 x 40+25+10+5 requests) per real server, through one director: $one; through three: $three"
+	awk -v a="${one##*CV }" -v b="${three##*CV }" \
+		'BEGIN { exit !(b <= 0.05 || b <= a + 0.02) }'
+}
+
 # A client in the middle of a 1 MB response (midresp.py) when the
 # director that holds it is killed: the others lose that peer (its
 # channel silent for 1 s) and probe the clients of its records; the
@@ -365,6 +448,8 @@ t_check "ecmp: the router reaches the VIP over three directors (BGP), which 30 c
 SPREAD_SEEN=1
 t_check "ecmp: the drained director joins again (route announced): the flows that move back are taken over, none lost" moved join l7dir2
 t_check "ecmp: the director holding a client in the middle of a 1 MB response drained: the client's segments forwarded to it, the response whole" mid_drain
+t_check "ecmp: six slow requests through three directors: each director counts all six (its peers' LOAD records), two on each real server" tier_load
+t_check "ecmp: the demo's CGI mix through three directors: requests per real server as even as through one (CV <= 0.05, or within 0.02 of one's)" tier_spread
 [ -n "${L7_ONLY:-}" ] &&
 	t_check "ecmp: keep-alive, pipelining and 1 MB clients busy across a drain and a join: none lost, none reset" under_load
 t_check "ecmp: a director killed (links cut, BFD): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3

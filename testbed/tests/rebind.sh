@@ -41,11 +41,6 @@ restart_backends() {
 }
 
 
-# log_requests BACKEND PATTERN: access-log lines of BACKEND matching PATTERN
-log_requests() {
-	grep -c -- "$2" "$L7TB_RUN/$1/access.log"
-}
-
 # log_conns BACKEND PATTERN: distinct TCP connections (director-side ports)
 # that carried requests matching PATTERN
 log_conns() {

@@ -297,6 +297,84 @@ static enum l7_ckpt_applied put(struct store *st, struct l7_ckpt_rec r)
 	return l7_ckpt_apply(&st->s, &r, 0);
 }
 
+/* A LOAD: an IPv4 VIP's server of @rfamily, @out outstanding. */
+static struct l7_ckpt_rec load_of(uint8_t rfamily, uint32_t out)
+{
+	struct l7_ckpt_rec r = { .kind = L7_CKPT_LOAD };
+
+	r.load.vfamily = 4;
+	r.load.rfamily = rfamily;
+	r.load.vaddr[0] = 198;
+	r.load.vaddr[3] = 1;
+	r.load.raddr[0] = rfamily == 4 ? 192 : 0x20;
+	r.load.raddr[rfamily == 4 ? 3 : 15] = 11;
+	r.load.vport = 80;
+	r.load.rport = 8080;
+	r.load.outstanding = out;
+	return r;
+}
+
+/*
+ * LOADs beside checkpoints: read back field for field, at their place on
+ * the wire; every prefix refused; a reserved byte, a family, a port or a
+ * count out of range refuses the datagram; the store takes none of them.
+ */
+static void load_records(void)
+{
+	struct l7_ckpt_rec in[3] = {
+		load_of(4, 7),
+		upsert(conn_of(tuple4(7, 40000), 1)),
+		load_of(6, L7_CKPT_MAX_LOAD),
+	};
+	static const size_t bad[][2] = {
+		{ 1, 5 }, { 2, 1 }, { 4, 0 }, { 5, 1 }, { 7, 0 },
+		{ 10, 1 }, { 11, 1 }, { 12, 0xff },
+	};
+	struct l7_ckpt_reader r;
+	struct l7_ckpt_rec out;
+	struct store st;
+	uint8_t buf[512];
+	size_t len, n, i;
+	int accepted = 0;
+
+	len = write_dgram(buf, sizeof(buf), in, 3);
+	CHECK(len == 24 + 80 + 36, "len %zu", len);
+	CHECK(l7_ckpt_load_len(6, 6) == 48 && !l7_ckpt_load_len(4, 5),
+	      "lengths");
+	CHECK(buf[0] == 3 && buf[1] == 4 && buf[4] == 4 && buf[6] == 0 &&
+	      buf[7] == 80 && buf[8] == 0x1f && buf[9] == 0x90 &&
+	      buf[15] == 7 && buf[16] == 198 && buf[20] == 192, "layout");
+	CHECK(!l7_ckpt_read_begin(&r, buf, len, 3), "read");
+	for (i = 0; i < 3; i++) {
+		CHECK(l7_ckpt_read_next(&r, &out), "record %zu", i);
+		CHECK(out.kind == in[i].kind, "kind %zu", i);
+		if (out.kind == L7_CKPT_LOAD)
+			CHECK(!memcmp(&out.load, &in[i].load, sizeof(out.load)),
+			      "load %zu differs", i);
+	}
+	for (n = 0; n < len; n++)
+		accepted += reads(buf, n);
+	CHECK(!accepted, "%d prefixes read", accepted);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t was = buf[bad[i][0]];
+
+		buf[bad[i][0]] = (uint8_t)bad[i][1];
+		CHECK(!reads(buf, len), "byte %zu = %zu read", bad[i][0],
+		      bad[i][1]);
+		buf[bad[i][0]] = was;
+	}
+	CHECK(reads(buf, len), "restored");
+	buf[8] = 0;
+	buf[9] = 0;
+	CHECK(!reads(buf, len), "server port 0 read");
+	in[0] = load_of(4, L7_CKPT_MAX_LOAD + 1);
+	CHECK(!write_dgram(buf, sizeof(buf), in, 1), "count past the cap written");
+	store_init(&st);
+	CHECK(put(&st, load_of(4, 3)) == L7_CKPT_STALE &&
+	      !st.s.stats.stale && !st.s.stats.stored && !st.s.recs.count,
+	      "the store took a LOAD");
+}
+
 static void store_init_sizes(void)
 {
 	struct store st;
@@ -1118,5 +1196,6 @@ int main(void)
 	RUN(busy_record_resets);
 	RUN(records_keep_their_owner);
 	RUN(live_owner_forwards);
+	RUN(load_records);
 	return l7_test_summary("conn_ckpt");
 }

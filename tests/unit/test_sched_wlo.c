@@ -178,6 +178,47 @@ static void random_loads_least(void)
 	}
 }
 
+/*
+ * The peers' words on a server: only those younger than the freshness
+ * count (a silent peer's stop counting), across the clock's wrap.
+ */
+static void peers_fresh_only(void)
+{
+	struct l7_peer_load pl[4] = {
+		{ .outstanding = 3, .at_ms = 0xfffffff0u },	/* 20 ms old */
+		{ .outstanding = 5, .at_ms = 0xffffff00u - 1000 }, /* stale */
+		{ .outstanding = 7, .at_ms = 4 },		/* just now */
+		{ 0 },
+	};
+
+	CHECK(l7_wlo_peers(pl, 4, 4, 1000) == 10, "sum %u",
+	      l7_wlo_peers(pl, 4, 4, 1000));
+	CHECK(l7_wlo_peers(pl, 4, 4 + 1000, 1000) == 0, "all stale");
+	CHECK(l7_wlo_peers(pl, 0, 4, 1000) == 0, "no peer");
+}
+
+/*
+ * Side by side: a server the peers load counts as loaded here too - the
+ * pick goes around it though this director sent it nothing.
+ */
+static void peers_load_steers(void)
+{
+	static const int32_t w[] = { 1, 1, 1 };
+	struct service v = service(3, w);
+	struct l7_peer_load pl[2] = { { 2, 100 }, { 1, 150 } };
+	unsigned int i;
+
+	v.s[0].outstanding = (int32_t)l7_wlo_peers(pl, 2, 200, 1000);
+	for (i = 0; i < 6; i++) {
+		int m = pick(&v, false);
+
+		CHECK(m == 1 || m == 2, "pick %u: the server the peers load", i);
+		if (m > 0)
+			v.s[m].outstanding++;
+	}
+	CHECK(pick(&v, false) == 0, "equal again: its turn");
+}
+
 int main(void)
 {
 	RUN(equals_take_turns);
@@ -186,5 +227,7 @@ int main(void)
 	RUN(return_is_no_flood);
 	RUN(not_eligible);
 	RUN(random_loads_least);
+	RUN(peers_fresh_only);
+	RUN(peers_load_steers);
 	return l7_test_summary("sched_wlo");
 }
