@@ -486,6 +486,7 @@ struct l7_conn {
 	bool			c_sack;
 	bool			c_fin;		/* client sent FIN */
 	bool			reset;		/* a RST went through */
+	bool			handed_over;	/* a peer took it over */
 	/* how far it may fall behind sending a body, reading (floor.c) */
 	struct l7_rate_floor	body_floor;
 	struct l7_rate_floor	read_floor;
@@ -612,6 +613,7 @@ static inline struct l7_csm l7_csm_of(const struct l7_conn *c)
 		.c_fin = c->c_fin,
 		.dead = c->dead || c->dead_reason,
 		.reset = c->reset,
+		.handed_over = c->handed_over,
 	};
 
 	if (b) {

@@ -120,7 +120,10 @@ static void l7_sync_count(struct l7_sync *s, u64 *counter)
  * alone moved the VIP).  Our copy's numbers are behind the client's now,
  * and were the VIP to come back it would answer with them: it ends,
  * without a word to the client, nor a DELETE to the peer that holds the
- * connection.  A record not newer than our own last one of it is an old
+ * connection.  Not even a RST for a response the client had not
+ * acknowledged here yet: the record is written as of that ACK, so the
+ * peer adopted it from the ACK this director never got - the client has
+ * it all.  A record not newer than our own last one of it is an old
  * one of ours the peer still had, never a takeover.
  */
 static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
@@ -137,6 +140,7 @@ static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 		spin_lock_bh(&c->lock);
 		if (!c->dead && l7_conn_at_boundary(c) && k->gen > c->ckpt_gen) {
 			c->ckpt_gen = 0;
+			c->handed_over = true;
 			l7_conn_end(c, L7_END_FLUSHED, "taken over by the peer");
 			ended = true;
 		}

@@ -167,7 +167,8 @@ bool l7_csm_tunnel_closed(const struct l7_csm *m)
 
 bool l7_csm_end_resets(const struct l7_csm *m)
 {
-	return m->bindings && !m->reset && !l7_csm_tunnel_ended(m);
+	return m->bindings && !m->reset && !m->handed_over &&
+	       !l7_csm_tunnel_ended(m);
 }
 
 /* One more send of what is owed, within @max sends, or give up. */

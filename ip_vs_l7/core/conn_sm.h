@@ -43,6 +43,13 @@ struct l7_csm {
 	bool cur_upgrade;	/* the request asked to switch protocols */
 	bool head_pending;	/* client bytes buffered after it */
 	bool reset;		/* a RST went or came: nothing more to say */
+	/*
+	 * Another director took the connection over (a newer record of
+	 * it, side by side): the client is that director's now, and has
+	 * everything this one sent - the record it was adopted from says
+	 * so.  Not a word from here.
+	 */
+	bool handed_over;
 };
 
 /* A framed (or refused) head: send it on now, or hold it. */
@@ -156,8 +163,8 @@ bool l7_csm_tunnel_closed(const struct l7_csm *m);
 
 /*
  * The connection is torn down with bindings left: the client did not
- * get all, and is reset - unless it was reset already, or a tunnel that
- * both ends closed in order.
+ * get all, and is reset - unless it was reset already, handed over to
+ * another director, or a tunnel that both ends closed in order.
  */
 bool l7_csm_end_resets(const struct l7_csm *m);
 

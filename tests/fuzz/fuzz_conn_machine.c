@@ -28,7 +28,9 @@
  *   - a lost request goes again at most L7_BL_RETRIES times, only when
  *     that is safe, else the director answers 502;
  *   - a torn-down connection resets its client exactly when a binding
- *     is left, unless it was a tunnel both ends closed in order;
+ *     is left, unless it was a tunnel both ends closed in order or
+ *     another director took it over (a peer's newer record, at any
+ *     point: its client has everything);
  *   - a 101 makes a tunnel only for the request under way that asked
  *     for it with nothing pipelined behind; a tunnel ends in order
  *     once both ends sent FIN;
@@ -77,6 +79,7 @@ struct model {
 	uint8_t pool;		/* what the pool answers the next bind */
 	int answered;		/* requests answered, all before ->next */
 	bool c_fin, closed, dead, reset;
+	bool handed_over;	/* another director took it over */
 	bool tunnel;		/* the request under way switched protocols */
 	/* the director's reply and FIN, resent until acknowledged */
 	bool replied, reply_acked;
@@ -93,6 +96,7 @@ static struct l7_csm m_view(const struct model *m)
 		.c_fin = m->c_fin,
 		.dead = m->dead,
 		.reset = m->reset,
+		.handed_over = m->handed_over,
 	};
 
 	if (m->cur) {
@@ -367,7 +371,8 @@ static void die(struct model *m)
 
 	m->dead = true;
 	FUZZ_ASSERT(l7_csm_end_resets(&v) ==
-		    (m->nb > 0 && !m->reset && !tunnel_ended(m)));
+		    (m->nb > 0 && !m->reset && !m->handed_over &&
+		     !tunnel_ended(m)));
 }
 
 /* After a FIN either way through a tunnel: both in, it lingers, over. */
@@ -723,7 +728,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (off = 1; off + REC_LEN <= size && !m.dead; off += REC_LEN) {
 		uint8_t op = data[off], arg = data[off + 1];
 
-		switch (op % 9) {
+		switch (op % 10) {
 		case 0:
 			client_head(&m, arg);
 			break;
@@ -750,6 +755,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 7:
 			resend(&m, arg);
+			break;
+		case 8:		/* a peer's newer record: taken over there */
+			m.handed_over = true;
+			die(&m);
 			break;
 		default:
 			m.pool = arg;

@@ -136,6 +136,9 @@ static void teardown_resets_a_client_short(void)
 	m = answered();
 	m.bindings = 0;
 	CHECK(!l7_csm_end_resets(&m), "nothing left");
+	m = answered();
+	m.handed_over = true;
+	CHECK(!l7_csm_end_resets(&m), "handed over to another director");
 }
 
 /* the reply and FIN: 6 resends while the response stands still */
