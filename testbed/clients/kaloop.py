@@ -54,14 +54,15 @@ def main():
     totals = collections.Counter()
     failures = []
 
-    def record(c, i, t0, backend, ok, reason=""):
+    def record(c, i, t0, backend, ok, reason="", port=0):
         with lock:
             totals["requests"] += 1
             totals["ok" if ok else "errors"] += 1
             if ok:
                 served[backend] += 1
             else:
-                failures.append("conn %d request %d: %s" % (c, i, reason))
+                failures.append("conn %d (port %d) request %d: %s"
+                                % (c, port, i, reason))
             if log:
                 log.write("%d %d %.3f %.3f %s %s %s\n" % (
                     c, i, t0, l7http.now(), backend or "-",
@@ -76,12 +77,14 @@ def main():
             path = paths[(c + i) % len(paths)]
             t0 = l7http.now()
             backend = None
+            port = 0
             try:
                 conn.request("GET", path)
                 if sock is not None and conn.sock is not sock:
                     with lock:
                         totals["reconnects"] += 1
                 sock = conn.sock
+                port = sock.getsockname()[1]
                 resp = conn.getresponse()
                 body = resp.read()
                 backend = resp.getheader("X-Backend")
@@ -93,7 +96,7 @@ def main():
             except (OSError, http.client.HTTPException, l7http.Mismatch,
                     ValueError) as e:
                 record(c, i, t0, backend, False,
-                       "%s: %s" % (type(e).__name__, e))
+                       "%s: %s" % (type(e).__name__, e), port)
                 conn.close()
                 sock = None
                 with lock:
