@@ -177,8 +177,9 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 	if (WARN_ON_ONCE(g.flags & L7_TCPF_RST))
 		return NULL;
 	c = l7_client_alloc(ls, skb);
-	if (c)
-		l7_conn_restore(c, &rec);
+	if (!c)
+		return NULL;
+	l7_conn_restore(c, &rec);
 	return c;
 }
 
@@ -290,7 +291,18 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	 */
 	spin_lock_bh(&c->lock);
 	if (!c->dead) {
-		if (!adopted)
+		/*
+		 * An adopted connection's record at once, as of the boundary
+		 * it was adopted at: the director that held it ends its copy
+		 * (displaced) and every peer learns who holds it now.  Left
+		 * to the next sync_idle, which a client that never pauses so
+		 * long never gives, the old holder's copy answered the flow
+		 * when it moved back, with numbers long behind the client's,
+		 * and the peers forwarded to a director that no longer had it.
+		 */
+		if (adopted)
+			l7_conn_checkpoint(c);
+		else
 			l7_service_count(ls, conns);
 		verdict = l7_client_segment(c, skb);
 		l7_conn_settle(c);

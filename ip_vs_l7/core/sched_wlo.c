@@ -15,6 +15,17 @@ void l7_wlo_begin(struct l7_wlo *s, uint64_t clock, bool any)
 	*s = (struct l7_wlo){ .clock = clock, .any = any, .weight = 1 };
 }
 
+/*
+ * Among equals, the lower pass; among passes left behind the clock (all
+ * counted as the clock), the one left furthest behind - the server that
+ * has waited longest - not the first offered, which would favour the
+ * first servers of the list whenever loads differ and passes fall behind.
+ */
+static bool earlier_turn(uint64_t pass, uint64_t raw, const struct l7_wlo *s)
+{
+	return pass < s->pass || (pass == s->pass && raw < s->raw);
+}
+
 bool l7_wlo_offer(struct l7_wlo *s, const struct l7_wlo_cand *c)
 {
 	uint64_t out = c->outstanding > 0 ? (uint64_t)c->outstanding : 0;
@@ -24,12 +35,14 @@ bool l7_wlo_offer(struct l7_wlo *s, const struct l7_wlo_cand *c)
 	if (!w || c->down || c->full || (!s->any && !c->idle))
 		return false;
 	if (s->found && !fewer_weighted(out, w, s->out, s->weight) &&
-	    (fewer_weighted(s->out, s->weight, out, w) || pass >= s->pass))
+	    (fewer_weighted(s->out, s->weight, out, w) ||
+	     !earlier_turn(pass, c->pass, s)))
 		return false;
 	s->found = true;
 	s->out = out;
 	s->weight = w;
 	s->pass = pass;
+	s->raw = c->pass;
 	return true;
 }
 

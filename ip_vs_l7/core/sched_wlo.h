@@ -16,7 +16,8 @@
  * its pass then moves on by L7_WLO_STRIDE / weight, so equals take turns
  * in proportion to their weights.  A pass left behind - a server that was
  * down, or new - counts from the service's clock, the pass of the last
- * pick, so its return is not a flood of turns it missed.
+ * pick, so its return is not a flood of turns it missed; of several left
+ * behind, the one left furthest goes first, whatever their order.
  *
  * The glue offers each candidate in turn with what it reads of it at that
  * moment (racily: a lost update costs one turn), and after the last one
@@ -68,7 +69,8 @@ struct l7_wlo {
 	bool found;
 	uint64_t out;		/* of the best so far */
 	uint64_t weight;
-	uint64_t pass;
+	uint64_t pass;		/* its pass, at least the clock */
+	uint64_t raw;		/* its pass as offered */
 };
 
 /* Start a pick at the service's pass clock @clock. */

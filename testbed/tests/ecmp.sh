@@ -326,7 +326,7 @@ tier_seen() {
 	done
 }
 
-# Six slow requests (6 s each, new connections, 0.5 s apart), spread by
+# Six slow requests (10 s each, new connections, 0.5 s apart), spread by
 # the router over the directors: while all six are under way every
 # director counts all six - its own and its peers' (the channel's LOAD
 # records, every 100 ms) - and the tier puts two on each real server,
@@ -337,11 +337,11 @@ tier_load() {
 	clear_logs
 	for i in 1 2 3 4 5 6; do
 		in_cli curl -sS --fail --max-time 30 -o /dev/null \
-			"http://$L7TB_VIP/cgi-bin/sleep?ms=6000&id=$i" &
+			"http://$L7TB_VIP/cgi-bin/sleep?ms=10000&id=$i" &
 		pids="$pids $!"
 		sleep 0.5
 	done
-	wait_for -s 3 tier_seen 6 && seen=1
+	wait_for -s 7 tier_seen 6 && seen=1
 	note "each director's count of the tier's outstanding requests: $(for d in $L7TB_ECMP_DIRS; do printf '%s=%s ' "$d" "$(tier_out "$d")"; done)(6 under way; connections per director: $(per_dir conns), before: $conns0)"
 	# shellcheck disable=SC2086
 	wait $pids || { echo "a slow request failed"; return 1; }

@@ -219,6 +219,26 @@ static void peers_load_steers(void)
 	CHECK(pick(&v, false) == 0, "equal again: its turn");
 }
 
+/*
+ * Passes left behind the clock (a server that lost picks on load) take
+ * the next ties in the order they fell behind, not in the list's order.
+ */
+static void behind_in_their_order(void)
+{
+	static const int32_t w[] = { 1, 1, 1 };
+	struct service v = service(3, w);
+
+	v.clock = 10 * L7_WLO_STRIDE;
+	v.s[0].pass = 7 * L7_WLO_STRIDE;
+	v.s[1].pass = 3 * L7_WLO_STRIDE;	/* behind the longest */
+	v.s[2].pass = 5 * L7_WLO_STRIDE;
+	CHECK(pick(&v, false) == 1, "the longest behind first");
+	CHECK(pick(&v, false) == 2, "then the next");
+	CHECK(pick(&v, false) == 0, "then the last");
+	CHECK(v.s[1].pass == 11 * L7_WLO_STRIDE, "counted from the clock: %llu",
+	      (unsigned long long)(v.s[1].pass / L7_WLO_STRIDE));
+}
+
 int main(void)
 {
 	RUN(equals_take_turns);
@@ -229,5 +249,6 @@ int main(void)
 	RUN(random_loads_least);
 	RUN(peers_fresh_only);
 	RUN(peers_load_steers);
+	RUN(behind_in_their_order);
 	return l7_test_summary("sched_wlo");
 }
