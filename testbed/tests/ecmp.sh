@@ -224,12 +224,16 @@ kill_dir() {
 	note "$1's links cut: its route gone from the router after $(echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./') s"
 }
 
+# own_outst DIR: the requests DIR itself has outstanding on its servers
+own_outst() {
+	l7_table "$1" | l7_awk '$1 == "->" { n += rv("Outst") } END { print n + 0 }'
+}
+
 # mid_start: a client in the middle of a 1 MB response (midresp.py, 8 KB
-# read every 50 ms); HOLDER the director whose active count rose
+# read every 50 ms, nothing else under way); HOLDER the one director with
+# a request outstanding - its response - of those alive
 mid_start() {
-	local d
-	declare -A was
-	for d in $L7TB_ECMP_DIRS; do was[$d]=$(dir_col "$d" active); done
+	local d n=0
 	rm -f "$TMP/mid.ready"
 	in_cli "$PY" "$CLIENTS/midresp.py" "$L7TB_VIP" "$TMP/mid.ready" \
 		--timeout 40 > "$TMP/mid" 2>&1 &
@@ -238,9 +242,9 @@ mid_start() {
 	wait_for -s 60 test -e "$TMP/mid.ready" || { kill $MID_PID; cat "$TMP/mid"; return 1; }
 	for d in $L7TB_ECMP_DIRS; do
 		grep -qx "$d" "$TMP/killed" 2>/dev/null && continue
-		[ "$(dir_col "$d" active)" -gt "${was[$d]}" ] && HOLDER=$d
+		[ "$(own_outst "$d")" -ge 1 ] && HOLDER=$d n=$((n + 1))
 	done
-	[ -n "$HOLDER" ] || { kill $MID_PID; echo "no director holds the client"; return 1; }
+	[ $n = 1 ] || { kill $MID_PID; echo "$n directors hold the client"; return 1; }
 }
 
 # The director holding a client in the middle of a 1 MB response drained
