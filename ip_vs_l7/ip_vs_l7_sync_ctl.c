@@ -138,7 +138,9 @@ static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 			   htons(k->t.vport));
 	if (c) {
 		spin_lock_bh(&c->lock);
-		if (!c->dead && l7_conn_at_boundary(c) && k->gen > c->ckpt_gen) {
+		/* not one ending already: the adopter's next record again */
+		if (!c->dead && !c->dead_reason && l7_conn_at_boundary(c) &&
+		    k->gen > c->ckpt_gen) {
 			c->ckpt_gen = 0;
 			c->handed_over = true;
 			l7_conn_end(c, L7_END_FLUSHED, "taken over by the peer");
