@@ -385,6 +385,12 @@ void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
 	if (c->c_ts)
 		l7_conn_ts_continue(c, rec->ts_off);
 	c->requests = k->requests;
+	/*
+	 * Only a record newer than the one it was adopted from displaces
+	 * it (l7_sync_displace()): the receiver may take that very record
+	 * on to its displacement check just after the adoption.
+	 */
+	c->ckpt_gen = k->gen;
 }
 
 void l7_conn_sync_end(struct l7_conn *c)
