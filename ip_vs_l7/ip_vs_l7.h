@@ -531,6 +531,9 @@ struct l7_conn {
 
 	/* the generation of the backup's record of it; 0: none (sync.c) */
 	u64			ckpt_gen;
+	/* the boundary that record is of: its rcv_nxt and snd_nxt */
+	u32			ckpt_rcv_nxt;
+	u32			ckpt_snd_nxt;
 };
 
 /* Whether the director's segments to @b's server carry a timestamp. */

@@ -143,7 +143,7 @@ static void l7_clock_fire(struct l7_conn *c, enum l7_clock_slot s)
 		l7_close_late(c);
 		break;
 	case L7_CLK_SYNC:
-		l7_conn_checkpoint(c);
+		l7_conn_checkpoint_again(c);
 		break;
 	case L7_CLK_BUSY:
 		l7_conn_checkpoint_busy(c);

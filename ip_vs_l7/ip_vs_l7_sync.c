@@ -207,10 +207,12 @@ void l7_sync_send_work(struct work_struct *work)
 }
 
 /*
- * A record for the peers, its generation given here: queued for the next
- * datagram.  That generation, or 0 where no master runs.
+ * A record for the peers, under generation @again (the resend of a
+ * boundary's record) or one given here: queued for the next datagram.
+ * That generation, or 0 where no master runs.
  */
-static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec)
+static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec,
+			 u64 again)
 {
 	struct l7_sync *s;
 	u64 gen = 0;
@@ -219,7 +221,7 @@ static u64 l7_sync_queue(struct net *net, struct l7_ckpt_rec *rec)
 	s = rcu_dereference(l7_sync_net(net)->sync);
 	if (!s || !l7_sync_sends(s))
 		goto out;
-	gen = atomic64_inc_return(&s->gen);
+	gen = again ?: atomic64_inc_return(&s->gen);
 	rec->conn.gen = gen;
 	spin_lock_bh(&s->qlock);
 	if (s->qlen < L7_SYNC_QUEUE) {
@@ -325,12 +327,16 @@ static void l7_conn_record(const struct l7_conn *c, struct l7_ckpt_conn *k)
 	}
 }
 
-static void l7_conn_record_queue(struct l7_conn *c, struct l7_ckpt_rec *rec)
+static void l7_conn_record_queue(struct l7_conn *c, struct l7_ckpt_rec *rec,
+				 u64 again)
 {
-	u64 gen = l7_sync_queue(c->net, rec);
+	u64 gen = l7_sync_queue(c->net, rec, again);
 
-	if (gen)
+	if (gen) {
 		c->ckpt_gen = gen;
+		c->ckpt_rcv_nxt = rec->conn.rcv_nxt;
+		c->ckpt_snd_nxt = rec->conn.snd_nxt;
+	}
 }
 
 void l7_conn_checkpoint(struct l7_conn *c)
@@ -340,7 +346,28 @@ void l7_conn_checkpoint(struct l7_conn *c)
 	if (!l7_conn_at_boundary(c))
 		return;
 	l7_conn_record(c, &rec.conn);
-	l7_conn_record_queue(c, &rec);
+	l7_conn_record_queue(c, &rec, 0);
+}
+
+/*
+ * SYNC: the boundary's record again, with what the client's ACK brought
+ * since (its window, its timestamp), or in case the first was lost -
+ * under the generation the first went with, if it is of the same
+ * boundary.  It says nothing newer: a peer that adopted the connection
+ * from the first in between must not be displaced by it, and its own
+ * record, newer than the first, must displace this copy.
+ */
+void l7_conn_checkpoint_again(struct l7_conn *c)
+{
+	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
+	bool same;
+
+	if (!l7_conn_at_boundary(c))
+		return;
+	l7_conn_record(c, &rec.conn);
+	same = c->ckpt_gen && rec.conn.rcv_nxt == c->ckpt_rcv_nxt &&
+	       rec.conn.snd_nxt == c->ckpt_snd_nxt;
+	l7_conn_record_queue(c, &rec, same ? c->ckpt_gen : 0);
 }
 
 /*
@@ -357,7 +384,7 @@ void l7_conn_checkpoint_busy(struct l7_conn *c)
 		return;
 	l7_conn_record(c, &rec.conn);
 	rec.conn.busy = true;
-	l7_conn_record_queue(c, &rec);
+	l7_conn_record_queue(c, &rec, 0);
 }
 
 void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
@@ -400,7 +427,7 @@ void l7_conn_sync_end(struct l7_conn *c)
 	if (!c->ckpt_gen)
 		return;		/* the backup has no record of it */
 	l7_sync_tuple(c, &rec.conn.t);
-	l7_sync_queue(c->net, &rec);
+	l7_sync_queue(c->net, &rec, 0);
 	c->ckpt_gen = 0;
 }
 

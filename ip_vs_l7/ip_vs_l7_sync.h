@@ -121,6 +121,7 @@ struct l7_conn;
 bool l7_conn_at_boundary(const struct l7_conn *c);
 /* L7_CLK_SYNC: still at the boundary, a record of @c for the backup */
 void l7_conn_checkpoint(struct l7_conn *c);
+void l7_conn_checkpoint_again(struct l7_conn *c);
 /* L7_CLK_BUSY: a busy record of @c, which has none yet, for the backup */
 void l7_conn_checkpoint_busy(struct l7_conn *c);
 /* a connection taken over goes on from its record (ip_vs_l7_listen.c) */

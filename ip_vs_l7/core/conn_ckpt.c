@@ -528,6 +528,19 @@ static void gen_taken(struct l7_ckpt_store *s, uint64_t gen)
 }
 
 /* An UPSERT newer than everything known of its tuple becomes its record. */
+/*
+ * @c is its writer's resend of the record slot @e holds (the same
+ * generation, writer and boundary): what the client's ACK brought since.
+ * Never of a tombstone: a connection adopted stays adopted.
+ */
+static bool resends(const struct l7_ckpt_slot *e, const struct l7_ckpt_conn *c,
+		    uint8_t from)
+{
+	return !e->tomb && c->gen == e->conn.gen && from == e->owner &&
+	       !c->busy && !e->conn.busy && c->rcv_nxt == e->conn.rcv_nxt &&
+	       c->snd_nxt == e->conn.snd_nxt;
+}
+
 static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 					const struct l7_ckpt_conn *c,
 					uint8_t from, uint32_t now_ms)
@@ -539,6 +552,12 @@ static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 			goto stale;
 		i = slot_new(s, &s->recs, s->rec_cap, &c->t);
 	} else {
+		if (resends(&s->slots[i], c, from)) {
+			s->slots[i].conn = *c;
+			s->slots[i].ts_off = l7_ckpt_ts_offset(c, now_ms);
+			s->stats.stored++;
+			return L7_CKPT_REFRESHED;
+		}
 		if (c->gen <= s->slots[i].conn.gen)
 			goto stale;
 		slot_move(s, i, &s->recs, s->rec_cap);

@@ -62,11 +62,18 @@
  *
  * Generations.  Every record a sender writes, UPSERT or DELETE, has a
  * greater generation than any record it wrote before for the same tuple,
- * including for an earlier connection on that tuple; a sender's counter
- * is raised past the generation of any record it adopts.  The store
- * takes an UPSERT only if it is newer than anything it holds or has
- * forgotten for the tuple, so a late or duplicated record never replaces
- * a newer one and never brings back a connection that ended.
+ * including for an earlier connection on that tuple - but the resend of
+ * a boundary's record, below; a sender's counter is raised past the
+ * generation of any record it adopts.  The store takes an UPSERT only if
+ * it is newer than anything it holds or has forgotten for the tuple, so
+ * a late or duplicated record never replaces a newer one and never
+ * brings back a connection that ended.  A writer resends the record of a
+ * boundary that lasts (with what the client's ACK brought since, or in
+ * case the first was lost) under the generation the first went with: it
+ * says nothing newer, so a director that adopted the connection from the
+ * first - whose own records are newer than that - is never displaced by
+ * it.  Such a resend refreshes the record held (same writer, same
+ * boundary; REFRESHED), never a tombstone.
  *
  * The records on the wire (the datagram around them: sync_peer.h), all
  * integers big-endian:
@@ -330,6 +337,7 @@ int l7_ckpt_store_init(struct l7_ckpt_store *s, struct l7_ckpt_slot *slots,
 
 enum l7_ckpt_applied {
 	L7_CKPT_STORED,		/* an UPSERT is the tuple's record now */
+	L7_CKPT_REFRESHED,	/* its writer's resend refreshed it */
 	L7_CKPT_DELETED,	/* a DELETE is the tuple's tombstone now */
 	L7_CKPT_STALE,		/* older than what is known: nothing done */
 };

@@ -391,7 +391,9 @@ mix_cv() {
 # as evenly as one director does - CV <= 0.05, or no more than 0.02 above
 # one director's in the same boot, whose own spread the guest's
 # scheduler can widen (a server it favours answers sooner, and rightly
-# gets more).
+# gets more); failing both, every server within 10 % of the mean, as
+# rebind.sh holds one director to (CVs seen through three: 0.023 to
+# 0.049).
 tier_spread() {
 	local one three
 	route_to l7dir2 withdraw 2 && route_to l7dir3 withdraw 1 || return 1
@@ -400,7 +402,8 @@ tier_spread() {
 	three=$(mix_cv) || { echo "$three"; return 1; }
 	note "the demo's CGI mix (2 x 40+25+10+5 requests) per real server, through one director: $one; through three: $three"
 	awk -v a="${one##*CV }" -v b="${three##*CV }" \
-		'BEGIN { exit !(b <= 0.05 || b <= a + 0.02) }'
+		'BEGIN { exit !(b <= 0.05 || b <= a + 0.02) }' ||
+		within_mean 10 ${three%,*}	# one number per word
 }
 
 # A client in the middle of a 1 MB response (midresp.py) when the

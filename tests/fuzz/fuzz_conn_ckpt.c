@@ -14,7 +14,9 @@
  * held against a model of what the store promises:
  *   - an UPSERT is taken only if it is newer than anything ever offered
  *     for its tuple, a DELETE only if no older, and a record newer than
- *     anything offered at all is always taken;
+ *     anything offered at all is always taken; an UPSERT of the record
+ *     held's generation, writer and boundary (a resend) refreshes it,
+ *     and nothing else of that generation is taken;
  *   - a connection is adopted only from the newest record of its tuple,
  *     never after a DELETE of that generation or newer, never twice, and
  *     only by a segment that fits it exactly (checked here apart from
@@ -185,12 +187,29 @@ static void m_upsert(struct model *m, int i, uint64_t gen, uint8_t from,
 	uint64_t n_ahead = m->s.stats.ahead;
 	enum l7_ckpt_applied v;
 
+	/*
+	 * Its writer's resend of the record the model has at that
+	 * generation, the same boundary - if the store still holds it (not
+	 * pushed out by its caps).
+	 */
+	bool resend = gen == mt->maxgen && mt->have && !mt->dead &&
+		      from == mt->owner && !c.busy && !mt->conn.busy &&
+		      c.rcv_nxt == mt->conn.rcv_nxt &&
+		      c.snd_nxt == mt->conn.snd_nxt && held(&m->s, &c.t);
+
 	r.from = from;
 	v = l7_ckpt_apply(&m->s, &r, m->now);
-	FUZZ_ASSERT(v == L7_CKPT_STORED || v == L7_CKPT_STALE);
+	FUZZ_ASSERT(v == L7_CKPT_STORED || v == L7_CKPT_STALE ||
+		    v == L7_CKPT_REFRESHED);
 	FUZZ_ASSERT(m->s.stats.ahead - n_ahead == ahead(m, gen));
 	if (ahead(m, gen)) {
 		FUZZ_ASSERT(v == L7_CKPT_STALE);
+		return;
+	}
+	FUZZ_ASSERT((v == L7_CKPT_REFRESHED) == resend);
+	if (resend) {
+		mt->conn = c;
+		mt->applied_at = m->now;
 		return;
 	}
 	if (v == L7_CKPT_STORED)

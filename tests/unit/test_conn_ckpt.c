@@ -389,21 +389,38 @@ static void store_init_sizes(void)
 				 st.buckets, 4, key), "overflow");
 }
 
-/* Only a newer generation replaces a record. */
+/*
+ * Only a newer generation replaces a record; its writer's resend of the
+ * same boundary under the same generation refreshes it, nothing else of
+ * that generation does.
+ */
 static void generation_order(void)
 {
 	struct l7_ckpt_tuple t = tuple4(1, 1000);
+	struct l7_ckpt_rec again, other;
 	struct store st;
 
 	store_init(&st);
 	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STORED, "first");
 	CHECK(put(&st, upsert(conn_of(t, 4))) == L7_CKPT_STALE, "older");
-	CHECK(put(&st, upsert(conn_of(t, 5))) == L7_CKPT_STALE, "duplicate");
+	again = upsert(conn_of(t, 5));
+	again.conn.win = 999;
+	CHECK(put(&st, again) == L7_CKPT_REFRESHED, "its resend");
+	CHECK(held(&st.s, &t) && held(&st.s, &t)->conn.win == 999,
+	      "refreshed");
+	other = upsert(conn_of(t, 5));
+	other.conn.rcv_nxt += 100;
+	other.conn.rcv_wup += 100;
+	other.conn.rcv_edge += 100;
+	CHECK(put(&st, other) == L7_CKPT_STALE, "another boundary, same gen");
+	other = upsert(conn_of(t, 5));
+	other.from = 1;
+	CHECK(put(&st, other) == L7_CKPT_STALE, "another writer, same gen");
 	CHECK(held_gen(&st, t) == 5, "held %llu",
 	      (unsigned long long)held_gen(&st, t));
 	CHECK(put(&st, upsert(conn_of(t, 6))) == L7_CKPT_STORED, "newer");
 	CHECK(held_gen(&st, t) == 6, "newer held");
-	CHECK(st.s.stats.stored == 2 && st.s.stats.stale == 2, "counts");
+	CHECK(st.s.stats.stored == 3 && st.s.stats.stale == 3, "counts");
 	CHECK(st.s.recs.count == 1, "one record per tuple");
 }
 
