@@ -312,6 +312,24 @@ static inline bool l7_addr_eq(u16 af, const union nf_inet_addr *a,
 }
 
 /*
+ * An address as the checkpoint channel's records carry it (conn_ckpt.h):
+ * its 4 or 16 bytes at @out; its family there, 4 or 6.
+ */
+static inline u8 l7_addr_put(u8 *out, u16 af, const union nf_inet_addr *a)
+{
+	memcpy(out, a, af == AF_INET ? 4 : 16);
+	return af == AF_INET ? 4 : 6;
+}
+
+/* A record's address of @family (4 or 6), the rest zero; its af. */
+static inline u16 l7_addr_get(union nf_inet_addr *a, u8 family, const u8 *in)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(a, in, family == 4 ? 4 : 16);
+	return family == 4 ? AF_INET : AF_INET6;
+}
+
+/*
  * The network header's length (IPv6 extension headers included): the
  * hook set the transport header of every segment it hands on.
  */
@@ -1003,6 +1021,13 @@ static inline u32 l7_load_now_ms(void)
 	return jiffies_to_msecs(jiffies);
 }
 
+/* Side by side, the requests @pool's server has from the peers now. */
+static inline u32 l7_pool_peer_outstanding(const struct l7_pool *pool)
+{
+	return l7_wlo_peers(pool->peers, IPVS_L7_SYNC_PEERS_MAX,
+			    l7_load_now_ms(), L7_LOAD_FRESH_MS);
+}
+
 /*
  * The requests outstanding on @pool's server for the pick: this
  * director's and, side by side, its peers' (core/sched_wlo.h).  Its
@@ -1011,8 +1036,7 @@ static inline u32 l7_load_now_ms(void)
 static inline u32 l7_pool_tier_outstanding(const struct l7_pool *pool)
 {
 	return (u32)atomic_read(&pool->outstanding) +
-	       l7_wlo_peers(pool->peers, IPVS_L7_SYNC_PEERS_MAX,
-			    l7_load_now_ms(), L7_LOAD_FRESH_MS);
+	       l7_pool_peer_outstanding(pool);
 }
 
 /* ip_vs_l7_load.c */

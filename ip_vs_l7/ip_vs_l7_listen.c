@@ -105,13 +105,12 @@ static void l7_ckpt_seg_of(const struct sk_buff *skb,
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	union nf_inet_addr caddr = { }, vaddr = { };
-	bool v4 = l7_skb_af(skb) == AF_INET;
+	u16 af = l7_skb_af(skb);
 
 	memset(g, 0, sizeof(*g));
 	l7_skb_addrs(skb, &caddr, &vaddr);
-	g->t.family = v4 ? 4 : 6;
-	memcpy(g->t.caddr, &caddr, v4 ? 4 : 16);
-	memcpy(g->t.vaddr, &vaddr, v4 ? 4 : 16);
+	l7_addr_put(g->t.caddr, af, &caddr);
+	g->t.family = l7_addr_put(g->t.vaddr, af, &vaddr);
 	g->t.cport = ntohs(th->source);
 	g->t.vport = ntohs(th->dest);
 	g->seq = ntohl(th->seq);

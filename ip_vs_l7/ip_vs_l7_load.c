@@ -21,23 +21,6 @@
 
 #include "ip_vs_l7.h"
 
-static u8 l7_load_family(u16 af)
-{
-	return af == AF_INET ? 4 : 6;
-}
-
-static void l7_load_addr_put(u8 *out, u16 af, const union nf_inet_addr *a)
-{
-	memcpy(out, a, af == AF_INET ? 4 : 16);
-}
-
-static u16 l7_load_addr_get(u8 family, const u8 *in, union nf_inet_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	memcpy(a, in, family == 4 ? 4 : 16);
-	return family == 4 ? AF_INET : AF_INET6;
-}
-
 /*
  * LOAD records of @net's real servers into @w, from the @skip'th on, as
  * many as fit: how many there are in all (the caller sends @w, then asks
@@ -60,10 +43,9 @@ u32 l7_load_write(struct net *net, struct l7_ckpt_writer *w, u32 skip)
 			if (n++ < skip || full)
 				continue;
 			memset(l, 0, sizeof(*l));
-			l->vfamily = l7_load_family(ls->af);
-			l->rfamily = l7_load_family(ld->pool.af);
-			l7_load_addr_put(l->vaddr, ls->af, &ls->vaddr);
-			l7_load_addr_put(l->raddr, ld->pool.af, &ld->pool.baddr);
+			l->vfamily = l7_addr_put(l->vaddr, ls->af, &ls->vaddr);
+			l->rfamily = l7_addr_put(l->raddr, ld->pool.af,
+						 &ld->pool.baddr);
 			l->vport = ntohs(ls->vport);
 			l->rport = ntohs(ld->pool.bport);
 			l->outstanding = min_t(u32, L7_CKPT_MAX_LOAD,
@@ -83,8 +65,8 @@ u32 l7_load_write(struct net *net, struct l7_ckpt_writer *w, u32 skip)
 void l7_load_apply(struct net *net, const struct l7_ckpt_load *l, u8 from)
 {
 	union nf_inet_addr vaddr, raddr;
-	u16 vaf = l7_load_addr_get(l->vfamily, l->vaddr, &vaddr);
-	u16 raf = l7_load_addr_get(l->rfamily, l->raddr, &raddr);
+	u16 vaf = l7_addr_get(&vaddr, l->vfamily, l->vaddr);
+	u16 raf = l7_addr_get(&raddr, l->rfamily, l->raddr);
 	struct l7_service *ls;
 	struct l7_dest *ld;
 

@@ -92,8 +92,7 @@ static void l7_proc_show_dest(struct seq_file *seq, struct l7_dest *ld)
 		   down ? "down" : "up", st.bindings, st.aged,
 		   atomic_read(&pool->outstanding), st.reused, st.errors,
 		   bytes.to_server, bytes.from_server, READ_ONCE(pool->max_out),
-		   l7_pool_tier_outstanding(pool) -
-		   (u32)atomic_read(&pool->outstanding));
+		   l7_pool_peer_outstanding(pool));
 }
 
 static int l7_proc_show(struct seq_file *seq, void *v)

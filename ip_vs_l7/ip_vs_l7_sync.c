@@ -256,12 +256,9 @@ u32 l7_sync_idle(struct net *net)
 
 static void l7_sync_tuple(const struct l7_conn *c, struct l7_ckpt_tuple *t)
 {
-	unsigned int n = c->af == AF_INET ? 4 : 16;
-
 	memset(t, 0, sizeof(*t));
-	t->family = c->af == AF_INET ? 4 : 6;
-	memcpy(t->caddr, &c->caddr, n);
-	memcpy(t->vaddr, &c->vaddr, n);
+	l7_addr_put(t->caddr, c->af, &c->caddr);
+	t->family = l7_addr_put(t->vaddr, c->af, &c->vaddr);
 	t->cport = ntohs(c->cport);
 	t->vport = ntohs(c->vport);
 }
@@ -339,14 +336,23 @@ static void l7_conn_record_queue(struct l7_conn *c, struct l7_ckpt_rec *rec,
 	}
 }
 
-void l7_conn_checkpoint(struct l7_conn *c)
+/* @c's record, if at a boundary; @again: a resend (below) */
+static void l7_conn_checkpoint_as(struct l7_conn *c, bool again)
 {
 	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
+	bool same;
 
 	if (!l7_conn_at_boundary(c))
 		return;
 	l7_conn_record(c, &rec.conn);
-	l7_conn_record_queue(c, &rec, 0);
+	same = again && c->ckpt_gen && rec.conn.rcv_nxt == c->ckpt_rcv_nxt &&
+	       rec.conn.snd_nxt == c->ckpt_snd_nxt;
+	l7_conn_record_queue(c, &rec, same ? c->ckpt_gen : 0);
+}
+
+void l7_conn_checkpoint(struct l7_conn *c)
+{
+	l7_conn_checkpoint_as(c, false);
 }
 
 /*
@@ -359,15 +365,7 @@ void l7_conn_checkpoint(struct l7_conn *c)
  */
 void l7_conn_checkpoint_again(struct l7_conn *c)
 {
-	struct l7_ckpt_rec rec = { .kind = L7_CKPT_UPSERT };
-	bool same;
-
-	if (!l7_conn_at_boundary(c))
-		return;
-	l7_conn_record(c, &rec.conn);
-	same = c->ckpt_gen && rec.conn.rcv_nxt == c->ckpt_rcv_nxt &&
-	       rec.conn.snd_nxt == c->ckpt_snd_nxt;
-	l7_conn_record_queue(c, &rec, same ? c->ckpt_gen : 0);
+	l7_conn_checkpoint_as(c, true);
 }
 
 /*

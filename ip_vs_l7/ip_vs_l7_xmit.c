@@ -428,13 +428,8 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 u16 l7_ckpt_tuple_addrs(const struct l7_ckpt_tuple *t,
 			union nf_inet_addr *caddr, union nf_inet_addr *vaddr)
 {
-	unsigned int n = t->family == 4 ? 4 : 16;
-
-	memset(caddr, 0, sizeof(*caddr));
-	memset(vaddr, 0, sizeof(*vaddr));
-	memcpy(caddr, t->caddr, n);
-	memcpy(vaddr, t->vaddr, n);
-	return t->family == 4 ? AF_INET : AF_INET6;
+	l7_addr_get(caddr, t->family, t->caddr);
+	return l7_addr_get(vaddr, t->family, t->vaddr);
 }
 
 void l7_send_probe(struct net *net, const struct l7_ckpt_conn *k,

@@ -527,7 +527,6 @@ static void gen_taken(struct l7_ckpt_store *s, uint64_t gen)
 		s->newest = gen;
 }
 
-/* An UPSERT newer than everything known of its tuple becomes its record. */
 /*
  * @c is its writer's resend of the record slot @e holds (the same
  * generation, writer and boundary): what the client's ACK brought since.
@@ -541,6 +540,10 @@ static bool resends(const struct l7_ckpt_slot *e, const struct l7_ckpt_conn *c,
 	       c->snd_nxt == e->conn.snd_nxt;
 }
 
+/*
+ * An UPSERT newer than everything known of its tuple becomes its record;
+ * its writer's resend of the record held refreshes it.
+ */
 static enum l7_ckpt_applied ckpt_upsert(struct l7_ckpt_store *s,
 					const struct l7_ckpt_conn *c,
 					uint8_t from, uint32_t now_ms)
