@@ -241,6 +241,16 @@ log_requests() {
 	grep -c -- "$2" "$L7TB_RUN/$1/access.log"
 }
 
+# backend_counts PATTERN: log_requests of every backend, in order, one
+# number per word
+backend_counts() {
+	local b counts=
+	for b in $L7TB_BACKENDS; do
+		counts="$counts $(log_requests "$b" "$1")"
+	done
+	echo "${counts# }"
+}
+
 # ---- clients that write their segments by hand (scapy) ----
 
 # raw_client_rsts keep|drop: the client's kernel resets connections it

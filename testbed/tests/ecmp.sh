@@ -224,9 +224,16 @@ kill_dir() {
 	note "$1's links cut: its route gone from the router after $(echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./') s"
 }
 
-# own_outst DIR: the requests DIR itself has outstanding on its servers
-own_outst() {
-	l7_table "$1" | l7_awk '$1 == "->" { n += rv("Outst") } END { print n + 0 }'
+# outst DIR COLUMN...: the sum of those real-server columns of DIR's
+# table: Outst, the requests DIR itself has outstanding on its servers;
+# with PeerOut, all the tier's as DIR's pick sees them (LOAD records)
+outst() {
+	local d=$1
+	shift
+	l7_table "$d" | l7_awk -v cols="$*" '$1 == "->" {
+			k = split(cols, c, " ")
+			for (i = 1; i <= k; i++) n += rv(c[i])
+		} END { print n + 0 }'
 }
 
 # mid_start: a client in the middle of a 1 MB response (midresp.py, 8 KB
@@ -242,7 +249,7 @@ mid_start() {
 	wait_for -s 60 test -e "$TMP/mid.ready" || { kill $MID_PID; cat "$TMP/mid"; return 1; }
 	for d in $L7TB_ECMP_DIRS; do
 		grep -qx "$d" "$TMP/killed" 2>/dev/null && continue
-		[ "$(own_outst "$d")" -ge 1 ] && HOLDER=$d n=$((n + 1))
+		[ "$(outst "$d" Outst)" -ge 1 ] && HOLDER=$d n=$((n + 1))
 	done
 	[ $n = 1 ] || { kill $MID_PID; echo "$n directors hold the client"; return 1; }
 }
@@ -320,17 +327,12 @@ under_load() {
 		{ cat "$TMP/load.ka" "$TMP/load.pipe" | tail -n 20; return 1; }
 }
 
-# tier_out DIR: requests outstanding on DIR's real servers as DIR's
-# pick sees them - its own and its peers' last word (LOAD records)
-tier_out() {
-	l7_table "$1" | l7_awk '$1 == "->" { n += rv("Outst") + rv("PeerOut") }
-		END { print n + 0 }'
-}
-
+# tier_seen N: every director counts N requests on its real servers,
+# its own and its peers'
 tier_seen() {
 	local d
 	for d in $L7TB_ECMP_DIRS; do
-		[ "$(tier_out "$d")" = "$1" ] || return 1
+		[ "$(outst "$d" Outst PeerOut)" = "$1" ] || return 1
 	done
 }
 
@@ -340,7 +342,7 @@ tier_seen() {
 # records, every 100 ms) - and the tier puts two on each real server,
 # though no director sent more than a few of them.
 tier_load() {
-	local i b conns0 seen=0 counts= pids=
+	local i conns0 seen=0 counts pids=
 	conns0=$(per_dir conns)
 	clear_logs
 	for i in 1 2 3 4 5 6; do
@@ -350,21 +352,19 @@ tier_load() {
 		sleep 0.5
 	done
 	wait_for -s 7 tier_seen 6 && seen=1
-	note "each director's count of the tier's outstanding requests: $(for d in $L7TB_ECMP_DIRS; do printf '%s=%s ' "$d" "$(tier_out "$d")"; done)(6 under way; connections per director: $(per_dir conns), before: $conns0)"
+	note "each director's count of the tier's outstanding requests: $(for d in $L7TB_ECMP_DIRS; do printf '%s=%s ' "$d" "$(outst "$d" Outst PeerOut)"; done)(6 under way; connections per director: $(per_dir conns), before: $conns0)"
 	# shellcheck disable=SC2086
 	wait $pids || { echo "a slow request failed"; return 1; }
-	for b in $L7TB_BACKENDS; do
-		counts="$counts $(log_requests "$b" "GET /cgi-bin/sleep")"
-	done
-	note "slow requests per real server:$counts"
-	[ $seen = 1 ] && [ "$counts" = " 2 2 2" ]
+	counts=$(backend_counts "GET /cgi-bin/sleep")
+	note "slow requests per real server: $counts"
+	[ $seen = 1 ] && [ "$counts" = "2 2 2" ]
 }
 
 # mix_cv: the demo's CGI mix (make demo: keep-alive connections of 40,
 # 25, 10 and 5 equal CGI calls), two connections of each, through the
 # router: the requests per real server and their CV
 mix_cv() {
-	local n b counts= pids=
+	local n counts pids=
 	clear_logs
 	rm -f "$TMP"/mix.*
 	for n in 40 25 10 5 40 25 10 5; do
@@ -379,11 +379,9 @@ mix_cv() {
 		grep -h '^Errors' "$TMP"/mix.*
 		return 1
 	fi
-	for b in $L7TB_BACKENDS; do
-		counts="$counts $(log_requests "$b" "GET /cgi-bin/burn")"
-	done
+	counts=$(backend_counts "GET /cgi-bin/burn")
 	# shellcheck disable=SC2086 # one number per word
-	echo "${counts# }, CV $(cv $counts)"
+	echo "$counts, CV $(cv $counts)"
 }
 
 # The demo's mix through one director (the other two drained), then

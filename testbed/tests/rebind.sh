@@ -212,7 +212,7 @@ s2_drained() {
 # httperf_cv SCHED: 8 keep-alive connections x 50 burn calls; prints the
 # per-backend counts from the access logs and their coefficient of variation
 httperf_cv() {
-	local sched=$1 b counts=""
+	local sched=$1 counts
 	clear_logs
 	# --rate 8: the eight connections open within a second and run together
 	in_cli httperf --hog --server "$L7TB_VIP" --uri "$BURN" --rate 8 \
@@ -222,11 +222,9 @@ httperf_cv() {
 		grep -E '^(Total|Errors)' "$TMP/hp_$sched"
 		return 1
 	fi
-	for b in $L7TB_BACKENDS; do
-		counts="$counts $(log_requests "$b" "GET $BURN")"
-	done
+	counts=$(backend_counts "GET $BURN")
 	# shellcheck disable=SC2086 # one number per word
-	echo "-s $sched: requests per backend$counts, CV $(cv $counts)"
+	echo "-s $sched: requests per backend $counts, CV $(cv $counts)"
 }
 
 cgi_spread() {
