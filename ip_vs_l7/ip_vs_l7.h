@@ -490,8 +490,8 @@ struct l7_conn {
 	u32			d_snd_nxt;	/* our next seq */
 	u32			c_tsval;	/* newest client TSval */
 	u32			d_ts_last;	/* newest TSval we sent */
-	/* our TSval clock to the connection's: 0 but when taken over */
-	u32			d_ts_adj;
+	/* the connection's TSval clock against l7_now_ts() */
+	u32			d_ts_off;
 	u16			c_mss;		/* what the client takes */
 	u16			c_win;		/* client's window field (tcp_accept) */
 	u32			c_wl1;		/* client seq of the one that set it */
@@ -853,6 +853,7 @@ struct l7_seg {
 };
 
 void l7_xmit(struct net *net, const struct l7_seg *s);
+u32 l7_now_ts(void);
 u32 l7_conn_ts_now(const struct l7_conn *c);
 u32 l7_client_tsval(const struct l7_conn *c);
 void l7_conn_ts_continue(struct l7_conn *c, u32 offset);
@@ -951,6 +952,20 @@ unsigned int l7_icmp_packet(struct sk_buff *skb, const struct l7_ports *ports,
 unsigned int l7_icmp6_packet(struct sk_buff *skb, unsigned int off,
 			     const struct l7_ports *ports,
 			     const struct nf_hook_state *state);
+
+/* ip_vs_l7_secrets.c: the SYN cookie's and the TSval clock's secrets */
+#define L7_SECRETS_LEN	32
+/* the tier's, from @bytes (L7_SECRETS_LEN, the channel's key), or random */
+void l7_secrets_set(struct net *net, const u8 *bytes);
+/* a cookie for @syn, the client's MSS in *@mss made one it can carry */
+u32 l7_syncookie_make(struct net *net, const struct sk_buff *syn, u16 *mss);
+/* the MSS the cookie @ack returns carries, 0 if it is none of ours */
+u16 l7_syncookie_check(struct net *net, const struct sk_buff *ack);
+/* the TSval clock from @saddr to @daddr against l7_now_ts() */
+u32 l7_ts_clock_off(struct net *net, u16 af, const union nf_inet_addr *saddr,
+		    const union nf_inet_addr *daddr);
+int l7_secrets_init(void);
+void l7_secrets_exit(void);
 
 /* ip_vs_l7_hook.c */
 int l7_hook_init(void);

@@ -36,31 +36,6 @@ static u16 l7_adv_mss(const struct sk_buff *skb)
 	       sizeof(struct iphdr) - sizeof(struct tcphdr);
 }
 
-/* The kernel's SYN cookies of the segment's family (MSS table, key). */
-static u32 l7_cookie_init(const struct sk_buff *skb, u16 *mss)
-{
-	if (l7_skb_af(skb) == AF_INET6)
-		return __cookie_v6_init_sequence(ipv6_hdr(skb), tcp_hdr(skb),
-						 mss);
-	return __cookie_v4_init_sequence(ip_hdr(skb), tcp_hdr(skb), mss);
-}
-
-static u32 l7_cookie_check(const struct sk_buff *skb)
-{
-	const struct tcphdr *th = tcp_hdr(skb);
-
-#ifdef L7_COOKIE_CHECK_NO_COOKIE_ARG	/* 6.7+: it reads th->ack_seq */
-	if (l7_skb_af(skb) == AF_INET6)
-		return __cookie_v6_check(ipv6_hdr(skb), th);
-	return __cookie_v4_check(ip_hdr(skb), th);
-#else
-	if (l7_skb_af(skb) == AF_INET6)
-		return __cookie_v6_check(ipv6_hdr(skb), th,
-					 ntohl(th->ack_seq) - 1);
-	return __cookie_v4_check(ip_hdr(skb), th, ntohl(th->ack_seq) - 1);
-#endif
-}
-
 /* The segment's source and destination, of its family. */
 static void l7_skb_addrs(const struct sk_buff *skb, union nf_inet_addr *saddr,
 			 union nf_inet_addr *daddr)
@@ -184,17 +159,20 @@ static struct l7_conn *l7_client_adopt(struct l7_service *ls,
 
 /*
  * The ACK that completes a cookie handshake: a new connection, or NULL
- * (a bad cookie is reset).
+ * (a bad cookie is reset).  The SYN-ACK may have been another
+ * director's: the cookie and the TSval clock are the tier's
+ * (ip_vs_l7_secrets.c).
  */
 static struct l7_conn *l7_client_accept(struct l7_service *ls,
 					struct sk_buff *skb,
 					const struct l7_tcp_opts *o)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
+	union nf_inet_addr caddr = { }, vaddr = { };
 	struct l7_listen_ack a = {
 		.seq = ntohl(th->seq),
 		.ack = ntohl(th->ack_seq),
-		.mss = l7_cookie_check(skb),
+		.mss = l7_syncookie_check(ls->net, skb),
 		.win = ntohs(th->window),
 		.ts = o->present & L7_TCPO_TS,
 		.tsval = o->tsval,
@@ -202,7 +180,11 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
 	};
 	struct l7_listen_conn n;
 	struct l7_conn *c;
+	u32 ts_off;
 
+	l7_skb_addrs(skb, &caddr, &vaddr);
+	ts_off = l7_ts_clock_off(ls->net, l7_skb_af(skb), &vaddr, &caddr);
+	a.ts_now = l7_now_ts() + ts_off;
 	if (!l7_listen_accept(&a, &n)) {
 		l7_send_rst(ls->net, skb);
 		return NULL;
@@ -225,6 +207,7 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
 	c->d_wscale = n.our_wscale;
 	c->c_tsval = n.ts_recent;
 	c->d_ts_last = n.ts_last;
+	c->d_ts_off = ts_off + n.ts_lag;
 	c->c_win = n.win;
 	c->c_max_win = n.max_win;
 	return c;
@@ -255,7 +238,8 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 		return c == ERR_PTR(-EINPROGRESS) ? NF_STOLEN : NF_DROP;
 	case L7_LISTEN_SYNACK:
 		cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
-		l7_send_synack(ls->net, skb, l7_cookie_init(skb, &cmss),
+		l7_send_synack(ls->net, skb,
+			       l7_syncookie_make(ls->net, skb, &cmss),
 			       l7_adv_mss(skb),
 			       (o.present & L7_TCPO_WSCALE) ? o.wscale : -1,
 			       o.present & L7_TCPO_SACK_PERM,

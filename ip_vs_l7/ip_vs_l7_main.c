@@ -283,9 +283,12 @@ static int __init ip_vs_l7_init(void)
 	err = l7_route_init();
 	if (err)
 		goto rules;
-	err = l7_sync_init();
+	err = l7_secrets_init();
 	if (err)
 		goto route;
+	err = l7_sync_init();
+	if (err)
+		goto secrets;
 	err = l7_hook_init();
 	if (err)
 		goto sync;
@@ -298,6 +301,8 @@ hook:
 	l7_hook_exit();
 sync:
 	l7_sync_exit();
+secrets:
+	l7_secrets_exit();
 route:
 	l7_route_exit();
 rules:
@@ -320,6 +325,7 @@ static void __exit ip_vs_l7_exit(void)
 	l7_sched_exit();
 	l7_hook_exit();
 	l7_sync_exit();
+	l7_secrets_exit();
 	l7_route_exit();
 	l7_rules_exit();
 	l7_ports_exit();

@@ -878,6 +878,24 @@ static void l7_sync_listen(struct l7_sync *s)
 			   msecs_to_jiffies(L7_SYNC_WATCH_MS));
 }
 
+/*
+ * The SYN cookie's and the TSval clock's secrets from the shared key:
+ * every director with the key checks the others' cookies and goes on
+ * with their clocks (ip_vs_l7_secrets.c).
+ */
+static int l7_sync_tier_secrets(struct l7_sync *s)
+{
+	u8 bytes[L7_SECRETS_LEN];
+	int err;
+
+	BUILD_BUG_ON(L7_SECRETS_LEN != 32);	/* SHA-256's size */
+	err = l7_seal_tier_secrets(s->kdf, s->cfg.sync_id, bytes);
+	if (!err)
+		l7_secrets_set(s->net, bytes);
+	memzero_explicit(bytes, sizeof(bytes));
+	return err;
+}
+
 int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
 			struct netlink_ext_ack *extack)
 {
@@ -894,6 +912,11 @@ int ip_vs_l7_sync_start(struct net *net, const struct l7_sync_cfg *cfg,
 	s = l7_sync_alloc(net, cfg, extack);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
+		goto out;
+	}
+	err = l7_sync_tier_secrets(s);
+	if (err) {
+		l7_sync_free(s);
 		goto out;
 	}
 	l7_sync_listen(s);
@@ -928,6 +951,7 @@ static int __l7_sync_stop(struct net *net)
 	cancel_delayed_work_sync(&s->probe);
 	cancel_delayed_work_sync(&s->send);
 	l7_sync_free(s);
+	l7_secrets_set(net, NULL);	/* alone again: our own */
 	return 0;
 }
 

@@ -76,6 +76,14 @@ void l7_seal_free(struct l7_seal *x)
 	x->tfm = NULL;
 }
 
+int l7_seal_tier_secrets(struct crypto_shash *kdf, u32 sync_id, u8 *out)
+{
+	u8 msg[L7_SYNC_KDF_LEN];
+
+	l7_sync_kdf_msg(msg, sync_id, 0);
+	return crypto_shash_tfm_digest(kdf, msg, sizeof(msg), out);
+}
+
 int l7_seal_key(struct l7_seal *x, struct crypto_shash *kdf, u32 sync_id,
 		u64 sender)
 {

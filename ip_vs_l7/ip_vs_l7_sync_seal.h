@@ -27,6 +27,12 @@ void l7_seal_kdf_free(struct crypto_shash *kdf);
 int l7_seal_init(struct l7_seal *x);
 void l7_seal_free(struct l7_seal *x);
 
+/*
+ * The tier's secrets on channel @sync_id (ip_vs_l7_secrets.c): 32 bytes
+ * in @out, derived as a sender's key is, for sender 0, which none is.
+ */
+int l7_seal_tier_secrets(struct crypto_shash *kdf, u32 sync_id, u8 *out);
+
 /* Key @x for @sender's datagrams on channel @sync_id. */
 int l7_seal_key(struct l7_seal *x, struct crypto_shash *kdf, u32 sync_id,
 		u64 sender);

@@ -13,7 +13,6 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/net.h>
-#include <linux/siphash.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
 #include <net/ip.h>
@@ -30,46 +29,19 @@
 #include "core/tcp_opt.h"
 
 /* Millisecond timestamp clock, monotonic, as Linux's default TS clock. */
-static u32 l7_now_ts(void)
+u32 l7_now_ts(void)
 {
 	return (u32)div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
 }
 
-static siphash_aligned_key_t l7_ts_key;
-
 /*
- * The TSval the director sends from @saddr to @daddr now: the clock plus
- * an offset keyed by the two addresses, as Linux's secure_tcp_ts_off(),
- * so that it tells no uptime and does not link one director's VIPs.  A
- * function of the addresses alone: the SYN-ACK's (the cookie's low bits
- * put in) and every later segment of the connection agree without
- * keeping it.
+ * The TSval @c's client would get from us now, before any floor: the
+ * clock plus the connection's offset, fixed when it was made
+ * (l7_ts_clock_off()) or taken over (l7_conn_ts_continue()).
  */
-static u32 l7_ts_now(u16 af, const union nf_inet_addr *saddr,
-		     const union nf_inet_addr *daddr)
-{
-	struct {
-		struct in6_addr saddr;
-		struct in6_addr daddr;
-	} addrs;
-	u32 off;
-
-	net_get_random_once(&l7_ts_key, sizeof(l7_ts_key));
-	if (af == AF_INET) {
-		off = siphash_2u32((__force u32)saddr->ip,
-				   (__force u32)daddr->ip, &l7_ts_key);
-	} else {
-		addrs.saddr = saddr->in6;
-		addrs.daddr = daddr->in6;
-		off = siphash(&addrs, sizeof(addrs), &l7_ts_key);
-	}
-	return l7_now_ts() + off;
-}
-
-/* The TSval @c's client would get from us now, before any floor. */
 u32 l7_conn_ts_now(const struct l7_conn *c)
 {
-	return l7_ts_now(c->af, &c->vaddr, &c->caddr) + c->d_ts_adj;
+	return l7_now_ts() + c->d_ts_off;
 }
 
 /*
@@ -90,8 +62,7 @@ u32 l7_client_tsval(const struct l7_conn *c)
  */
 void l7_conn_ts_continue(struct l7_conn *c, u32 offset)
 {
-	c->d_ts_adj = 0;
-	c->d_ts_adj = l7_now_ts() + offset - l7_conn_ts_now(c);
+	c->d_ts_off = offset;
 }
 
 /* The TCP header and payload of @s, at skb->data; IP header room before. */
@@ -403,8 +374,10 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 	/* without timestamps the cookie cannot carry SACK or scaling */
 	if (ts) {
 		want.present |= L7_TCPO_TS;
-		want.tsval = l7_cookie_ts_encode(l7_ts_now(s.af, &s.saddr,
-							   &s.daddr),
+		want.tsval = l7_cookie_ts_encode(l7_now_ts() +
+						 l7_ts_clock_off(net, s.af,
+								 &s.saddr,
+								 &s.daddr),
 						 wscale, sack);
 		want.tsecr = tsecr;
 		if (sack)

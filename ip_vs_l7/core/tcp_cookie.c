@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ip_vs_l7 core: SYN options in the timestamp of a cookie SYN-ACK.
+ * ip_vs_l7 core: SYN cookies; SYN options in the timestamp of a cookie
+ * SYN-ACK.
  */
 #include "tcp_cookie.h"
 
@@ -35,4 +36,58 @@ bool l7_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack)
 	*wscale = ws == L7_COOKIE_WS_NONE ? -1 : (int)ws;
 	*sack = tsecr & SACK_BIT;
 	return true;
+}
+
+#define PERIOD_SHIFT	30
+#define IDX_SHIFT	28
+#define MAC_MASK	((1u << IDX_SHIFT) - 1)
+/* two bits tell L7_COOKIE_MAX_AGE + 1 (at most 4) periods apart */
+#define PERIOD_MASK	3u
+
+/*
+ * MSS values common on the Internet (Linux's tables): IPv4's minimum,
+ * Ethernet behind tunnels or PPPoE, plain Ethernet, and jumbo frames
+ * for IPv6.  A client announcing less than the first gets it, as from
+ * Linux: RFC 9293's default, which any IPv4 host must take.
+ */
+static const uint16_t mss_v4[L7_COOKIE_MSS_N] = { 536, 1300, 1440, 1460 };
+static const uint16_t mss_v6[L7_COOKIE_MSS_N] = { 1220, 1420, 1440, 8940 };
+
+uint16_t l7_cookie_mss_pick(bool v6, uint16_t mss, uint32_t *idx)
+{
+	const uint16_t *t = v6 ? mss_v6 : mss_v4;
+	uint32_t i = L7_COOKIE_MSS_N - 1;
+
+	while (i > 0 && t[i] > mss)
+		i--;
+	*idx = i;
+	return t[i];
+}
+
+uint32_t l7_cookie_make(uint32_t mac, uint32_t period, uint32_t idx)
+{
+	return (period & PERIOD_MASK) << PERIOD_SHIFT |
+	       (idx % L7_COOKIE_MSS_N) << IDX_SHIFT | (mac & MAC_MASK);
+}
+
+bool l7_cookie_claims(uint32_t cookie, uint32_t now, uint32_t *period,
+		      uint32_t *idx)
+{
+	uint32_t age = (now - (cookie >> PERIOD_SHIFT)) & PERIOD_MASK;
+
+	/* the one period of the last MAX_AGE + 1 with these low bits */
+	if (age > L7_COOKIE_MAX_AGE)
+		return false;
+	*period = now - age;
+	*idx = (cookie >> IDX_SHIFT) & (L7_COOKIE_MSS_N - 1);
+	return true;
+}
+
+uint16_t l7_cookie_mss(bool v6, uint32_t cookie, uint32_t mac)
+{
+	uint32_t idx = (cookie >> IDX_SHIFT) & (L7_COOKIE_MSS_N - 1);
+
+	if ((cookie ^ mac) & MAC_MASK)
+		return 0;
+	return (v6 ? mss_v6 : mss_v4)[idx];
 }

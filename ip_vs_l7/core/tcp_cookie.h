@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ip_vs_l7 core: carrying the client's SYN options through a SYN cookie.
+ * ip_vs_l7 core: SYN cookies, and the client's SYN options carried
+ * through one.
  *
- * The director answers SYNs statelessly: the kernel's syncookie (in the
- * SYN-ACK's sequence number) proves the handshake and encodes the MSS,
- * but not window scale or SACK.  As Linux does, we hide those in the low
- * six bits of the TSval we send, which the client echoes in TSecr: four
- * bits of window-scale shift (0xf: none) and one bit of SACK-permitted.
- * A client without timestamps gets neither, exactly as from a Linux
- * server answering with cookies.
+ * The director answers SYNs statelessly: the cookie (the SYN-ACK's
+ * sequence number) proves the handshake and encodes the MSS, but not
+ * window scale or SACK.  As Linux does, we hide those in the low six
+ * bits of the TSval we send, which the client echoes in TSecr: four bits
+ * of window-scale shift (0xf: none) and one bit of SACK-permitted.  A
+ * client without timestamps gets neither, exactly as from a Linux server
+ * answering with cookies.
  */
 #ifndef _IP_VS_L7_CORE_TCP_COOKIE_H
 #define _IP_VS_L7_CORE_TCP_COOKIE_H
@@ -27,5 +28,45 @@ uint32_t l7_cookie_ts_encode(uint32_t now, int wscale, bool sack);
 
 /* Options from the TSecr of the handshake's final ACK; false if invalid. */
 bool l7_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
+
+/*
+ * The cookie itself.  Linux's (net/ipv4/syncookies.c) is keyed by one
+ * secret of the kernel's; directors side by side must each check the
+ * cookies the others sent (a handshake's SYN and its last ACK may reach
+ * two directors), so ours is keyed by a secret the tier shares.  The
+ * glue computes the MAC (SipHash of the tuple, the client's ISN, the
+ * period and the MSS index under that secret); the cookie is
+ *   bits 31-30  the period's low bits,
+ *   bits 29-28  the index of the MSS in its family's table,
+ *   bits 27-0   the MAC's low bits.
+ * A period is L7_COOKIE_PERIOD_S of real time - which directors agree on
+ * where they agree on nothing else - and a cookie holds for the period
+ * it was made in and L7_COOKIE_MAX_AGE more, as Linux's.
+ */
+#define L7_COOKIE_PERIOD_S	64
+#define L7_COOKIE_MAX_AGE	2
+#define L7_COOKIE_MSS_N		4
+
+/* The MSS a cookie can carry for a client's @mss (the table's largest
+ * not above it, the smallest for less), and its index in *@idx.
+ */
+uint16_t l7_cookie_mss_pick(bool v6, uint16_t mss, uint32_t *idx);
+
+/* The cookie made in @period for @mac and MSS index @idx. */
+uint32_t l7_cookie_make(uint32_t mac, uint32_t period, uint32_t idx);
+
+/*
+ * What @cookie claims, checked against the clock's @now: the period it
+ * was made in (*@period, one of @now and the L7_COOKIE_MAX_AGE before)
+ * and its MSS index; false for a cookie of no period that holds.
+ */
+bool l7_cookie_claims(uint32_t cookie, uint32_t now, uint32_t *period,
+		      uint32_t *idx);
+
+/*
+ * The MSS @cookie carries if its MAC bits are @mac's (the MAC of what it
+ * claims), else 0.
+ */
+uint16_t l7_cookie_mss(bool v6, uint32_t cookie, uint32_t mac);
 
 #endif /* _IP_VS_L7_CORE_TCP_COOKIE_H */

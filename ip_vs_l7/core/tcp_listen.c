@@ -5,6 +5,7 @@
 #include "tcp_listen.h"
 #include "tcp_cookie.h"
 #include "tcp_guard.h"
+#include "tcp_map.h"
 
 enum l7_listen_act l7_listen_seg(uint8_t flags, bool opts_ok)
 {
@@ -58,6 +59,8 @@ bool l7_listen_accept(const struct l7_listen_ack *a,
 		.rcv_edge = a->seq + L7_LISTEN_SYNACK_WIN,
 		.ts_recent = a->tsval,
 		.ts_last = a->tsecr,
+		.ts_lag = a->ts && l7_seq_before(a->ts_now, a->tsecr) ?
+			  a->tsecr - a->ts_now : 0,
 		.wscale = wscale,
 		.our_wscale = wscale >= 0 ? L7_LISTEN_OUR_WSCALE : -1,
 		.ts = a->ts,

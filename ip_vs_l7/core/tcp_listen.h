@@ -55,11 +55,12 @@ enum l7_listen_next l7_listen_record(enum l7_ckpt_verdict v);
 struct l7_listen_ack {
 	uint32_t seq;
 	uint32_t ack;
-	uint32_t mss;		/* the kernel's cookie check: 0 if invalid */
+	uint32_t mss;		/* the cookie's check: 0 if invalid */
 	uint16_t win;		/* its window field */
 	bool ts;		/* it carries a timestamp */
 	uint32_t tsval;
 	uint32_t tsecr;
+	uint32_t ts_now;	/* our TSval clock of the connection now */
 };
 
 /* A new client connection's numbers, as the director plays its side. */
@@ -72,6 +73,13 @@ struct l7_listen_conn {
 	uint32_t rcv_edge;	/* the right edge of our window to it */
 	uint32_t ts_recent;	/* its TSval */
 	uint32_t ts_last;	/* the newest TSval it saw of ours */
+	/*
+	 * How far our TSval clock of the connection is behind that one, 0
+	 * if not: the SYN-ACK may have come from a director whose clock ran
+	 * ahead, and the client's PAWS check would drop everything we sent
+	 * until ours caught up.  The clock moves forward by that much.
+	 */
+	uint32_t ts_lag;
 	int8_t wscale;		/* the shift of its window field, -1: none */
 	int8_t our_wscale;	/* the shift it applies to ours, -1: none */
 	bool ts;

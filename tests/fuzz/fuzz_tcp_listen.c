@@ -15,17 +15,22 @@
  *     SYN-ACK's 65535 bytes on from the client's next seq, its window
  *     scale and SACK only what the cookie's timestamp carried, our
  *     shift announced exactly when the client's is, its largest window
- *     its first one scaled.
+ *     its first one scaled;
+ *   - our TSval clock of it is moved up to the TSecr it echoes when it
+ *     is behind (a peer's SYN-ACK), and nothing else;
+ *   - a cookie claims a period only of the last L7_COOKIE_MAX_AGE + 1,
+ *     and made again from what it claims and its own MAC bits it is the
+ *     same cookie.
  *
- * Input: records of 20 bytes: flags, options-ok, record verdict, then
- * the ACK's seq, ack, mss, window, tsval and tsecr.
+ * Input: records of 24 bytes: flags, options-ok, record verdict, then
+ * the ACK's seq, ack, mss, window, tsval and tsecr, our clock.
  */
 #include "tcp_listen.h"
 #include "tcp_cookie.h"
 #include "tcp_guard.h"
 #include "fuzz_util.h"
 
-#define REC_LEN		20
+#define REC_LEN		24
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -45,13 +50,20 @@ static void one(const uint8_t *r)
 		.ts = r[1] & 2,
 		.tsval = get32(r + 14) ^ r[18],
 		.tsecr = (uint32_t)r[18] | (uint32_t)r[19] << 8,
+		.ts_now = get32(r + 20),
 	};
 	bool plain_ack = (flags & L7_TCPF_ACK) &&
 			 !(flags & (L7_TCPF_SYN | L7_TCPF_RST));
 	struct l7_listen_conn n;
 	int wscale = -1;
 	bool sack = false, made;
+	uint32_t period, idx;
 
+	if (l7_cookie_claims(a.ack, a.seq, &period, &idx)) {
+		FUZZ_ASSERT(a.seq - period <= L7_COOKIE_MAX_AGE);
+		FUZZ_ASSERT(l7_cookie_make(a.ack, period, idx) == a.ack);
+		FUZZ_ASSERT(l7_cookie_mss(r[1] & 4, a.ack, a.ack));
+	}
 	switch (l7_listen_seg(flags, opts_ok)) {
 	case L7_LISTEN_DROP:
 		return;
@@ -93,6 +105,10 @@ static void one(const uint8_t *r)
 	FUZZ_ASSERT(n.rcv_edge - n.rcv_nxt == L7_LISTEN_SYNACK_WIN);
 	FUZZ_ASSERT(n.ts == a.ts && n.ts_recent == a.tsval &&
 		    n.ts_last == a.tsecr);
+	FUZZ_ASSERT(n.ts_lag <= 1u << 31);
+	FUZZ_ASSERT(n.ts_lag == 0 ||
+		    (a.ts && a.ts_now + n.ts_lag == a.tsecr));
+	FUZZ_ASSERT(!a.ts || (int32_t)(a.ts_now + n.ts_lag - a.tsecr) >= 0);
 	FUZZ_ASSERT(n.wscale == (a.ts ? wscale : -1) &&
 		    n.sack == (a.ts && sack));
 	FUZZ_ASSERT(n.wscale <= 14);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for core/tcp_cookie.c: SYN options in a cookie TSval.
+ * Host unit tests for core/tcp_cookie.c: SYN cookies and the SYN options
+ * in a cookie TSval.
  */
 #include "tcp_cookie.h"
 #include "l7_test.h"
@@ -53,9 +54,95 @@ static void test_limits(void)
 	      !sack, "shift 14 decodes");
 }
 
+/* A stand-in for the glue's keyed MAC: any function of what it covers. */
+static uint32_t mac_of(uint32_t isn, uint32_t period, uint32_t idx)
+{
+	uint32_t h = isn * 2654435761u ^ period * 40503u ^ idx * 97u;
+
+	return h ^ h >> 13 ^ 0xa5000000u;
+}
+
+/* What a cookie claims is what it was made with, for MAX_AGE periods. */
+static void test_cookie_periods(void)
+{
+	static const uint32_t made[] = { 0, 1, 3, 0x1234567, 0xfffffffe,
+					 0xffffffff };
+	uint32_t m, age, idx, period, got_idx;
+
+	for (m = 0; m < sizeof(made) / sizeof(made[0]); m++) {
+		for (idx = 0; idx < L7_COOKIE_MSS_N; idx++) {
+			uint32_t mac = mac_of(77, made[m], idx);
+			uint32_t c = l7_cookie_make(mac, made[m], idx);
+
+			for (age = 0; age <= L7_COOKIE_MAX_AGE; age++) {
+				CHECK(l7_cookie_claims(c, made[m] + age,
+						       &period, &got_idx) &&
+				      period == made[m] && got_idx == idx,
+				      "made %u, %u periods on", made[m], age);
+				CHECK(l7_cookie_mss(false, c,
+						    mac_of(77, period, got_idx)),
+				      "its own MAC");
+			}
+			CHECK(!l7_cookie_claims(c, made[m] + age, &period,
+						&got_idx),
+			      "made %u: too old %u periods on", made[m], age);
+			CHECK(!l7_cookie_claims(c, made[m] - 1, &period,
+						&got_idx),
+			      "made %u: a period not yet come", made[m]);
+		}
+	}
+}
+
+/* Any MAC bit the cookie carries that differs fails it; none else is read. */
+static void test_cookie_mac(void)
+{
+	uint32_t mac = mac_of(9, 5, 2), c = l7_cookie_make(mac, 5, 2), b;
+
+	CHECK(l7_cookie_mss(false, c, mac) == 1440, "v4 index 2");
+	CHECK(l7_cookie_mss(true, c, mac) == 1440, "v6 index 2");
+	for (b = 0; b < 28; b++)
+		CHECK(!l7_cookie_mss(false, c, mac ^ 1u << b), "MAC bit %u", b);
+	for (b = 28; b < 32; b++)
+		CHECK(l7_cookie_mss(false, c, mac ^ 1u << b) == 1440,
+		      "bit %u is not carried", b);
+	CHECK(!l7_cookie_mss(false, c ^ 1, mac), "cookie bit 0");
+}
+
+/* The MSS carried: the table's largest not above the client's. */
+static void test_cookie_mss(void)
+{
+	static const struct {
+		bool v6;
+		uint16_t in, out;
+		uint32_t idx;
+	} cases[] = {
+		{ false, 0, 536, 0 },	{ false, 536, 536, 0 },
+		{ false, 1299, 536, 0 }, { false, 1300, 1300, 1 },
+		{ false, 1460, 1460, 3 }, { false, 65535, 1460, 3 },
+		{ false, 1459, 1440, 2 }, { true, 1220, 1220, 0 },
+		{ true, 1440, 1440, 2 }, { true, 9000, 8940, 3 },
+		{ true, 100, 1220, 0 },
+	};
+	uint32_t i, idx;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint16_t got = l7_cookie_mss_pick(cases[i].v6, cases[i].in,
+						  &idx);
+
+		CHECK(got == cases[i].out && idx == cases[i].idx,
+		      "v6 %d mss %u: %u (%u)", cases[i].v6, cases[i].in, got,
+		      idx);
+		CHECK(l7_cookie_mss(cases[i].v6, l7_cookie_make(7, 0, idx), 7) ==
+		      got, "the cookie carries %u", got);
+	}
+}
+
 int main(void)
 {
 	RUN(test_round_trip);
 	RUN(test_limits);
+	RUN(test_cookie_periods);
+	RUN(test_cookie_mac);
+	RUN(test_cookie_mss);
 	return l7_test_summary("tcp_cookie");
 }

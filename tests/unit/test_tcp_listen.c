@@ -78,10 +78,40 @@ static void cookie_makes_connection(void)
 	CHECK(n.max_win == 502, "unscaled");
 }
 
+/*
+ * The SYN-ACK came from a director whose TSval clock of the connection
+ * runs ahead of ours (or from ours, a moment ago): the clock moves up to
+ * the TSval the client saw, never back, across the wrap too.
+ */
+static void clock_never_behind_the_synack(void)
+{
+	struct l7_listen_ack a = {
+		.seq = 1, .ack = 2, .mss = 1460, .win = 100, .ts = true,
+		.tsval = 5, .tsecr = l7_cookie_ts_encode(50000, 7, true),
+		.ts_now = 20000,
+	};
+	struct l7_listen_conn n;
+
+	CHECK(l7_listen_accept(&a, &n) && n.ts_lag == a.tsecr - 20000,
+	      "behind a peer's SYN-ACK: %u", n.ts_lag);
+	a.ts_now = 60000;
+	CHECK(l7_listen_accept(&a, &n) && n.ts_lag == 0, "ahead: as it is");
+	a.ts_now = a.tsecr;
+	CHECK(l7_listen_accept(&a, &n) && n.ts_lag == 0, "level");
+	a.tsecr = l7_cookie_ts_encode(0x00000200u, -1, false);
+	a.ts_now = 0xffffff00u;
+	CHECK(l7_listen_accept(&a, &n) && a.ts_now + n.ts_lag == a.tsecr,
+	      "behind across the wrap");
+	a.ts = false;
+	CHECK(l7_listen_accept(&a, &n) && n.ts_lag == 0,
+	      "no timestamps: no TSval the client saw");
+}
+
 int main(void)
 {
 	RUN(segments_classified);
 	RUN(record_before_cookie);
 	RUN(cookie_makes_connection);
+	RUN(clock_never_behind_the_synack);
 	return l7_test_summary("tcp_listen");
 }
