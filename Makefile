@@ -266,6 +266,19 @@ bench: setup
 # each (e.g. "10 15"; default 0, no limit); BENCH_L7_PARAMS: ip_vs_l7's
 # parameters for the run (e.g. "pool_reuse_delay=0"); BENCH_IO_CORE=1:
 # the director QEMU's main (I/O) thread on host core 1, its vCPU on 0.
+# make bench-forward: directors side by side (two, their channel on,
+# sync_forward), what a 1 MB request costs while its flow moves to the
+# other director under it - its ACKs forwarded to the holder, the next
+# request taken over - against the same request on a flow that stays, in
+# one boot of about 10 minutes (testbed/bench/forward.sh).  Results in
+# build/vm/forward-<kver>/forward.csv and forward.txt.  BENCH_QUICK=1: one
+# repetition of 5 requests; BENCH_REPS: repetitions (3).
+.PHONY: bench-forward
+bench-forward: setup
+	@$(MAKE) --no-print-directory module testbed ipvsadm
+	scripts/vm -k $(KVER) -t 1800 testbed/bench/forward.sh \
+		$(if $(BENCH_QUICK),--reps 1 --requests 5,$(if $(BENCH_REPS),--reps $(BENCH_REPS)))
+
 .PHONY: bench-director
 bench-director: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm

@@ -177,5 +177,15 @@ def connect(host, port=80):
     return s
 
 
+def connect_from(host, sport, timeout, port=80):
+    """A connection from local port @sport, which a test routes by."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", sport))
+    s.settimeout(timeout)
+    s.connect((host, port))
+    return s
+
+
 def now():
     return time.time()
