@@ -219,11 +219,13 @@ clean:
 
 # ---- benchmark (not part of make check) ----
 # make bench: the whole matrix in one boot, about 100 minutes (W1-W6 25,
-# W1c1 2, W7 17, W8 18, MEM 25; the guest is given 130); results and
+# W1c1 2, W7 17, W8 18, MEM 25; the guest is given 130), then FWD in a
+# boot of its own (make bench-forward, about 6 minutes); results and
 # charts in build/bench/latest/.  BENCH_QUICK=1: one short repetition.
 # BENCH_CONFIGS / BENCH_WORKLOADS: part of the matrix, e.g. the cost of
 # content rules alone: BENCH_CONFIGS="B4 B4r10 B4r100 B4r1000" BENCH_WORKLOADS=W1
-# (the B4rN configurations load their rules with the patched ipvsadm);
+# (the B4rN configurations load their rules with the patched ipvsadm, as
+# FWD starts the checkpoint channel with it);
 # B4xff: W1 with X-Forwarded-For on, reported over B4 (off); B5: the
 # service with prefork off (a backend connection per request), W1, W6 and
 # W7, reported as B4 over B5.  W7 is the saturating CGI mix, W8 the
@@ -242,8 +244,7 @@ clean:
 
 .PHONY: bench
 bench: setup
-	@$(MAKE) --no-print-directory module testbed \
-		$(if $(findstring B4r,$(or $(BENCH_CONFIGS),B4r)),ipvsadm)
+	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/bench -k $(KVER) $(if $(BENCH_QUICK),--quick) \
 		$(if $(BENCH_CONFIGS),--configs "$(BENCH_CONFIGS)") \
 		$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)") \
@@ -270,14 +271,15 @@ bench: setup
 # sync_forward), what a 1 MB request costs while its flow moves to the
 # other director under it - its ACKs forwarded to the holder, the next
 # request taken over - against the same request on a flow that stays, in
-# one boot of about 10 minutes (testbed/bench/forward.sh).  Results in
-# build/vm/forward-<kver>/forward.csv and forward.txt.  BENCH_QUICK=1: one
+# one boot of about 6 minutes (testbed/bench/forward.sh); its table
+# printed from build/vm/forward-<kver>/forward.csv.  BENCH_QUICK=1: one
 # repetition of 5 requests; BENCH_REPS: repetitions (3).
 .PHONY: bench-forward
 bench-forward: setup
 	@$(MAKE) --no-print-directory module testbed ipvsadm
 	scripts/vm -k $(KVER) -t 1800 testbed/bench/forward.sh \
 		$(if $(BENCH_QUICK),--reps 1 --requests 5,$(if $(BENCH_REPS),--reps $(BENCH_REPS)))
+	scripts/bench-report --forward $(BUILD)/vm/forward-$(KVER)
 
 .PHONY: bench-director
 bench-director: setup

@@ -283,10 +283,12 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 		 * when it moved back, with numbers long behind the client's,
 		 * and the peers forwarded to a director that no longer had it.
 		 */
-		if (adopted)
+		if (adopted) {
 			l7_conn_checkpoint(c);
-		else
+		} else {
 			l7_service_count(ls, conns);
+			l7_conn_checkpoint_new(c);
+		}
 		verdict = l7_client_segment(c, skb);
 		l7_conn_settle(c);
 	}

@@ -150,8 +150,7 @@ u16 l7_syncookie_check(struct net *net, const struct sk_buff *ack)
 	struct l7_secret_keys k;
 	u32 period, idx, mac;
 
-	if (!l7_cookie_claims(cookie, l7_cookie_period(), &period, &idx))
-		return 0;
+	l7_cookie_claims(cookie, l7_cookie_period(), &period, &idx);
 	l7_secrets_read(net, &k);
 	mac = l7_cookie_mac(&k.cookie, ack, isn, period, idx);
 	memzero_explicit(&k, sizeof(k));

@@ -385,6 +385,22 @@ void l7_conn_checkpoint_busy(struct l7_conn *c)
 	l7_conn_record_queue(c, &rec, 0);
 }
 
+/*
+ * Side by side, a new connection's busy record at once: until its first
+ * boundary's record it has no other, and a flow the routers move in
+ * that time - a head that came in two segments, a first request under
+ * way for less than sync_idle, a client that connected and has not yet
+ * asked - would reach a director that knows nothing of it, which resets
+ * any segment its cookie check does not take.  With the record, that
+ * director forwards them here while we live (l7_ckpt_claim()).  A pair
+ * does without it: its backup takes over only from a master gone.
+ */
+void l7_conn_checkpoint_new(struct l7_conn *c)
+{
+	if (READ_ONCE(l7_sync_forward))
+		l7_conn_checkpoint_busy(c);
+}
+
 void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec)
 {
 	const struct l7_ckpt_conn *k = &rec->conn;

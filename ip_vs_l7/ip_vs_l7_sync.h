@@ -124,6 +124,8 @@ void l7_conn_checkpoint(struct l7_conn *c);
 void l7_conn_checkpoint_again(struct l7_conn *c);
 /* L7_CLK_BUSY: a busy record of @c, which has none yet, for the backup */
 void l7_conn_checkpoint_busy(struct l7_conn *c);
+/* side by side, a busy record of a new connection at once */
+void l7_conn_checkpoint_new(struct l7_conn *c);
 /* a connection taken over goes on from its record (ip_vs_l7_listen.c) */
 void l7_conn_restore(struct l7_conn *c, const struct l7_ckpt_slot *rec);
 /* @c ends: a DELETE, if the backup got a record of it */

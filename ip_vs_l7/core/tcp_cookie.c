@@ -41,7 +41,7 @@ bool l7_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack)
 #define PERIOD_SHIFT	30
 #define IDX_SHIFT	28
 #define MAC_MASK	((1u << IDX_SHIFT) - 1)
-/* two bits tell L7_COOKIE_MAX_AGE + 1 (at most 4) periods apart */
+/* two bits tell four periods apart: MAX_AGE + 1 back, and one ahead */
 #define PERIOD_MASK	3u
 
 /*
@@ -70,17 +70,21 @@ uint32_t l7_cookie_make(uint32_t mac, uint32_t period, uint32_t idx)
 	       (idx % L7_COOKIE_MSS_N) << IDX_SHIFT | (mac & MAC_MASK);
 }
 
-bool l7_cookie_claims(uint32_t cookie, uint32_t now, uint32_t *period,
+void l7_cookie_claims(uint32_t cookie, uint32_t now, uint32_t *period,
 		      uint32_t *idx)
 {
 	uint32_t age = (now - (cookie >> PERIOD_SHIFT)) & PERIOD_MASK;
 
-	/* the one period of the last MAX_AGE + 1 with these low bits */
+	/*
+	 * The one period with these low bits of the last MAX_AGE + 1, or
+	 * the next: a peer whose clock runs ahead of ours made it.  Any
+	 * other - older - is of one of these, and its MAC fails.
+	 */
 	if (age > L7_COOKIE_MAX_AGE)
-		return false;
-	*period = now - age;
+		*period = now + 1;
+	else
+		*period = now - age;
 	*idx = (cookie >> IDX_SHIFT) & (L7_COOKIE_MSS_N - 1);
-	return true;
 }
 
 uint16_t l7_cookie_mss(bool v6, uint32_t cookie, uint32_t mac)

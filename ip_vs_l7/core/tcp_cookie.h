@@ -41,7 +41,9 @@ bool l7_cookie_ts_decode(uint32_t tsecr, int *wscale, bool *sack);
  *   bits 27-0   the MAC's low bits.
  * A period is L7_COOKIE_PERIOD_S of real time - which directors agree on
  * where they agree on nothing else - and a cookie holds for the period
- * it was made in and L7_COOKIE_MAX_AGE more, as Linux's.
+ * it was made in and L7_COOKIE_MAX_AGE more, as Linux's; one of the
+ * period after ours holds too, made by a director whose clock is ahead
+ * (by less than a period: four periods' low bits tell them apart).
  */
 #define L7_COOKIE_PERIOD_S	64
 #define L7_COOKIE_MAX_AGE	2
@@ -56,11 +58,12 @@ uint16_t l7_cookie_mss_pick(bool v6, uint16_t mss, uint32_t *idx);
 uint32_t l7_cookie_make(uint32_t mac, uint32_t period, uint32_t idx);
 
 /*
- * What @cookie claims, checked against the clock's @now: the period it
- * was made in (*@period, one of @now and the L7_COOKIE_MAX_AGE before)
- * and its MSS index; false for a cookie of no period that holds.
+ * What @cookie claims, read against the clock's @now: the period it was
+ * made in (*@period: @now, one of the L7_COOKIE_MAX_AGE before, or the
+ * one after; the two bits name one of those four) and its MSS index.
+ * The MAC of those then decides (l7_cookie_mss()).
  */
-bool l7_cookie_claims(uint32_t cookie, uint32_t now, uint32_t *period,
+void l7_cookie_claims(uint32_t cookie, uint32_t now, uint32_t *period,
 		      uint32_t *idx);
 
 /*

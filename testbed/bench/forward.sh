@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# testbed/bench/forward.sh [--reps N] [--requests K] [--path PATH]: what a
+# testbed/bench/forward.sh [--reps N] [--requests K] [--path PATH]
+#                          [--pace S]: what a
 # request costs while its flow is forwarded between directors side by
 # side, against the same request on a flow that stays, in one boot.
 #
@@ -8,27 +9,30 @@
 # VIP is set by hand, per client port), each with the l7 service to the
 # three backends and the checkpoint channel to the other, sync_forward
 # on.  One keep-alive client (testbed/clients/fwd_cost.py) asks K times
-# for PATH (1 MB: its response lasts long enough for the route to move
-# under it) and, once each request is sent, routes its flow with one
+# for PATH (1 MB, read 8 KB every S seconds, 0.01 by default: its
+# response lasts long enough for the route to move under most of it)
+# and, once each request is sent, routes its flow with one
 # command: in the arm "stays" to the director that holds it, in the arm
 # "moves" to the other, which forwards the ACKs of that response to the
 # holder over the sync link and takes the connection over at the next
 # request.  Both arms run the same commands; the guest's busy time per
 # request (wall less idle, from /proc/uptime: jiffies miss softirq time)
 # and the wall time per request are compared, the arms alternating in
-# each repetition's order.  Writes forward.csv to $L7_RESULTS; prints
-# the ratios (moves over stays, medians over repetitions).
+# each repetition's order.  Writes forward.csv to $L7_RESULTS, which
+# scripts/bench-report makes a table of.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 
 REPS=3
 REQS=20
 URL=/static/1m.bin
+PACE=0.01
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2 ;;
 	--requests) REQS=$2 ;;
 	--path) URL=$2 ;;
+	--pace) PACE=$2 ;;
 	*) echo "forward.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -74,7 +78,7 @@ arm() {
 	a0=$(( $(counter l7dir adopted) + $(counter l7dir2 adopted) ))
 	b0=$(busy)
 	out=$(ip netns exec l7cli "$PY" "$L7TB_DIR/clients/fwd_cost.py" \
-		"$L7TB_VIP" "$URL" --sport "$port" --requests "$REQS" \
+		"$L7TB_VIP" "$URL" --sport "$port" --requests "$REQS" --pace "$PACE" \
 		--to 203.0.113.66 203.0.113.67 \
 		--route "ip -n l7rtr route replace $L7TB_VIP/32 via {} table 100" \
 		$([ "$name" = stays ] || echo --moves))
@@ -97,20 +101,6 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 cat "$OUT/forward.csv"
-
-# moves over stays, per request: the median of the repetitions' ratios
-awk -F, 'NR > 1 { w[$1, $2] = $4; b[$1, $2] = $5; f[$2] += $6; a[$2] += $7; n[$2] += $3; r[$1] = 1 }
-	function med(v, k,   i, j, t) {
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-	}
-	END {
-		for (k in r) { nb++; rb[nb] = b[k, "moves"] / b[k, "stays"]; rw[nb] = w[k, "moves"] / w[k, "stays"] }
-		printf "forward: moves over stays per request: busy %.2f, wall %.2f (%d repetitions); segments forwarded per request %.1f (stays %.1f), taken over %.2f (stays %.2f)\n",
-			med(rb, nb), med(rw, nb), nb, f["moves"] / n["moves"], f["stays"] / n["stays"],
-			a["moves"] / n["moves"], a["stays"] / n["stays"]
-	}' "$OUT/forward.csv" | tee "$OUT/forward.txt"
 
 for d in $DIRS; do
 	in_d "$d" "$IPVSADM" --stop-l7-sync

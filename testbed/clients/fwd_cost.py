@@ -13,6 +13,11 @@ one that does; the next request, at the boundary, is taken over where
 it arrives.  Both run the same command once per request, so the
 difference between the two is the forwarding and the takeovers.
 
+--pace S: the body read 8 KB at a time, S seconds apart, through a
+receive buffer of 32 KB, so that a response lasts long enough for the
+route to move under most of it (the command takes a while to run):
+the idle time is the same in both arms.
+
 Every answer byte-exact; prints "requests K wall S"; exits 1 on any
 error.
 """
@@ -36,12 +41,14 @@ def main():
     ap.add_argument("--to", nargs=2, required=True, metavar=("A", "B"))
     ap.add_argument("--requests", type=int, default=20)
     ap.add_argument("--moves", action="store_true")
+    ap.add_argument("--pace", type=float, default=0.0)
     ap.add_argument("--timeout", type=float, default=60.0)
     args = ap.parse_args()
     checker = l7http.Checker()
 
     subprocess.run(args.route.format(args.to[0]), shell=True, check=True)
-    sock = l7http.connect_from(args.host, args.sport, args.timeout)
+    sock = l7http.connect_from(args.host, args.sport, args.timeout,
+                               rcvbuf=32768 if args.pace else 0)
     f = sock.makefile("rb")
     t0 = time.monotonic()
     for i in range(args.requests):
@@ -49,11 +56,16 @@ def main():
                       % (args.path, args.host)).encode())
         to = args.to[(i + 1) % 2] if args.moves else args.to[0]
         subprocess.run(args.route.format(to), shell=True, check=True)
-        status, headers, body = l7http.read_response(f)
+        status, headers = l7http.read_head(f)
         if status != 200:
             print("FAIL request %d: status %d" % (i + 1, status))
             return 1
-        checker.check(args.path, headers.get("x-backend"), body)
+        left, body = int(headers["content-length"]), []
+        while left:
+            body.append(l7http.read_exact(f, min(left, 8192)))
+            left -= len(body[-1])
+            time.sleep(args.pace)
+        checker.check(args.path, headers.get("x-backend"), b"".join(body))
     wall = time.monotonic() - t0
     sock.close()
     print("requests %d wall %.3f" % (args.requests, wall))

@@ -14,6 +14,12 @@ the cookie), which must take the other's cookie and go on with the
 TSval clock the SYN-ACK showed (the client's PAWS check would drop
 anything older).  --requests answers, each byte-exact.
 
+With --split the handshake is left alone (--before only routes) and
+the flow moves in the middle of the first request instead: its head's
+first line goes, then --after runs, then the rest of the head - a young
+connection, with no request done yet, whose segments now reach a
+director that did not make it.
+
 Prints "complete N requests" or "reset after N requests" (the connection
 reset or closed) and exits 0 when that is what --expect says (complete,
 the default, or reset), 1 otherwise.
@@ -24,6 +30,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l7http  # noqa: E402
@@ -40,18 +47,29 @@ def main():
     ap.add_argument("--expect", choices=("complete", "reset"),
                     default="complete")
     ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--split", action="store_true")
     args = ap.parse_args()
     checker = l7http.Checker()
 
     subprocess.run(args.before, shell=True, check=True)
     sock = l7http.connect_from(args.host, args.sport, args.timeout)
-    subprocess.run(args.after, shell=True, check=True)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    head = ("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+            % (args.path, args.host)).encode()
+    if args.split:
+        first = head.index(b"\r\n") + 2
+        sock.sendall(head[:first])
+        time.sleep(0.5)  # taken in, and acknowledged, where it went
+        subprocess.run(args.after, shell=True, check=True)
+        sock.sendall(head[first:])
+    else:
+        subprocess.run(args.after, shell=True, check=True)
     f = sock.makefile("rb")
     done = 0
     try:
-        for _ in range(args.requests):
-            sock.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n"
-                          % (args.path, args.host)).encode())
+        for i in range(args.requests):
+            if i or not args.split:
+                sock.sendall(head)
             status, headers, body = l7http.read_response(f)
             if status != 200:
                 raise l7http.Mismatch("status %d" % status)

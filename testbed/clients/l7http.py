@@ -177,10 +177,13 @@ def connect(host, port=80):
     return s
 
 
-def connect_from(host, sport, timeout, port=80):
-    """A connection from local port @sport, which a test routes by."""
+def connect_from(host, sport, timeout, port=80, rcvbuf=0):
+    """A connection from local port @sport, which a test routes by;
+    @rcvbuf: its receive buffer, set before the handshake."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.bind(("", sport))
     s.settimeout(timeout)
     s.connect((host, port))

@@ -247,34 +247,46 @@ front_of() {
 	done
 }
 
-# handshake_moves complete|reset FROM TO: a keep-alive connection whose
-# SYN reaches FROM and whose last ACK (lost) and requests reach TO - the
-# router routes the client's port by a rule of its own, and drops all
-# but its SYN until the route has moved; handshake_moves.py says how the
-# connection ended, which must be EXPECT.  Complete: on TO, not FROM.
+# handshake_moves complete|reset FROM TO [--split]: a keep-alive
+# connection whose SYN reaches FROM and whose last ACK (lost) and requests
+# reach TO - the router routes the client's port by a rule of its own,
+# and drops all but its SYN until the route has moved; handshake_moves.py
+# says how the connection ended, which must be the first argument.
+# Complete: made on TO, not FROM.  --split: the handshake on FROM, the
+# route moved after the first line of the first request's head, the rest
+# of it to TO - which forwards it to FROM, the connection's maker.
 HS_PORT=41000
 handshake_moves() {
-	local conns0 conns1 rc p=$((HS_PORT += 1)) from to
-	conns0=$(per_dir conns)
+	local conns0 conns1 fwd0 fwd1 rc p=$((HS_PORT += 1)) from to what drop=
+	[ "${4:-}" = --split ] ||
+		drop="&& echo 'table ip hs { chain c { type filter hook forward priority 0; tcp sport $p tcp flags != syn drop; }; }' |
+				ip netns exec l7rtr nft -f -"
+	conns0=$(per_dir conns) fwd0=$(per_dir forwarded)
 	in_cli "$PY" "$CLIENTS/handshake_moves.py" "$L7TB_VIP" /static/1k.bin \
-		--sport $p --expect "$1" --before "
+		--sport $p --expect "$1" ${4:+"$4"} --before "
 			ip -n l7rtr route replace $L7TB_VIP/32 via $(front_of "$2") table 100 &&
-			ip -n l7rtr rule add pref 100 ipproto tcp sport $p lookup 100 &&
-			echo 'table ip hs { chain c { type filter hook forward priority 0; tcp sport $p tcp flags != syn drop; }; }' |
-				ip netns exec l7rtr nft -f -" --after "
+			ip -n l7rtr rule add pref 100 ipproto tcp sport $p lookup 100 $drop" --after "
 			ip -n l7rtr route replace $L7TB_VIP/32 via $(front_of "$3") table 100 &&
-			ip netns exec l7rtr nft delete table ip hs" > "$TMP/hs" 2>&1
+			{ ip netns exec l7rtr nft delete table ip hs 2>/dev/null; true; }" > "$TMP/hs" 2>&1
 	rc=$?
 	ip netns exec l7rtr nft delete table ip hs 2>/dev/null
 	ip -n l7rtr rule del pref 100 2>/dev/null
 	ip -n l7rtr route flush table 100 2>/dev/null
-	conns1=$(per_dir conns)
-	note "SYN to $2, its last ACK and the requests to $3: $(cat "$TMP/hs")" \
-		"connections made per director: $conns1 (before: $conns0)"
+	conns1=$(per_dir conns) fwd1=$(per_dir forwarded)
+	what="SYN to $2, its last ACK and the requests to $3"
+	[ -z "${4:-}" ] || what="SYN and the head's first line to $2, the rest to $3"
+	note "$what: $(cat "$TMP/hs")" \
+		"connections made per director: $conns1 (before: $conns0); segments forwarded: $fwd1 (before: $fwd0)"
 	[ $rc = 0 ] || return 1
 	[ "$1" = complete ] || return 0
 	from=$(( $(val_of "$conns1" "$2") - $(val_of "$conns0" "$2") ))
 	to=$(( $(val_of "$conns1" "$3") - $(val_of "$conns0" "$3") ))
+	if [ "${4:-}" = --split ]; then
+		[ "$from" = 1 ] && [ "$to" = 0 ] &&
+			[ $(( $(val_of "$fwd1" "$3") - $(val_of "$fwd0" "$3") )) -ge 1 ] ||
+			{ echo "connections made: $2 $from, $3 $to (want 1 and 0), and $3 forwarded none"; return 1; }
+		return 0
+	fi
 	[ "$from" = 0 ] && [ "$to" = 1 ] ||
 		{ echo "connections made: $2 $from, $3 $to (want 0 and 1)"; return 1; }
 }
@@ -521,6 +533,7 @@ t_check "ecmp: six slow requests through three directors: each director counts a
 t_check "ecmp: the demo's CGI mix through three directors: requests per real server as even as through one (CV <= 0.05, or within 0.02 of one's, or every server within 10 % of the mean)" tier_spread
 t_check "ecmp: a handshake whose SYN reaches one director and whose last ACK (lost) and requests reach another: the cookie and the TSval clock are the tier's, every answer byte-exact" handshake_moves complete l7dir l7dir2
 t_check "ecmp: the same handshake moved to a director whose channel stopped (secrets of its own): reset there; its channel started again" alone_refuses l7dir l7dir2
+t_check "ecmp: a new connection whose flow moves in the middle of its first request's head (no request done, no boundary's record yet): the director it reaches forwards the rest to the one that made it (its record at once), every answer byte-exact" handshake_moves complete l7dir l7dir2 --split
 t_check "ecmp: keep-alive, pipelining and 1 MB clients busy across a drain (l7-ecmp-route drain: until the director holds no connection) and a join: none lost, none reset" under_load
 t_check "ecmp: a director killed (links cut, BFD): its idle keep-alive clients are taken over, none lost" moved kill_dir l7dir3
 t_check "ecmp: the director holding a client in the middle of a response killed: the others lose it as a peer and reset that client within 2 s" mid_reset

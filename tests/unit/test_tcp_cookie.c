@@ -62,7 +62,20 @@ static uint32_t mac_of(uint32_t isn, uint32_t period, uint32_t idx)
 	return h ^ h >> 13 ^ 0xa5000000u;
 }
 
-/* What a cookie claims is what it was made with, for MAX_AGE periods. */
+/* The MSS a cookie carries, checked at @now with the MAC it claims. */
+static uint16_t checked(uint32_t c, uint32_t now)
+{
+	uint32_t period, idx;
+
+	l7_cookie_claims(c, now, &period, &idx);
+	return l7_cookie_mss(false, c, mac_of(77, period, idx));
+}
+
+/*
+ * What a cookie claims is what it was made with for MAX_AGE periods, and
+ * one period early (made by a director whose clock is ahead); older, it
+ * claims another period, whose MAC is not its own.
+ */
 static void test_cookie_periods(void)
 {
 	static const uint32_t made[] = { 0, 1, 3, 0x1234567, 0xfffffffe,
@@ -75,20 +88,25 @@ static void test_cookie_periods(void)
 			uint32_t c = l7_cookie_make(mac, made[m], idx);
 
 			for (age = 0; age <= L7_COOKIE_MAX_AGE; age++) {
-				CHECK(l7_cookie_claims(c, made[m] + age,
-						       &period, &got_idx) &&
-				      period == made[m] && got_idx == idx,
+				l7_cookie_claims(c, made[m] + age, &period,
+						 &got_idx);
+				CHECK(period == made[m] && got_idx == idx,
 				      "made %u, %u periods on", made[m], age);
-				CHECK(l7_cookie_mss(false, c,
-						    mac_of(77, period, got_idx)),
-				      "its own MAC");
+				CHECK(checked(c, made[m] + age),
+				      "made %u: its own MAC %u on", made[m],
+				      age);
 			}
-			CHECK(!l7_cookie_claims(c, made[m] + age, &period,
-						&got_idx),
+			CHECK(!checked(c, made[m] + age),
 			      "made %u: too old %u periods on", made[m], age);
-			CHECK(!l7_cookie_claims(c, made[m] - 1, &period,
-						&got_idx),
-			      "made %u: a period not yet come", made[m]);
+			CHECK(!checked(c, made[m] + age + 1),
+			      "made %u: too old %u periods on", made[m],
+			      age + 1);
+			l7_cookie_claims(c, made[m] - 1, &period, &got_idx);
+			CHECK(period == made[m] && checked(c, made[m] - 1),
+			      "made %u: one period ahead of our clock",
+			      made[m]);
+			CHECK(!checked(c, made[m] - 2),
+			      "made %u: two periods ahead", made[m]);
 		}
 	}
 }
