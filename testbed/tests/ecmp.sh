@@ -255,9 +255,11 @@ front_of() {
 # Complete: made on TO, not FROM.  --split: the handshake on FROM, the
 # route moved after the first line of the first request's head, the rest
 # of it to TO - which forwards it to FROM, the connection's maker.
-HS_PORT=41000
 handshake_moves() {
-	local conns0 conns1 fwd0 fwd1 rc p=$((HS_PORT += 1)) from to what drop=
+	local conns0 conns1 fwd0 fwd1 rc p from to what drop=
+	# a port of its own each time (t_check runs this in a subshell)
+	p=$(( $(cat "$TMP/hs.port" 2>/dev/null || echo 41000) + 1 ))
+	echo $p > "$TMP/hs.port"
 	[ "${4:-}" = --split ] ||
 		drop="&& echo 'table ip hs { chain c { type filter hook forward priority 0; tcp sport $p tcp flags != syn drop; }; }' |
 				ip netns exec l7rtr nft -f -"
@@ -304,7 +306,7 @@ alone_refuses() {
 	in_d "$2" $up && wait_for -s 30 channels_met ||
 		{ echo "$2's channel did not start again: $up"; return 1; }
 	# the others lost TO meanwhile: mid_reset counts from here
-	LOST_BASE=$(per_dir lost)
+	per_dir lost > "$TMP/lost.base"
 	return $rc
 }
 
@@ -480,17 +482,17 @@ tier_spread() {
 # it within 2 s of the kill rather than leave it waiting for its own
 # timeout (40 s here).  Until then no director lost a live peer.
 mid_reset() {
-	local d holder pid secs lost0 base
+	local d holder pid secs lost0 base lost_base
 	mid_start || return 1
 	holder=$HOLDER pid=$MID_PID
 	# each live director lost the directors killed before, no other (but
-	# the one whose channel alone_refuses stopped, in LOST_BASE)
-	lost0=$(per_dir lost)
+	# the one whose channel alone_refuses stopped: lost.base)
+	lost0=$(per_dir lost) lost_base=$(cat "$TMP/lost.base" 2>/dev/null)
 	for d in $L7TB_ECMP_DIRS; do
 		grep -qx "$d" "$TMP/killed" 2>/dev/null && continue
-		base=$(val_of "${LOST_BASE:-}" "$d")
+		base=$(val_of "$lost_base" "$d")
 		[ "$(sync_counter "$d" lost)" = $(( ${base:-0} + $(cat "$TMP/killed" 2>/dev/null | wc -l) )) ] ||
-			{ kill $pid; echo "$d lost a live peer (lost: $lost0; before the kills: ${LOST_BASE:-none})"; return 1; }
+			{ kill $pid; echo "$d lost a live peer (lost: $lost0; before the kills: ${lost_base:-none})"; return 1; }
 	done
 	kill_dir "$holder" || { kill $pid; return 1; }
 	wait $pid
