@@ -168,7 +168,6 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
 					const struct l7_tcp_opts *o)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
-	union nf_inet_addr caddr = { }, vaddr = { };
 	struct l7_listen_ack a = {
 		.seq = ntohl(th->seq),
 		.ack = ntohl(th->ack_seq),
@@ -182,9 +181,6 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
 	struct l7_conn *c;
 	u32 ts_off;
 
-	l7_skb_addrs(skb, &caddr, &vaddr);
-	ts_off = l7_ts_clock_off(ls->net, l7_skb_af(skb), &vaddr, &caddr);
-	a.ts_now = l7_now_ts() + ts_off;
 	if (!l7_listen_accept(&a, &n)) {
 		l7_send_rst(ls->net, skb);
 		return NULL;
@@ -207,7 +203,8 @@ static struct l7_conn *l7_client_accept(struct l7_service *ls,
 	c->d_wscale = n.our_wscale;
 	c->c_tsval = n.ts_recent;
 	c->d_ts_last = n.ts_last;
-	c->d_ts_off = ts_off + n.ts_lag;
+	ts_off = l7_ts_clock_off(ls->net, c->af, &c->vaddr, &c->caddr);
+	c->d_ts_off = ts_off + l7_listen_ts_lag(&n, l7_now_ts() + ts_off);
 	c->c_win = n.win;
 	c->c_max_win = n.max_win;
 	return c;

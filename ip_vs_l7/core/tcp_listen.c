@@ -59,12 +59,16 @@ bool l7_listen_accept(const struct l7_listen_ack *a,
 		.rcv_edge = a->seq + L7_LISTEN_SYNACK_WIN,
 		.ts_recent = a->tsval,
 		.ts_last = a->tsecr,
-		.ts_lag = a->ts && l7_seq_before(a->ts_now, a->tsecr) ?
-			  a->tsecr - a->ts_now : 0,
 		.wscale = wscale,
 		.our_wscale = wscale >= 0 ? L7_LISTEN_OUR_WSCALE : -1,
 		.ts = a->ts,
 		.sack = sack,
 	};
 	return true;
+}
+
+uint32_t l7_listen_ts_lag(const struct l7_listen_conn *n, uint32_t ts_now)
+{
+	return n->ts && l7_seq_before(ts_now, n->ts_last) ?
+	       n->ts_last - ts_now : 0;
 }

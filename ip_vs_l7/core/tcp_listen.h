@@ -60,7 +60,6 @@ struct l7_listen_ack {
 	bool ts;		/* it carries a timestamp */
 	uint32_t tsval;
 	uint32_t tsecr;
-	uint32_t ts_now;	/* our TSval clock of the connection now */
 };
 
 /* A new client connection's numbers, as the director plays its side. */
@@ -73,13 +72,6 @@ struct l7_listen_conn {
 	uint32_t rcv_edge;	/* the right edge of our window to it */
 	uint32_t ts_recent;	/* its TSval */
 	uint32_t ts_last;	/* the newest TSval it saw of ours */
-	/*
-	 * How far our TSval clock of the connection is behind that one, 0
-	 * if not: the SYN-ACK may have come from a director whose clock ran
-	 * ahead, and the client's PAWS check would drop everything we sent
-	 * until ours caught up.  The clock moves forward by that much.
-	 */
-	uint32_t ts_lag;
 	int8_t wscale;		/* the shift of its window field, -1: none */
 	int8_t our_wscale;	/* the shift it applies to ours, -1: none */
 	bool ts;
@@ -92,5 +84,14 @@ struct l7_listen_conn {
  */
 bool l7_listen_accept(const struct l7_listen_ack *a,
 		      struct l7_listen_conn *out);
+
+/*
+ * How far our TSval clock of connection @n, @ts_now now, is behind the
+ * TSval the client saw (ts_last), 0 if not: the SYN-ACK may have come
+ * from a director whose clock ran ahead, and the client's PAWS check
+ * would drop everything we sent until ours caught up.  The clock moves
+ * forward by that much.
+ */
+uint32_t l7_listen_ts_lag(const struct l7_listen_conn *n, uint32_t ts_now);
 
 #endif /* _IP_VS_L7_CORE_TCP_LISTEN_H */
