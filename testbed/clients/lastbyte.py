@@ -12,9 +12,11 @@ round, then idles 1 s at the request boundary (an old record of it
 reaches the other director whatever the channel's timing).  Then, once
 the file GO exists, it holds the time of the director's death (s since
 the epoch; testbed/tests/ha.sh's kill_arm has the director drop
-everything from then on).  Each connection times more rounds, 150 ms
-apart, until its last one can start so as to end its own gap ahead of
-the death, given the longest of its last two rounds (at once, should a
+everything from then on).  Each connection rehearses its last round
+in whole 200 ms periods ahead of it (so that all connections' rehearsals
+crowd the guest as their last rounds will) until that one can start so
+as to end its own gap ahead of the death, given the longest of its last
+two rounds (at once, should a
 slow round leave less time than that and a round still end before the
 death).  A last round that ended further ahead of the death than
 --window ms (or its own aim, if that is further) is followed by another
@@ -47,6 +49,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l7http  # noqa: E402
+
+# s between a connection's rehearsals of its last round: longer than any
+# round, so that each ends before the next
+REHEARSAL_PERIOD = 0.2
 
 
 class Conn:
@@ -117,8 +123,14 @@ def rounds(c, args, out):
     while True:
         d = max(took[-2:])
         start = death - before - d
-        if start - l7http.now() > 2 * d + 0.15:
-            time.sleep(0.15)
+        # Rehearse the last round whole periods ahead of it: every
+        # connection's rehearsals then overlap as their last rounds will,
+        # and time the same crowding (rounds timed at random moments ran
+        # 40-80 ms faster than the last ones, when all twelve go at once).
+        ahead = int((start - l7http.now() - d) / REHEARSAL_PERIOD)
+        if ahead >= 1:
+            time.sleep(max(0, start - ahead * REHEARSAL_PERIOD -
+                           l7http.now()))
             took.append(round_trip())
             continue
         # A timing round slower than the two before it can leave less
