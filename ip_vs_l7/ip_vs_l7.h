@@ -957,8 +957,12 @@ unsigned int l7_icmp6_packet(struct sk_buff *skb, unsigned int off,
 #define L7_SECRETS_LEN	32
 /* the tier's, from @bytes (L7_SECRETS_LEN, the channel's key), or random */
 void l7_secrets_set(struct net *net, const u8 *bytes);
-/* a cookie for @syn, the client's MSS in *@mss made one it can carry */
-u32 l7_syncookie_make(struct net *net, const struct sk_buff *syn, u16 *mss);
+/*
+ * a cookie for @syn, the client's MSS in *@mss made one it can carry,
+ * with its window-scale shift @wscale (-1: none) and @sack
+ */
+u32 l7_syncookie_make(struct net *net, const struct sk_buff *syn, u16 *mss,
+		      int wscale, bool sack);
 /* the MSS the cookie @ack returns carries, 0 if it is none of ours */
 u16 l7_syncookie_check(struct net *net, const struct sk_buff *ack);
 /* the TSval clock from @saddr to @daddr against l7_now_ts() */

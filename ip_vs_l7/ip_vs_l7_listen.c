@@ -223,7 +223,9 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 	const struct tcphdr *th = tcp_hdr(skb);
 	struct l7_tcp_opts o;
 	struct l7_conn *c;
-	bool adopted;
+	bool adopted, sack;
+	int wscale;
+	u32 cookie;
 	u16 cmss;
 
 	switch (l7_listen_seg(tcp_flag_byte(th), l7_tcp_opts_of(th, &o) >= 0)) {
@@ -235,12 +237,11 @@ unsigned int l7_client_new(struct l7_service *ls, struct sk_buff *skb)
 		return c == ERR_PTR(-EINPROGRESS) ? NF_STOLEN : NF_DROP;
 	case L7_LISTEN_SYNACK:
 		cmss = (o.present & L7_TCPO_MSS) ? o.mss : L7_DEFAULT_MSS;
-		l7_send_synack(ls->net, skb,
-			       l7_syncookie_make(ls->net, skb, &cmss),
-			       l7_adv_mss(skb),
-			       (o.present & L7_TCPO_WSCALE) ? o.wscale : -1,
-			       o.present & L7_TCPO_SACK_PERM,
-			       o.present & L7_TCPO_TS, o.tsval);
+		wscale = (o.present & L7_TCPO_WSCALE) ? o.wscale : -1;
+		sack = o.present & L7_TCPO_SACK_PERM;
+		cookie = l7_syncookie_make(ls->net, skb, &cmss, wscale, sack);
+		l7_send_synack(ls->net, skb, cookie, l7_adv_mss(skb), wscale,
+			       sack, o.present & L7_TCPO_TS, o.tsval);
 		return NF_DROP;
 	case L7_LISTEN_ACK:
 		break;

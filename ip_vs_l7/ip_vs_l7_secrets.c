@@ -95,12 +95,12 @@ struct l7_cookie_msg {
 	__be16		dport;
 	u32		isn;
 	u32		period;
-	u32		idx;
+	u32		data;
 } __aligned(SIPHASH_ALIGNMENT);
 
 /* The MAC of a cookie of @skb's tuple: the SYN's, or the ACK's. */
 static u32 l7_cookie_mac(const siphash_key_t *key, const struct sk_buff *skb,
-			 u32 isn, u32 period, u32 idx)
+			 u32 isn, u32 period, u32 data)
 {
 	const struct tcphdr *th = tcp_hdr(skb);
 	struct l7_cookie_msg m;
@@ -117,7 +117,7 @@ static u32 l7_cookie_mac(const siphash_key_t *key, const struct sk_buff *skb,
 	m.dport = th->dest;
 	m.isn = isn;
 	m.period = period;
-	m.idx = idx;
+	m.data = data;
 	return (u32)siphash(&m, sizeof(m), key);
 }
 
@@ -126,18 +126,21 @@ static u32 l7_cookie_period(void)
 	return (u32)div_u64(ktime_get_real_seconds(), L7_COOKIE_PERIOD_S);
 }
 
-u32 l7_syncookie_make(struct net *net, const struct sk_buff *syn, u16 *mss)
+u32 l7_syncookie_make(struct net *net, const struct sk_buff *syn, u16 *mss,
+		      int wscale, bool sack)
 {
 	bool v6 = l7_skb_af(syn) == AF_INET6;
 	u32 isn = ntohl(tcp_hdr(syn)->seq);
 	u32 period = l7_cookie_period();
 	struct l7_secret_keys k;
-	u32 idx, cookie;
+	u32 idx, data, cookie;
 
 	*mss = l7_cookie_mss_pick(v6, *mss, &idx);
+	data = l7_cookie_data(idx, wscale, sack);
 	l7_secrets_read(net, &k);
-	cookie = l7_cookie_make(l7_cookie_mac(&k.cookie, syn, isn, period, idx),
-				period, idx);
+	cookie = l7_cookie_make(l7_cookie_mac(&k.cookie, syn, isn, period,
+					      data),
+				period, data);
 	memzero_explicit(&k, sizeof(k));
 	return cookie;
 }
@@ -148,11 +151,11 @@ u16 l7_syncookie_check(struct net *net, const struct sk_buff *ack)
 	u32 cookie = ntohl(th->ack_seq) - 1;
 	u32 isn = ntohl(th->seq) - 1;
 	struct l7_secret_keys k;
-	u32 period, idx, mac;
+	u32 period, data, mac;
 
-	l7_cookie_claims(cookie, l7_cookie_period(), &period, &idx);
+	l7_cookie_claims(cookie, l7_cookie_period(), &period, &data);
 	l7_secrets_read(net, &k);
-	mac = l7_cookie_mac(&k.cookie, ack, isn, period, idx);
+	mac = l7_cookie_mac(&k.cookie, ack, isn, period, data);
 	memzero_explicit(&k, sizeof(k));
 	return l7_cookie_mss(l7_skb_af(ack) == AF_INET6, cookie, mac);
 }

@@ -371,7 +371,9 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 		want.present |= L7_TCPO_WSCALE;
 		want.wscale = L7_OUR_WSCALE;
 	}
-	/* without timestamps the cookie cannot carry SACK or scaling */
+	if (sack)
+		want.present |= L7_TCPO_SACK_PERM;
+	/* the cookie carries the options; a TSval carries them exactly */
 	if (ts) {
 		want.present |= L7_TCPO_TS;
 		want.tsval = l7_cookie_ts_encode(l7_now_ts() +
@@ -380,10 +382,6 @@ void l7_send_synack(struct net *net, const struct sk_buff *syn, u32 cookie,
 								 &s.daddr),
 						 wscale, sack);
 		want.tsecr = tsecr;
-		if (sack)
-			want.present |= L7_TCPO_SACK_PERM;
-	} else {
-		want.present &= ~L7_TCPO_WSCALE;
 	}
 	s.optlen = l7_tcp_opts_build(opt, sizeof(opt), &want);
 	l7_xmit(net, &s);

@@ -47,9 +47,15 @@ bool l7_listen_accept(const struct l7_listen_ack *a,
 	int wscale = -1;
 	bool sack = false;
 
-	if (!a->mss ||
-	    (a->ts && !l7_cookie_ts_decode(a->tsecr, &wscale, &sack)))
+	if (!a->mss)
 		return false;
+	/* the timestamp's options are exact, the cookie's rounded down */
+	if (a->ts) {
+		if (!l7_cookie_ts_decode(a->tsecr, &wscale, &sack))
+			return false;
+	} else {
+		l7_cookie_opts(a->ack - 1, &wscale, &sack);
+	}
 	*out = (struct l7_listen_conn){
 		.rcv_nxt = a->seq,
 		.snd_nxt = a->ack,

@@ -5,7 +5,8 @@
  *
  * The director answers SYNs with SYN cookies and keeps nothing; a
  * connection is made only by the ACK that completes a handshake with a
- * valid cookie (its options carried in the timestamp, tcp_cookie.h), or,
+ * valid cookie (its options carried in it, and in the timestamp if the
+ * client has them, tcp_cookie.h), or,
  * after a failover, by the next segment of a connection the other
  * director recorded (conn_ckpt.h), which is asked first: its client's
  * segment would fail the cookie check.  A RST never makes a connection
@@ -54,7 +55,7 @@ enum l7_listen_next l7_listen_record(enum l7_ckpt_verdict v);
 /* The final ACK of a cookie handshake, as the glue read it. */
 struct l7_listen_ack {
 	uint32_t seq;
-	uint32_t ack;
+	uint32_t ack;		/* our cookie + 1 */
 	uint32_t mss;		/* the cookie's check: 0 if invalid */
 	uint16_t win;		/* its window field */
 	bool ts;		/* it carries a timestamp */

@@ -3,12 +3,17 @@
 # Splice under a bad client link: 3% loss, 1% reordering and a few ms of
 # delay both ways (tc netem), and clients without SACK, timestamps or
 # window scaling, or with a 536-byte MSS, and the director's checksum
-# offload off: every 1 MB download stays byte-exact.  Runs in the guest.
+# offload off: every 1 MB download stays byte-exact.  A client without
+# timestamps keeps window scaling and SACK.  Runs in the guest.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 VS=$L7TB_VIP:80
 N=20
+TMP=$(mktemp -d)
+exec 3>&1
+note() { printf '     %s\n' "$@" >&3; }
+head -c 307200 /dev/urandom > "$TMP/post"
 
 modprobe ip_vs_l7 datapath=1
 testbed_up
@@ -30,6 +35,23 @@ with_client_sysctl() {
 	rc=$?
 	in_cli sysctl -qw "net.ipv4.$1=$old"
 	return $rc
+}
+
+# A client without timestamps (Windows' default) whose SYN offers window
+# scaling and SACK: the cookie carries them, so its kernel agrees on both
+# (TCP_INFO: the director's shift of 7, its own), and a 1 MB download and
+# a 300 KB POST on one connection stay exact over the lossy link - its
+# windows read scaled, its SACK blocks mapped to the servers' numbers.
+no_ts_keeps_options() {
+	local old rc out
+	old=$(in_cli sysctl -n net.ipv4.tcp_timestamps)
+	in_cli sysctl -qw net.ipv4.tcp_timestamps=0
+	out=$(in_cli "$PY" "$L7TB_DIR/clients/tcpopts.py" "$L7TB_VIP" "$TMP/post")
+	rc=$?
+	in_cli sysctl -qw "net.ipv4.tcp_timestamps=$old"
+	note "client without timestamps, its TCP_INFO: $out"
+	[ $rc = 0 ] && [[ $out =~ ^ts=0\ sack=1\ wscale=1\ snd_wscale=7\ rcv_wscale=([0-9]+)$ ]] &&
+		[ "${BASH_REMATCH[1]}" -gt 0 ]
 }
 
 small_mss() {
@@ -66,6 +88,7 @@ offload() {
 t_check "loss: $N x 1 MB byte-exact over 3% loss, reordering, delay" downloads
 t_check "loss: the same with the client's SACK off" with_client_sysctl tcp_sack 0
 t_check "loss: the same with the client's timestamps off" with_client_sysctl tcp_timestamps 0
+t_check "loss: a client without timestamps agrees on window scaling and SACK; 1 MB and 300 KB POST exact" no_ts_keeps_options
 t_check "loss: the same with the client's window scaling off" with_client_sysctl tcp_window_scaling 0
 t_check "loss: the same with the client's MSS at 536" small_mss
 t_check "loss: the same with checksum offload off on the director" offload off
@@ -73,4 +96,5 @@ t_check "loss: the same with checksum offload on on the director" offload on
 in_dir cat /proc/net/ip_vs_l7
 
 testbed_down
+rm -rf "$TMP"
 t_summary

@@ -13,14 +13,17 @@
  *     checked against a cookie;
  *   - a new connection's numbers are the ACK's, its window edge our
  *     SYN-ACK's 65535 bytes on from the client's next seq, its window
- *     scale and SACK only what the cookie's timestamp carried, our
- *     shift announced exactly when the client's is, its largest window
- *     its first one scaled;
+ *     scale and SACK what the cookie's timestamp carried, or without
+ *     one what the cookie did (a shift never above 14, and of a cookie
+ *     never above the largest it can carry), our shift announced
+ *     exactly when the client's is, its largest window its first one
+ *     scaled;
  *   - our TSval clock of it is moved up to the TSecr it echoes when it
  *     is behind (a peer's SYN-ACK), and nothing else;
  *   - a cookie claims a period only of the last L7_COOKIE_MAX_AGE + 1
  *     or the next, and made again from what it claims and its own MAC
- *     bits it is the same cookie.
+ *     bits it is the same cookie; options put in a cookie come out as
+ *     put, the shift rounded down, its MSS index untouched by them.
  *
  * Input: records of 24 bytes: flags, options-ok, record verdict, then
  * the ACK's seq, ack, mss, window, tsval and tsecr, our clock.
@@ -55,15 +58,28 @@ static void one(const uint8_t *r)
 	bool plain_ack = (flags & L7_TCPF_ACK) &&
 			 !(flags & (L7_TCPF_SYN | L7_TCPF_RST));
 	struct l7_listen_conn n;
-	int wscale = -1;
+	int wscale = -1, put_ws = (int)(r[19] % 17) - 1;
 	bool sack = false, made;
-	uint32_t period, idx;
+	uint32_t period, data, c;
 
-	l7_cookie_claims(a.ack, a.seq, &period, &idx);
+	l7_cookie_claims(a.ack, a.seq, &period, &data);
 	FUZZ_ASSERT(a.seq - period <= L7_COOKIE_MAX_AGE ||
 		    period == a.seq + 1);
-	FUZZ_ASSERT(l7_cookie_make(a.ack, period, idx) == a.ack);
+	FUZZ_ASSERT(l7_cookie_make(a.ack, period, data) == a.ack);
 	FUZZ_ASSERT(l7_cookie_mss(r[1] & 4, a.ack, a.ack));
+	/* options in, options out */
+	c = l7_cookie_make(a.ack, period,
+			   l7_cookie_data(r[18], put_ws, r[1] & 8));
+	l7_cookie_opts(c, &wscale, &sack);
+	FUZZ_ASSERT(sack == !!(r[1] & 8));
+	FUZZ_ASSERT(put_ws < 0 ? wscale == -1 : (wscale >= 0 &&
+						  wscale <= put_ws));
+	FUZZ_ASSERT(put_ws < 9 || wscale == 9);
+	FUZZ_ASSERT(l7_cookie_mss(false, c, a.ack) ==
+		    l7_cookie_mss(false, l7_cookie_make(a.ack, period,
+				  l7_cookie_data(r[18], -1, false)), a.ack));
+	wscale = -1;
+	sack = false;
 	switch (l7_listen_seg(flags, opts_ok)) {
 	case L7_LISTEN_DROP:
 		return;
@@ -98,6 +114,8 @@ static void one(const uint8_t *r)
 	FUZZ_ASSERT(made == (a.mss &&
 			     (!a.ts || l7_cookie_ts_decode(a.tsecr, &wscale,
 							    &sack))));
+	if (!a.ts)
+		l7_cookie_opts(a.ack - 1, &wscale, &sack);
 	if (!made)
 		return;
 	FUZZ_ASSERT(n.rcv_nxt == a.seq && n.snd_nxt == a.ack &&
@@ -109,9 +127,8 @@ static void one(const uint8_t *r)
 	FUZZ_ASSERT(lag <= 1u << 31);
 	FUZZ_ASSERT(lag == 0 || (a.ts && ts_now + lag == a.tsecr));
 	FUZZ_ASSERT(!a.ts || (int32_t)(ts_now + lag - a.tsecr) >= 0);
-	FUZZ_ASSERT(n.wscale == (a.ts ? wscale : -1) &&
-		    n.sack == (a.ts && sack));
-	FUZZ_ASSERT(n.wscale <= 14);
+	FUZZ_ASSERT(n.wscale == wscale && n.sack == sack);
+	FUZZ_ASSERT(n.wscale <= (a.ts ? 14 : 9));
 	FUZZ_ASSERT((n.our_wscale >= 0) == (n.wscale >= 0));
 	FUZZ_ASSERT(n.max_win ==
 		    (uint32_t)a.win << (n.wscale > 0 ? n.wscale : 0));

@@ -72,10 +72,20 @@ static void cookie_makes_connection(void)
 	a.tsecr |= 1u << 5;	/* a bit the director never sets */
 	CHECK(!l7_listen_accept(&a, &n), "timestamp that does not decode");
 	a.ts = false;
-	CHECK(l7_listen_accept(&a, &n), "no timestamp: no options");
+	CHECK(l7_listen_accept(&a, &n), "no timestamp, a cookie without options");
 	CHECK(n.wscale == -1 && n.our_wscale == -1 && !n.sack && !n.ts,
 	      "none carried");
 	CHECK(n.max_win == 502, "unscaled");
+	/* a client without timestamps: the cookie's options (Windows' 8) */
+	a.ack = l7_cookie_make(0x123456, 9, l7_cookie_data(3, 8, true)) + 1;
+	CHECK(l7_listen_accept(&a, &n), "no timestamp, options in the cookie");
+	CHECK(n.wscale == 8 && n.our_wscale == L7_LISTEN_OUR_WSCALE &&
+	      n.sack && !n.ts && n.snd_nxt == a.ack, "the cookie's options");
+	CHECK(n.max_win == 502u << 8, "its window, scaled");
+	/* a shift the cookie cannot carry is read as the one below */
+	a.ack = l7_cookie_make(0x123456, 9, l7_cookie_data(3, 14, false)) + 1;
+	CHECK(l7_listen_accept(&a, &n) && n.wscale == 9 && !n.sack,
+	      "shift 14 read as 9: %d", n.wscale);
 }
 
 /*
