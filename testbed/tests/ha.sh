@@ -466,7 +466,7 @@ carried() {
 # instant on; then its links down and keepalived SIGKILL) while new
 # connections come every 100 ms, the keep-alive clients run (IPv4 and
 # IPv6), one client is in the middle of a 1 MB response, and twelve were
-# answered 20-80 ms before (lastbyte.py times its rounds to the death)
+# answered 20-105 ms before (lastbyte.py times its rounds to the death)
 failover() {
 	local nc vw t t2 sum take errs slow moved mid lb
 	# the new-connection loop runs until a fixed time after the kill
@@ -480,7 +480,7 @@ failover() {
 	# the clients answered just before the death: their first round and
 	# the idle second after it while the others start
 	in_cli "$PY" "$L7TB_DIR/clients/lastbyte.py" "$L7TB_VIP" "$TMP/lb.go" \
-		--before 22 --step 6 --pipe-before 30 --pipe-step 10 --pairs 6 \
+		--before 22 --step 6 --pipe-before 30 --pipe-step 15 --pairs 6 \
 		> "$TMP/lb" 2>&1 &
 	lb=$!
 	# all clients under way for a while before the kill
@@ -499,7 +499,7 @@ failover() {
 	vipwatch > "$TMP/vip.log" 2>&1 &
 	vw=$!
 	# the death 3-4 s from now, in the middle of midresp.py's response
-	# (6 s), with lastbyte.py's last answers 20-80 ms before it
+	# (6 s), with lastbyte.py's last answers 20-105 ms before it
 	t=$(arm_death l7dir) || { echo "$t"; kill $lb $nc $mid $vw; return 1; }
 	echo "$t" > "$TMP/lb.go.new" && mv "$TMP/lb.go.new" "$TMP/lb.go"
 	echo "$t" > "$TMP/death1"
@@ -538,7 +538,7 @@ failover() {
 }
 
 # lastbyte.py's clients (six keep-alive aimed at 22-52 ms before a
-# director died, six pipelining at 30-80 ms, each with a second round
+# director died, six pipelining at 30-105 ms, each with a second round
 # should its last end over 60 ms ahead; at both failovers) sent their
 # next round after it.  One whose
 # response's last byte came more than 20 ms before the death (its
@@ -549,9 +549,11 @@ failover() {
 # batch, where only the record sent with the last byte can carry it - or
 # the test tested nothing.  A client's clock reads the answer when its
 # process gets to it, at or after its last byte came: a gap it reports is
-# at most the real one.  Ten answers of a pipelining client end tens of ms
-# either side of their aim under a loaded guest: both deaths give it
-# twelve chances to fall inside.
+# at most the real one.  Ten answers of a pipelining client still end
+# tens of ms either side of their aim under a loaded guest (up to 80 ms
+# late, in some runs, for all six at one death; their rehearsals
+# narrow it): the aims reach to 105 ms, and both deaths give twelve
+# chances to fall inside.
 answered_kept() {
 	local t t2
 	t=$(cat "$TMP/death1" 2>/dev/null) || { echo "no death (failover failed)"; cat "$TMP/lb"; return 1; }
@@ -611,7 +613,7 @@ failover_back() {
 	# its idle second done before the death is set
 	rm -f "$TMP/lb2.go"
 	in_cli "$PY" "$L7TB_DIR/clients/lastbyte.py" "$L7TB_VIP" "$TMP/lb2.go" \
-		--before 22 --step 6 --pipe-before 30 --pipe-step 10 --pairs 6 \
+		--before 22 --step 6 --pipe-before 30 --pipe-step 15 --pairs 6 \
 		> "$TMP/lb2" 2>&1 &
 	lb=$!
 	sleep 3
