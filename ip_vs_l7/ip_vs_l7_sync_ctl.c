@@ -114,17 +114,9 @@ static void l7_sync_count(struct l7_sync *s, u64 *counter)
 }
 
 /*
- * The peer sent a record of a connection this director still has, newer
- * than any it had of ours: the client's segments went to the peer, which
- * took it over (a failover this director did not notice, as when VRRP
- * alone moved the VIP).  Our copy's numbers are behind the client's now,
- * and were the VIP to come back it would answer with them: it ends,
- * without a word to the client, nor a DELETE to the peer that holds the
- * connection.  Not even a RST for a response the client had not
- * acknowledged here yet: the record is written as of that ACK, so the
- * peer adopted it from the ACK this director never got - the client has
- * it all.  A record not newer than our own last one of it is an old
- * one of ours the peer still had, never a takeover.
+ * The peer sent a record of a connection this director still has: if it
+ * displaces our copy (l7_ckpt_displaces()), the copy ends - no RST, no
+ * DELETE to the peer that holds the connection now.
  */
 static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 {
@@ -138,9 +130,8 @@ static void l7_sync_displace(struct l7_sync *s, const struct l7_ckpt_conn *k)
 			   htons(k->t.vport));
 	if (c) {
 		spin_lock_bh(&c->lock);
-		/* not one ending already: the adopter's next record again */
-		if (!c->dead && !c->dead_reason && l7_conn_at_boundary(c) &&
-		    k->gen > c->ckpt_gen) {
+		if (l7_ckpt_displaces(k, c->ckpt_gen, l7_conn_at_boundary(c),
+				      c->dead || c->dead_reason)) {
 			c->ckpt_gen = 0;
 			c->handed_over = true;
 			l7_conn_end(c, L7_END_FLUSHED, "taken over by the peer");

@@ -523,6 +523,28 @@ enum l7_ckpt_verdict l7_ckpt_claim(struct l7_ckpt_store *s,
 				   struct l7_ckpt_slot *out);
 
 /*
+ * A peer's record @k, just stored, of a connection this director still
+ * has - at a request boundary (@at_boundary) or not, ending already
+ * (@ending) or not - whose newest record, written here or the one it was
+ * adopted from, had generation @ours: does it displace our copy?  Only
+ * a newer record, of a connection at a boundary: the peer took it over
+ * from the client's segment after our last record (its flow moved, or
+ * VRRP alone moved the VIP without this director noticing), and our
+ * copy's numbers are behind the client's now.  It ends without a word:
+ * the record was written as of the client's ACK of all we sent, so the
+ * client has everything (struct l7_csm's handed_over).  A record as old
+ * or older is a copy of ours the peer still had, or the resend of the
+ * boundary ours was adopted from: never a takeover.  In the middle of a
+ * request the peer forwards the client's segments here instead.
+ */
+static inline bool l7_ckpt_displaces(const struct l7_ckpt_conn *k,
+				     uint64_t ours, bool at_boundary,
+				     bool ending)
+{
+	return at_boundary && !ending && k->gen > ours;
+}
+
+/*
  * The connection's TSval clock against ours, from a record applied at
  * @now_ms: the TSval the writer would have sent then, less @now_ms.  The
  * adopter sends @now + offset, never below ts_last.

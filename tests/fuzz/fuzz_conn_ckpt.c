@@ -29,6 +29,9 @@
  *     L7_CKPT_PROBE_GAP_MS; a record a takeover probed twice expires;
  *   - a generation at or past 2^63, or too far past the newest taken,
  *     is refused;
+ *   - an UPSERT the store takes displaces a connection adopted from any
+ *     record of its tuple offered before it; a resend displaces none
+ *     adopted from the record it resends (l7_ckpt_displaces());
  *   - its TSval offset continues the writer's clock from the apply;
  *   - the store keeps to its caps and its hash and age lists agree.
  *
@@ -208,12 +211,22 @@ static void m_upsert(struct model *m, int i, uint64_t gen, uint8_t from,
 	}
 	FUZZ_ASSERT((v == L7_CKPT_REFRESHED) == resend);
 	if (resend) {
+		/* a copy adopted from the record it resends stays */
+		FUZZ_ASSERT(!l7_ckpt_displaces(&r.conn, mt->maxgen, true,
+					       false));
 		mt->conn = c;
 		mt->applied_at = m->now;
 		return;
 	}
+	/*
+	 * What the store takes displaces, at a boundary, a copy of the
+	 * connection adopted from any record offered before it.
+	 */
 	if (v == L7_CKPT_STORED)
-		FUZZ_ASSERT(gen > mt->maxgen);
+		FUZZ_ASSERT(gen > mt->maxgen &&
+			    l7_ckpt_displaces(&r.conn, mt->maxgen, true,
+					      false) &&
+			    !l7_ckpt_displaces(&r.conn, gen, true, false));
 	if (gen > m->maxgen)
 		FUZZ_ASSERT(v == L7_CKPT_STORED);
 	if (v == L7_CKPT_STORED && gen > m->newest)

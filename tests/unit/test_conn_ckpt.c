@@ -1189,6 +1189,29 @@ static void walk_probe_expire(void)
 	CHECK(st.s.stats.expired == 1, "one expired");
 }
 
+/*
+ * A peer's record ends our copy of a connection only when it is newer
+ * than our last record of it, and ours is at a boundary and not ending:
+ * the resend of the boundary ours was adopted from, an old record of
+ * ours the peer still had, or a connection in the middle of a request
+ * (whose client's segments the peer forwards here) keep it.
+ */
+static void displaced_only_by_newer(void)
+{
+	struct l7_ckpt_conn k = { .gen = 1000 };
+
+	CHECK(l7_ckpt_displaces(&k, 999, true, false), "newer: taken over");
+	CHECK(!l7_ckpt_displaces(&k, 1000, true, false),
+	      "the resend of the boundary ours was adopted from");
+	CHECK(!l7_ckpt_displaces(&k, 1001, true, false), "an old one of ours");
+	CHECK(!l7_ckpt_displaces(&k, 999, false, false),
+	      "mid-request: forwarded here, kept");
+	CHECK(!l7_ckpt_displaces(&k, 999, true, true), "ending already");
+	k.gen = (uint64_t)1 << 62;
+	CHECK(l7_ckpt_displaces(&k, ((uint64_t)1 << 62) - 1, true, false),
+	      "generations compare as 64 bits");
+}
+
 int main(void)
 {
 	RUN(round_trip);
@@ -1213,6 +1236,7 @@ int main(void)
 	RUN(busy_record_resets);
 	RUN(records_keep_their_owner);
 	RUN(live_owner_forwards);
+	RUN(displaced_only_by_newer);
 	RUN(load_records);
 	return l7_test_summary("conn_ckpt");
 }
