@@ -26,29 +26,29 @@ downloads() {
 	fetch_exact "http://$L7TB_VIP/static/1m.bin" $N
 }
 
-# with_client_sysctl NAME VALUE: downloads with one client TCP knob changed
+# with_client_sysctl NAME VALUE [CMD...]: CMD (downloads) with one client
+# TCP knob changed
 with_client_sysctl() {
-	local old rc
-	old=$(in_cli sysctl -n "net.ipv4.$1")
-	in_cli sysctl -qw "net.ipv4.$1=$2"
-	downloads
+	local old rc name=$1 value=$2
+	shift 2
+	old=$(in_cli sysctl -n "net.ipv4.$name")
+	in_cli sysctl -qw "net.ipv4.$name=$value"
+	"${@:-downloads}"
 	rc=$?
-	in_cli sysctl -qw "net.ipv4.$1=$old"
+	in_cli sysctl -qw "net.ipv4.$name=$old"
 	return $rc
 }
 
-# A client without timestamps (Windows' default) whose SYN offers window
-# scaling and SACK: the cookie carries them, so its kernel agrees on both
-# (TCP_INFO: the director's shift of 7, its own), and a 1 MB download and
-# a 300 KB POST on one connection stay exact over the lossy link - its
-# windows read scaled, its SACK blocks mapped to the servers' numbers.
-no_ts_keeps_options() {
-	local old rc out
-	old=$(in_cli sysctl -n net.ipv4.tcp_timestamps)
-	in_cli sysctl -qw net.ipv4.tcp_timestamps=0
+# A client whose SYN offers window scaling and SACK, with timestamps off
+# (Windows' default; with_client_sysctl): the cookie carries them, so its
+# kernel agrees on both (TCP_INFO: the director's shift of 7, its own),
+# and a 1 MB download and a 300 KB POST on one connection stay exact over
+# the lossy link - its windows read scaled, its SACK blocks mapped to the
+# servers' numbers.
+keeps_options() {
+	local rc out
 	out=$(in_cli "$PY" "$L7TB_DIR/clients/tcpopts.py" "$L7TB_VIP" "$TMP/post")
 	rc=$?
-	in_cli sysctl -qw "net.ipv4.tcp_timestamps=$old"
 	note "client without timestamps, its TCP_INFO: $out"
 	[ $rc = 0 ] && [[ $out =~ ^ts=0\ sack=1\ wscale=1\ snd_wscale=7\ rcv_wscale=([0-9]+)$ ]] &&
 		[ "${BASH_REMATCH[1]}" -gt 0 ]
@@ -88,7 +88,7 @@ offload() {
 t_check "loss: $N x 1 MB byte-exact over 3% loss, reordering, delay" downloads
 t_check "loss: the same with the client's SACK off" with_client_sysctl tcp_sack 0
 t_check "loss: the same with the client's timestamps off" with_client_sysctl tcp_timestamps 0
-t_check "loss: a client without timestamps agrees on window scaling and SACK; 1 MB and 300 KB POST exact" no_ts_keeps_options
+t_check "loss: a client without timestamps agrees on window scaling and SACK; 1 MB and 300 KB POST exact" with_client_sysctl tcp_timestamps 0 keeps_options
 t_check "loss: the same with the client's window scaling off" with_client_sysctl tcp_window_scaling 0
 t_check "loss: the same with the client's MSS at 536" small_mss
 t_check "loss: the same with checksum offload off on the director" offload off
