@@ -15,9 +15,9 @@
  * and a datagram's nonce is 4 zero bytes and its sequence number (u64),
  * so no nonce repeats under a key.  Sender 0 is never drawn nor taken:
  * its derivation gives the tier's SYN-cookie and TSval secrets.  A
- * director drops datagrams of its own sender id (a reflection) and, from the accepted sender, any sequence
- * number taken already or L7_SYNC_WINDOW or more behind the newest (a
- * replay, RFC 4303 3.4.3).  A sender's window starts at the datagram
+ * director drops datagrams of its own sender id (a reflection) and, from
+ * the accepted sender, any sequence number taken already or
+ * L7_SYNC_WINDOW or more behind the newest (a replay, RFC 4303 3.4.3).  A sender's window starts at the datagram
  * that got it accepted: nothing numbered below that one is taken, as it
  * may have been sealed before the receiver started.
  *

@@ -16,9 +16,8 @@ everything from then on).  Each connection rehearses its last round
 in whole 200 ms periods ahead of it (so that all connections' rehearsals
 crowd the guest as their last rounds will) until that one can start so
 as to end its own gap ahead of the death, given the longest of its last
-two rounds (at once, should a
-slow round leave less time than that and a round still end before the
-death).  A last round that ended further ahead of the death than
+two rounds (at once, should a slow round leave less time than that and
+a round still end before the death).  A last round that ended further ahead of the death than
 --window ms (or its own aim, if that is further) is followed by another
 while one 1.5 times as long still ends before it: the longest of two
 rounds is an estimate that lands early more often than late.
